@@ -1,0 +1,63 @@
+"""The exception tree of shoe-audit.
+
+::
+
+    AuditError                      root: the CLI's one error boundary catches this
+    ├── InputError                  the user's input cannot be used at all
+    │   ├── MalformedEventError     a line is not a valid TEL/1 event (file:line, why)
+    │   └── NoLogsError             a path does not exist, or holds no *.jsonl / *.jsonl.gz
+    ├── ProfileError                a rule profile file is invalid
+    │   └── UnknownProfileError     no profile has that id (lists the known ones)
+    ├── StoreError                  the DuckDB file cannot be opened or is not ours
+    └── NotFoundError               a table/shoe/round asked for does not exist
+
+Malformed input (a line that is not TEL/1) is kept apart from input that is
+well formed but breaks a rule: the latter is never an exception, it is a
+finding (see :mod:`audit.findings`).
+"""
+
+from __future__ import annotations
+
+
+class AuditError(Exception):
+    """Root of every error shoe-audit raises on purpose."""
+
+
+class InputError(AuditError):
+    """The input cannot be used."""
+
+
+class MalformedEventError(InputError):
+    """A line is not a valid TEL/1 event."""
+
+    def __init__(self, reason: str, *, source: str | None = None) -> None:
+        self.reason = reason
+        self.source = source
+        super().__init__(f"{source}: {reason}" if source else reason)
+
+
+class NoLogsError(InputError):
+    """A path does not exist, is unreadable, or holds no TEL/1 log files."""
+
+
+class ProfileError(AuditError):
+    """A rule profile file is invalid."""
+
+
+class UnknownProfileError(ProfileError):
+    """No rule profile has the id asked for."""
+
+    def __init__(self, profile_id: str, known: list[str]) -> None:
+        self.profile_id = profile_id
+        self.known = known
+        super().__init__(
+            f"unknown profile: {profile_id!r} (known: {', '.join(sorted(known)) or 'none'})"
+        )
+
+
+class StoreError(AuditError):
+    """The audit database cannot be used."""
+
+
+class NotFoundError(AuditError):
+    """What was asked for is not in the database."""

@@ -1,0 +1,383 @@
+"""TEL/1 (Table Event Log, version 1) as pydantic models.
+
+The wire format is fixed by ``shared/spec/event-log.md``. These models are the
+definition the rest of the project follows: the bulk validator of the ingest
+path must agree with them line for line (a property test checks it), the JSON
+Schema in ``schemas/`` is generated from them, and they give the precise
+message for a rejected line.
+
+Types are strict: a string is not a number, a float is not an integer, and
+money is exact (a JSON number with at most two decimals, read as ``Decimal``).
+Unknown fields are kept. An unknown ``type`` is not malformed: it parses as
+:class:`UnknownEvent` (stored, not replayed, reported ``LOG_UNKNOWN_TYPE``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from decimal import Decimal
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    WithJsonSchema,
+    model_validator,
+)
+
+from audit.events.cards import normalise_card
+
+TEL_VERSION = 1
+
+# --------------------------------------------------------------------------- scalar types
+
+
+def _money(v: Any) -> Decimal:
+    # JSON numbers arrive as int or, with parse_float=Decimal, as Decimal: never
+    # as binary float. A float here means the caller parsed without Decimal.
+    if isinstance(v, bool) or not isinstance(v, (int, Decimal)):
+        raise ValueError(f"money must be a JSON number, got {v!r}")
+    d = Decimal(v)
+    if not d.is_finite():
+        raise ValueError(f"money must be finite, got {v!r}")
+    exp = d.as_tuple().exponent
+    if isinstance(exp, int) and exp < -2 and d != d.quantize(Decimal("0.01")):
+        raise ValueError(f"money has at most 2 decimals, got {v!r}")
+    return d
+
+
+def _non_negative(d: Decimal) -> Decimal:
+    if d < 0:
+        raise ValueError(f"a stake is never negative, got {d}")
+    return d
+
+
+_MONEY_SCHEMA = {"type": "number", "multipleOf": 0.01}
+Money = Annotated[Decimal, BeforeValidator(_money), WithJsonSchema(_MONEY_SCHEMA)]
+Stake = Annotated[
+    Decimal,
+    BeforeValidator(_money),
+    AfterValidator(_non_negative),
+    WithJsonSchema({**_MONEY_SCHEMA, "minimum": 0}),
+]
+
+
+def _card(v: Any) -> str:
+    if not isinstance(v, str):
+        raise ValueError(f"a card is a string such as 'AS' or 'TD', got {v!r}")
+    return normalise_card(v)
+
+
+Card = Annotated[
+    str,
+    BeforeValidator(_card),
+    WithJsonSchema(
+        {"type": "string", "pattern": "^(?i)(10|[A2-9TJQK])[SHDC]$", "examples": ["AS", "TD"]}
+    ),
+]
+
+# RFC 3339: date, 'T' (or space), time, optional fraction, and a mandatory offset.
+_RFC3339 = re.compile(
+    r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
+)
+
+
+def _timestamp(v: Any) -> dt.datetime:
+    if not isinstance(v, str):
+        raise ValueError(f"ts is an RFC 3339 string with an offset, got {v!r}")
+    if not _RFC3339.match(v):
+        raise ValueError(
+            f"ts must be RFC 3339 with an offset (e.g. 2026-11-28T20:00:00+01:00), got {v!r}"
+        )
+    try:
+        return dt.datetime.fromisoformat(v.upper().replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise ValueError(f"ts is not a valid date and time: {v!r}") from exc
+
+
+Timestamp = Annotated[
+    dt.datetime,
+    BeforeValidator(_timestamp),
+    WithJsonSchema({"type": "string", "format": "date-time"}),
+]
+Box = Annotated[StrictInt, Field(ge=1, le=7)]
+Hand = Annotated[StrictInt, Field(ge=0)]
+Spot = Annotated[StrictInt, Field(ge=0)]
+Count = Annotated[StrictInt, Field(ge=0)]
+Position = Annotated[StrictInt, Field(ge=1)]
+Id = Annotated[StrictStr, Field(min_length=1, max_length=128)]
+NonEmpty = Annotated[StrictStr, Field(min_length=1)]
+
+# --------------------------------------------------------------------------- envelope
+
+
+class Envelope(BaseModel):
+    """Fields every event carries."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, strict=True)
+
+    v: Literal[1] = 1
+    id: Id
+    seq: Annotated[StrictInt, Field(ge=1)]
+    ts: Timestamp
+    table: NonEmpty
+    shoe: NonEmpty
+    type: StrictStr
+
+
+class RoundEnvelope(Envelope):
+    """Round events also carry the round number within the shoe."""
+
+    round: Annotated[StrictInt, Field(ge=1)]
+
+
+# --------------------------------------------------------------------------- shoe events
+
+
+class ShoeOpen(Envelope):
+    type: Literal["shoe_open"]
+    profile: NonEmpty
+    decks: Annotated[StrictInt, Field(ge=1)]
+    dealer: NonEmpty
+    currency: Annotated[StrictStr, Field(pattern=r"^[A-Z]{3}$")] | None = None
+    min_bet: Stake | None = None
+    max_bet: Stake | None = None
+
+
+class Inspection(Envelope):
+    type: Literal["inspection"]
+    decks: Annotated[StrictInt, Field(ge=1)]
+    ok: StrictBool
+
+
+ShuffleMethod = Literal["wash", "riffle", "strip", "box", "machine", "other"]
+
+
+class Shuffle(Envelope):
+    type: Literal["shuffle"]
+    method: ShuffleMethod
+    order: list[Card] | None = None
+
+
+class Cut(Envelope):
+    type: Literal["cut"]
+    by: Literal["box", "dealer"]
+    box: Box | None = None
+    position: Count | None = None
+
+    @model_validator(mode="after")
+    def _box_when_by_box(self) -> Cut:
+        if self.by == "box" and self.box is None:
+            raise ValueError("a cut 'by': 'box' names the 'box' that cut")
+        return self
+
+
+class CutCard(Envelope):
+    type: Literal["cut_card"]
+    position: Count
+
+
+class Burn(Envelope):
+    type: Literal["burn"]
+    cards: list[Card] = Field(default_factory=list)
+    count: Count | None = None
+    face_down: StrictBool = True
+    pos: Position | None = None
+
+    @model_validator(mode="after")
+    def _count_matches_cards(self) -> Burn:
+        if self.cards and self.count is not None and self.count != len(self.cards):
+            raise ValueError(
+                f"burn 'count' {self.count} differs from the {len(self.cards)} cards listed"
+            )
+        return self
+
+    @property
+    def n_cards(self) -> int:
+        """How many cards this burn discarded."""
+        return len(self.cards) if self.cards else (self.count or 0)
+
+
+class DealerChange(Envelope):
+    type: Literal["dealer_change"]
+    dealer: NonEmpty
+
+
+class ShoeClose(Envelope):
+    type: Literal["shoe_close"]
+    remaining: Count | None = None
+    reason: Literal["cut_card", "reshuffle", "end_of_session", "integrity", "other"]
+
+
+# --------------------------------------------------------------------------- round events
+
+
+class RoundOpen(RoundEnvelope):
+    type: Literal["round_open"]
+
+
+class Bet(RoundEnvelope):
+    type: Literal["bet"]
+    box: Box
+    spot: Spot
+    amount: Stake
+    player: NonEmpty | None = None
+
+
+class NoMoreBets(RoundEnvelope):
+    type: Literal["no_more_bets"]
+
+
+class CardDealt(RoundEnvelope):
+    type: Literal["card"]
+    card: Card
+    to: Literal["box", "dealer"]
+    box: Box | None = None
+    hand: Hand = 0
+    face_up: StrictBool = True
+    pos: Position | None = None
+
+    @model_validator(mode="after")
+    def _box_when_to_box(self) -> CardDealt:
+        if self.to == "box" and self.box is None:
+            raise ValueError("a card 'to': 'box' names the 'box'")
+        return self
+
+
+class Action(RoundEnvelope):
+    type: Literal["action"]
+    box: Box
+    hand: Hand
+    action: Literal["hit", "stand", "double", "split", "surrender"]
+    spots: list[Spot] | None = None
+    amount: Stake | None = None
+
+
+class Objection(RoundEnvelope):
+    type: Literal["objection"]
+    box: Box
+    hand: Hand = 0
+    spot: Spot
+    action: Literal["double", "split"]
+
+
+class Insurance(RoundEnvelope):
+    type: Literal["insurance"]
+    box: Box
+    spot: Spot
+    amount: Stake
+
+
+class EvenMoney(RoundEnvelope):
+    type: Literal["even_money"]
+    box: Box
+    spot: Spot
+
+
+class ExposedCard(RoundEnvelope):
+    type: Literal["exposed_card"]
+    card: Card
+
+
+class Offer(RoundEnvelope):
+    type: Literal["offer"]
+    card: Card
+    to: Literal["box", "dealer"]
+    box: Box | None = None
+    accepted: StrictBool
+
+    @model_validator(mode="after")
+    def _box_when_to_box(self) -> Offer:
+        if self.to == "box" and self.box is None:
+            raise ValueError("an offer 'to': 'box' names the 'box'")
+        return self
+
+
+class CutCardOut(RoundEnvelope):
+    type: Literal["cut_card_out"]
+
+
+class Settle(RoundEnvelope):
+    type: Literal["settle"]
+    box: Box
+    hand: Hand
+    spot: Spot
+    kind: Literal["main", "insurance", "bonus"]
+    amount: Money
+
+
+class Void(RoundEnvelope):
+    type: Literal["void"]
+    reason: StrictStr
+
+
+class RoundClose(RoundEnvelope):
+    type: Literal["round_close"]
+
+
+class UnknownEvent(Envelope):
+    """An event whose ``type`` TEL/1 does not define: kept, not replayed."""
+
+
+SHOE_EVENT_TYPES: dict[str, type[Envelope]] = {
+    "shoe_open": ShoeOpen,
+    "inspection": Inspection,
+    "shuffle": Shuffle,
+    "cut": Cut,
+    "cut_card": CutCard,
+    "burn": Burn,
+    "dealer_change": DealerChange,
+    "shoe_close": ShoeClose,
+}
+ROUND_EVENT_TYPES: dict[str, type[Envelope]] = {
+    "round_open": RoundOpen,
+    "bet": Bet,
+    "no_more_bets": NoMoreBets,
+    "card": CardDealt,
+    "action": Action,
+    "objection": Objection,
+    "insurance": Insurance,
+    "even_money": EvenMoney,
+    "exposed_card": ExposedCard,
+    "offer": Offer,
+    "cut_card_out": CutCardOut,
+    "settle": Settle,
+    "void": Void,
+    "round_close": RoundClose,
+}
+EVENT_TYPES: dict[str, type[Envelope]] = {**SHOE_EVENT_TYPES, **ROUND_EVENT_TYPES}
+
+Event = (
+    ShoeOpen
+    | Inspection
+    | Shuffle
+    | Cut
+    | CutCard
+    | Burn
+    | DealerChange
+    | ShoeClose
+    | RoundOpen
+    | Bet
+    | NoMoreBets
+    | CardDealt
+    | Action
+    | Objection
+    | Insurance
+    | EvenMoney
+    | ExposedCard
+    | Offer
+    | CutCardOut
+    | Settle
+    | Void
+    | RoundClose
+)
+"""Any TEL/1 event the rules replay."""
+
+AnyEvent = Event | UnknownEvent

@@ -1,0 +1,77 @@
+"""Turning one line of a TEL/1 file into an event, or a precise reason why not."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from pydantic import ValidationError
+
+from audit.errors import MalformedEventError
+from audit.events.models import EVENT_TYPES, AnyEvent, Envelope, UnknownEvent
+
+MAX_LINE_BYTES = 1_000_000
+"""A line longer than 1 MB is rejected as malformed (event-log.md)."""
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def loads(text: str | bytes) -> Any:
+    """Parse JSON with exact decimals (never binary floats) and strict constants."""
+    return json.loads(text, parse_float=Decimal, parse_constant=_no_constant)
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in err["loc"])
+        msg = err["msg"]
+        if msg.startswith("Value error, "):
+            msg = msg[len("Value error, ") :]
+        if err["type"] == "missing":
+            parts.append(f"missing required field {loc!r}")
+        elif err["type"] == "extra_forbidden":
+            parts.append(f"unexpected field {loc!r}")
+        elif err["type"] == "value_error":
+            parts.append(f"{loc}: {msg}" if loc else msg)
+        elif loc:
+            parts.append(f"{loc}: {msg} (got {err.get('input')!r})")
+        else:
+            parts.append(msg)
+    return "; ".join(parts)
+
+
+def parse_object(obj: Any) -> AnyEvent:
+    """Validate a decoded JSON value as a TEL/1 event.
+
+    Raises :class:`MalformedEventError` with every reason at once.
+    """
+    if not isinstance(obj, dict):
+        raise MalformedEventError(f"not a JSON object (a JSON {type(obj).__name__})")
+    etype = obj.get("type")
+    model: type[Envelope] = (
+        EVENT_TYPES.get(etype, UnknownEvent) if isinstance(etype, str) else Envelope
+    )
+    try:
+        return model.model_validate(obj)  # type: ignore[return-value]
+    except ValidationError as exc:
+        raise MalformedEventError(_describe(exc)) from None
+
+
+def parse_line(line: str | bytes) -> AnyEvent:
+    """Parse one line of a TEL/1 file (without its newline)."""
+    if len(line) > MAX_LINE_BYTES:
+        raise MalformedEventError(f"line too long ({len(line):,} bytes; the limit is 1 MB)")
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise MalformedEventError(f"invalid UTF-8 at byte {exc.start}") from None
+    try:
+        obj = loads(line)
+    except (ValueError, RecursionError) as exc:
+        raise MalformedEventError(f"not JSON: {exc}") from None
+    return parse_object(obj)

@@ -1,0 +1,158 @@
+"""The rule profile: a blackjack variant's rules as data.
+
+A profile file (TOML) names each rule once, with its value and the seed text it
+comes from; a value the seeds leave open is marked ``house_default = true``.
+Code branches on these *fields* (``dealer_stands_on_soft_17``), never on a
+profile's id. The field names are what a finding's ``rule`` cites.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from fractions import Fraction
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    model_validator,
+)
+
+
+def _fraction(v: Any) -> Fraction:
+    if isinstance(v, Fraction):
+        return v
+    if isinstance(v, str) and "/" in v:
+        num, den = v.split("/", 1)
+        return Fraction(int(num), int(den))
+    raise ValueError(f"a ratio is written as a fraction such as '3/2', got {v!r}")
+
+
+Ratio = Annotated[
+    Fraction,
+    BeforeValidator(_fraction),
+    PlainSerializer(lambda f: f"{f.numerator}/{f.denominator}", return_type=str),
+]
+
+
+class RuleSource(BaseModel):
+    """Where a rule's value comes from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: str
+    house_default: bool = False
+
+
+class Rules(BaseModel):
+    """Every rule the auditor enforces, one field each (rules.md, "The profiles")."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # the shoe
+    decks: int | None = Field(description="decks in the shoe; null: as shoe_open.decks")
+    inspection_required: bool = Field(
+        description="new decks are spread face up and checked before the first shoe of the day"
+    )
+    shuffle_required: bool = Field(description="a shuffle before the first round of a shoe")
+    shuffle_every_round: bool = Field(description="a full reshuffle before every round")
+    cut_required: bool = Field(description="the pack is cut by a player before the first round")
+    cut_card_used: bool = Field(description="a cut card marks the end of the shoe")
+    cut_card_min_behind: int | None = Field(description="fewest cards behind the cut card")
+    cut_card_max_behind: int | None = Field(description="most cards behind the cut card")
+    burn_count: int = Field(description="cards burned at shoe start")
+    cut_card_last_round: bool = Field(
+        description="when the cut card comes out, the round is finished and is the last"
+    )
+    # betting
+    bets_close_before_start_burn: bool = Field(
+        description="in round 1, no more bets before the burn"
+    )
+    max_spots_per_box: int | None = Field(description="spots (betting circles) per box")
+    box_holder_decides: bool = Field(description="the box holder decides for every spot")
+    split_double_unanimity: bool = Field(
+        description="every bettor of a box must agree to a split or double; one objection forbids it"
+    )
+    # the deal
+    initial_deal: Literal["no_hole_card", "face_down_two_each"] = Field(
+        description="no_hole_card: box order, one up to the dealer, a second to each box; "
+        "face_down_two_each: two to each player and the banker, banker last, all face down"
+    )
+    # playing
+    mandatory_hit_max: int | None = Field(
+        description="a hand whose best total is at or under this must hit"
+    )
+    stand_on_21: bool = Field(description="a hand at 21 must stand")
+    double_allowed: bool
+    double_totals: list[int] | None = Field(
+        description="first-two-card totals that may double; null: any"
+    )
+    double_soft_ace_either: bool = Field(
+        description="for double_totals the ace counts 1 or 11 as the player chooses"
+    )
+    double_after_split: bool
+    double_on_split_aces: bool
+    double_max_ratio: Ratio = Field(description="the extra stake of a double, at most this x the stake")
+    split_allowed: bool
+    max_hands_per_box: int = Field(description="hands a box may hold after splits (2: no re-split)")
+    split_aces_one_card: bool = Field(description="each split ace receives exactly one card")
+    surrender_allowed: bool
+    # side bets
+    insurance_offered: bool
+    insurance_max_ratio: Ratio = Field(description="insurance at most this x the spot's stake")
+    insurance_pays: Ratio
+    even_money_offered: bool
+    three_sevens_pays: Ratio | None = Field(
+        description="prize for 21 with three sevens, on the hand's stake before any double"
+    )
+    # the dealer
+    dealer_plays_freely: bool = Field(description="no dealer-draw rule (the home banker)")
+    dealer_stands_on: int = Field(description="the dealer draws below this total and stands on it")
+    dealer_stands_on_soft_17: bool
+    dealer_blackjack_takes_all: bool = Field(
+        description="with no hole card, the dealer's blackjack takes doubles and splits whole"
+    )
+    banker_max_rounds: int | None = Field(
+        description="rounds one banker may deal in a row at a table"
+    )
+    exposed_card_procedure: bool = Field(
+        description="an exposed card is offered in turn, then to the dealer, burned only if all refuse"
+    )
+    # paying
+    blackjack_pays: Ratio
+    blackjack_beats_dealer_21: bool = Field(description="a natural beats the dealer's 21 in 3+ cards")
+    blackjack_paid: Literal["at_settlement", "on_the_spot", "at_once"] = Field(
+        description="at_settlement; on_the_spot: 001's staged payment; at_once: when play reaches the box"
+    )
+    win_pays: Ratio
+    settlement_order: Literal["any", "high_to_low"]
+
+
+class Profile(BaseModel):
+    """A named rule profile: its rules and where each comes from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    title: str
+    seed: str = Field(description="the seed text it is read from")
+    rules: Rules
+    sources: dict[str, RuleSource]
+
+    @model_validator(mode="after")
+    def _every_rule_has_a_source(self) -> Profile:
+        missing = sorted(set(Rules.model_fields) - set(self.sources))
+        extra = sorted(set(self.sources) - set(Rules.model_fields))
+        if missing or extra:
+            raise ValueError(f"rule sources missing for {missing}, unknown rules {extra}")
+        return self
+
+    @property
+    def digest(self) -> str:
+        """A hash of the rules and sources: a changed profile re-audits its shoes."""
+        payload = json.dumps(self.model_dump(mode="json"), sort_keys=True)
+        return hashlib.sha256(payload.encode()).hexdigest()[:16]

@@ -1,0 +1,98 @@
+"""Finding rule profiles by id: the packaged ones, and a casino's own.
+
+A casino adds or overrides a profile by dropping a ``*.toml`` file into a folder
+named by ``--profiles DIR`` or the ``SHOE_AUDIT_PROFILES`` environment
+variable; a file there with a packaged profile's id replaces it.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from audit.errors import ProfileError, UnknownProfileError
+from audit.profiles.model import Profile
+
+PACKAGED_DIR = Path(__file__).with_name("data")
+ENV_VAR = "SHOE_AUDIT_PROFILES"
+
+
+def load_profile_file(path: Path) -> Profile:
+    """Read one profile file; every rule must have a value (or none) and a source."""
+    try:
+        with path.open("rb") as fh:
+            raw = tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ProfileError(f"{path}: cannot read profile: {exc}") from None
+    rules_raw = raw.get("rules")
+    if not isinstance(rules_raw, dict):
+        raise ProfileError(f"{path}: a profile has a [rules] table")
+    values: dict[str, Any] = {}
+    sources: dict[str, Any] = {}
+    for name, entry in rules_raw.items():
+        if not isinstance(entry, dict) or "source" not in entry:
+            raise ProfileError(
+                f"{path}: rule {name!r} is written as "
+                "{ value = ..., source = \"...\", house_default = true|false }"
+            )
+        values[name] = entry.get("value")
+        sources[name] = {k: v for k, v in entry.items() if k != "value"}
+    try:
+        return Profile.model_validate(
+            {
+                **{k: v for k, v in raw.items() if k != "rules"},
+                "rules": values,
+                "sources": sources,
+            }
+        )
+    except ValidationError as exc:
+        raise ProfileError(f"{path}: invalid profile: {exc}") from None
+
+
+class ProfileRegistry:
+    """The profiles known to one run, by id."""
+
+    def __init__(self, profiles: Iterable[Profile]) -> None:
+        self._by_id = {p.id: p for p in profiles}
+
+    def get(self, profile_id: str) -> Profile:
+        """The profile with this id, or :class:`UnknownProfileError` naming the known ones."""
+        try:
+            return self._by_id[profile_id]
+        except KeyError:
+            raise UnknownProfileError(profile_id, list(self._by_id)) from None
+
+    def __contains__(self, profile_id: object) -> bool:
+        return profile_id in self._by_id
+
+    def ids(self) -> list[str]:
+        return sorted(self._by_id)
+
+    def all(self) -> list[Profile]:
+        return [self._by_id[i] for i in self.ids()]
+
+
+def _dir_profiles(folder: Path) -> list[Profile]:
+    if not folder.is_dir():
+        raise ProfileError(f"profiles folder {str(folder)!r} does not exist")
+    return [load_profile_file(p) for p in sorted(folder.glob("*.toml"))]
+
+
+@lru_cache(maxsize=8)
+def _packaged() -> tuple[Profile, ...]:
+    return tuple(_dir_profiles(PACKAGED_DIR))
+
+
+def load_registry(extra_dir: str | Path | None = None) -> ProfileRegistry:
+    """The packaged profiles, overridden by ``extra_dir`` (or ``$SHOE_AUDIT_PROFILES``)."""
+    profiles = list(_packaged())
+    folder = extra_dir if extra_dir is not None else os.environ.get(ENV_VAR) or None
+    if folder is not None:
+        profiles.extend(_dir_profiles(Path(folder)))
+    return ProfileRegistry(profiles)
