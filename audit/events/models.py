@@ -79,7 +79,7 @@ Card = Annotated[
     str,
     BeforeValidator(_card),
     WithJsonSchema(
-        {"type": "string", "pattern": "^(?i)(10|[A2-9TJQK])[SHDC]$", "examples": ["AS", "TD"]}
+        {"type": "string", "pattern": "^(10|[Aa2-9TtJjQqKk])[SsHhDdCc]$", "examples": ["AS", "TD"]}
     ),
 ]
 

@@ -75,7 +75,8 @@ class Rules(BaseModel):
     max_spots_per_box: int | None = Field(description="spots (betting circles) per box")
     box_holder_decides: bool = Field(description="the box holder decides for every spot")
     split_double_unanimity: bool = Field(
-        description="every bettor of a box must agree to a split or double; one objection forbids it"
+        description="every bettor of a box must agree to a split or double; "
+        "one objection forbids it"
     )
     # the deal
     initial_deal: Literal["no_hole_card", "face_down_two_each"] = Field(
@@ -96,7 +97,9 @@ class Rules(BaseModel):
     )
     double_after_split: bool
     double_on_split_aces: bool
-    double_max_ratio: Ratio = Field(description="the extra stake of a double, at most this x the stake")
+    double_max_ratio: Ratio = Field(
+        description="the extra stake of a double, at most this x the stake"
+    )
     split_allowed: bool
     max_hands_per_box: int = Field(description="hands a box may hold after splits (2: no re-split)")
     split_aces_one_card: bool = Field(description="each split ace receives exactly one card")
@@ -120,13 +123,17 @@ class Rules(BaseModel):
         description="rounds one banker may deal in a row at a table"
     )
     exposed_card_procedure: bool = Field(
-        description="an exposed card is offered in turn, then to the dealer, burned only if all refuse"
+        description="an exposed card is offered in turn, then to the dealer; "
+        "burned only if all refuse"
     )
     # paying
     blackjack_pays: Ratio
-    blackjack_beats_dealer_21: bool = Field(description="a natural beats the dealer's 21 in 3+ cards")
+    blackjack_beats_dealer_21: bool = Field(
+        description="a natural beats the dealer's 21 in 3+ cards"
+    )
     blackjack_paid: Literal["at_settlement", "on_the_spot", "at_once"] = Field(
-        description="at_settlement; on_the_spot: 001's staged payment; at_once: when play reaches the box"
+        description="at_settlement; on_the_spot: 001's staged payment; "
+        "at_once: when play reaches the box"
     )
     win_pays: Ratio
     settlement_order: Literal["any", "high_to_low"]
@@ -156,3 +163,27 @@ class Profile(BaseModel):
         """A hash of the rules and sources: a changed profile re-audits its shoes."""
         payload = json.dumps(self.model_dump(mode="json"), sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def format_rule_value(value: object) -> str:
+    """A rule's value as a person reads it: ``3/2``, ``9, 10, 11``, ``none``, ``yes``."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Fraction):
+        return f"{value.numerator}/{value.denominator}"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def describe_rules(profile: Profile) -> list[tuple[str, str, bool, str]]:
+    """Every rule of a profile as (name, value, house_default, source), in field order."""
+    rows = []
+    for name in Rules.model_fields:
+        src = profile.sources[name]
+        rows.append(
+            (name, format_rule_value(getattr(profile.rules, name)), src.house_default, src.source)
+        )
+    return rows
