@@ -1,0 +1,86 @@
+"""Rule profiles are data: the four seed profiles, overrides, and helpful failures."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from audit.errors import ProfileError, UnknownProfileError
+from audit.profiles import Rules, load_registry
+from audit.profiles.registry import PACKAGED_DIR
+
+SEED_PROFILES = {
+    "it-casino-6d": "000",
+    "it-casino-5d": "001",
+    "it-casino-6d-mandatory": "004",
+    "ventuno-family": "002",
+}
+
+
+def test_the_four_seed_profiles_ship() -> None:
+    reg = load_registry()
+    assert {p.id: p.seed for p in reg.all()} == SEED_PROFILES
+
+
+@pytest.mark.parametrize("pid", sorted(SEED_PROFILES))
+def test_every_rule_cites_its_seed_or_is_a_house_default(pid: str) -> None:
+    p = load_registry().get(pid)
+    assert set(p.sources) == set(Rules.model_fields)
+    for name, src in p.sources.items():
+        assert src.source.strip(), name
+        if src.house_default:
+            assert "rules.md" in src.source or "house default" in src.source, name
+        else:
+            assert src.source.startswith((p.seed, "rules.md")), (name, src.source)
+
+
+def test_profile_values_from_rules_md() -> None:
+    reg = load_registry()
+    assert reg.get("it-casino-6d").rules.blackjack_pays == Fraction(3, 2)
+    assert reg.get("ventuno-family").rules.blackjack_pays == Fraction(1, 1)
+    assert reg.get("it-casino-5d").rules.decks == 5
+    assert reg.get("it-casino-5d").rules.three_sevens_pays == Fraction(2, 1)
+    assert reg.get("it-casino-6d-mandatory").rules.mandatory_hit_max == 11
+    assert reg.get("ventuno-family").rules.decks is None
+
+
+def test_unknown_profile_lists_the_known_ones() -> None:
+    with pytest.raises(UnknownProfileError, match="unknown profile: 'nope'.*it-casino-5d"):
+        load_registry().get("nope")
+
+
+def test_casino_overrides_a_profile_from_its_folder(tmp_path: Path) -> None:
+    text = (PACKAGED_DIR / "it-casino-6d.toml").read_text(encoding="utf-8")
+    text = text.replace('blackjack_pays = { value = "3/2"', 'blackjack_pays = { value = "6/5"')
+    (tmp_path / "house.toml").write_text(text, encoding="utf-8")
+    reg = load_registry(tmp_path)
+    assert reg.get("it-casino-6d").rules.blackjack_pays == Fraction(6, 5)
+    assert reg.get("it-casino-6d").digest != load_registry().get("it-casino-6d").digest
+
+
+def test_casino_profile_from_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (PACKAGED_DIR / "it-casino-6d.toml").read_text(encoding="utf-8")
+    (tmp_path / "mine.toml").write_text(text.replace('"it-casino-6d"', '"casino-x"', 1))
+    monkeypatch.setenv("SHOE_AUDIT_PROFILES", str(tmp_path))
+    assert "casino-x" in load_registry()
+
+
+def test_a_rule_without_a_source_is_refused(tmp_path: Path) -> None:
+    text = (PACKAGED_DIR / "it-casino-6d.toml").read_text(encoding="utf-8")
+    (tmp_path / "bad.toml").write_text(
+        text.replace(
+            'decks = { value = 6, source = "000: «Si gioca con sei mazzi di 52 carte»" }',
+            "decks = { value = 6 }",
+        )
+    )
+    with pytest.raises(ProfileError, match="'decks'"):
+        load_registry(tmp_path)
+
+
+def test_an_unknown_rule_is_refused(tmp_path: Path) -> None:
+    text = (PACKAGED_DIR / "it-casino-6d.toml").read_text(encoding="utf-8")
+    (tmp_path / "bad.toml").write_text(text + 'surrender_late = { value = true, source = "x" }\n')
+    with pytest.raises(ProfileError, match="surrender_late"):
+        load_registry(tmp_path)
