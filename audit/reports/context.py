@@ -123,7 +123,7 @@ class StoryLine:
     Attributes:
         event_id: the TEL/1 ``id``.
         seq: the TEL/1 ``seq``.
-        ts: the table-clock timestamp as written in the log (RFC 3339).
+        ts: the table-clock timestamp (RFC 3339), or None when the events were not given.
         type: the TEL/1 ``type`` (``shuffle``, ``cut``, ``burn``...).
         text: what happened, in words.
         cards: the cards shown by this event (a burn's cards), possibly empty.
@@ -131,7 +131,7 @@ class StoryLine:
 
     event_id: str
     seq: int
-    ts: str
+    ts: str | None
     type: str
     text: str
     cards: tuple[CardView, ...] = ()
@@ -201,7 +201,7 @@ class StepView:
         n: the step number within the round, from 1.
         event_id: the TEL/1 ``id``.
         seq: the TEL/1 ``seq``.
-        ts: the table-clock timestamp as written in the log.
+        ts: the table-clock timestamp (RFC 3339), or None when the events were not given.
         type: the TEL/1 ``type`` (``bet``, ``card``, ``action``, ``settle``...).
         description: what happened, in words (from the engine).
         card: the card that left the shoe, for ``card`` events (and a burned card), or None.
@@ -219,7 +219,7 @@ class StepView:
     n: int
     event_id: str
     seq: int
-    ts: str
+    ts: str | None
     type: str
     description: str
     card: CardView | None

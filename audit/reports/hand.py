@@ -2,24 +2,372 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from audit.profiles import Profile
-from audit.reports.context import HandContext
+from audit.engine import (
+    ENGINE_VERSION,
+    DealerRecord,
+    HandRecord,
+    RoundReplay,
+    ShoeReplay,
+    Step,
+    WagerRecord,
+)
+from audit.errors import NotFoundError
+from audit.events.models import Action, AnyEvent, Burn, DealerChange, ShoeOpen
+from audit.findings import Finding, money_str
+from audit.profiles import Profile, load_registry
+from audit.reports.cards import card_view
+from audit.reports.context import (
+    FindingView,
+    HandContext,
+    HandView,
+    ProfileView,
+    RoundLink,
+    ShoeStory,
+    StepView,
+    StoryLine,
+    TotalView,
+    WagerView,
+    to_json,
+)
+from audit.reports.templating import render
 
 HandFormat = Literal["text", "html", "json"]
 
 
-def build_hand_context(replay: Any, round_no: int, profile: Profile | None = None) -> HandContext:
+def build_hand_context(
+    replay: ShoeReplay,
+    round_no: int,
+    profile: Profile | None = None,
+    *,
+    events: Sequence[AnyEvent] | None = None,
+    engine_version: str | None = None,
+) -> HandContext:
     """The context of round ``round_no`` of a replayed shoe.
 
-    ``replay`` is the engine's ``ShoeReplay`` (``audit.engine.replay_shoe``);
-    ``profile`` is the profile it was replayed under (taken from the replay
-    when it carries one). Raises :class:`audit.errors.NotFoundError` naming the
-    nearest existing rounds when the shoe has no such round.
+    ``replay`` is the engine's :class:`~audit.engine.ShoeReplay`; ``profile`` the
+    profile it was replayed under (looked up by the replay's ``profile_id`` when
+    not given); ``events`` the shoe's events as replayed (optional: they add
+    timestamps, face-down flags, the decision names and the ``shoe_open`` facts).
+    Every total, verdict and settlement is the engine's; this only arranges them.
+
+    Raises :class:`audit.errors.NotFoundError` naming the nearest existing
+    rounds when the shoe has no such round.
     """
-    raise NotImplementedError
+    table = replay.table or "?"
+    shoe = replay.shoe or "?"
+    rnd = replay.round_replay(round_no)
+    if rnd is None:
+        raise no_such_round(table, shoe, round_no, [r.round for r in replay.rounds])
+    if profile is None and replay.profile_id is not None:
+        registry = load_registry()
+        profile = registry.get(replay.profile_id) if replay.profile_id in registry else None
+    by_id: dict[str, AnyEvent] = {e.id: e for e in events} if events else {}
+
+    round_findings = _round_findings(replay, rnd)
+    seq_of = {st.event_id: st.seq for st in rnd.steps}
+    first_seq = min(seq_of.values(), default=0)
+    naturals = {(h.box, h.hand) for h in rnd.hands if h.natural}
+
+    steps = tuple(
+        _step_view(n, st, by_id.get(st.event_id), naturals, rnd.dealer.natural)
+        for n, st in enumerate(rnd.steps, start=1)
+    )
+    findings = tuple(
+        _finding_view(f, profile)
+        for f in sorted(
+            round_findings,
+            key=lambda f: (
+                -f.severity.rank,
+                min((seq_of.get(e, 1 << 62) for e in f.events), default=1 << 62),
+                str(f.code),
+                f.box or 0,
+                f.hand or 0,
+                f.spot or 0,
+            ),
+        )
+    )
+    impacts = [f.impact for f in round_findings if f.impact is not None]
+    ordered = sorted(replay.rounds, key=lambda r: r.round)
+    idx = [r.round for r in ordered].index(round_no)
+    prev = ordered[idx - 1] if idx > 0 else None
+    nxt = ordered[idx + 1] if idx + 1 < len(ordered) else None
+
+    return HandContext(
+        table=table,
+        shoe=shoe,
+        round=round_no,
+        profile=_profile_view(profile, replay.profile_id),
+        engine_version=engine_version or ENGINE_VERSION,
+        story=_story(replay, rnd, ordered[:idx], first_seq, by_id, events or ()),
+        steps=steps,
+        hands=tuple(_hand_view(h) for h in sorted(rnd.hands, key=lambda h: (h.box, h.hand))),
+        dealer=_dealer_view(rnd.dealer) if rnd.dealer.cards else None,
+        dealer_rule=dealer_rule_text(profile),
+        wagers=tuple(
+            _wager_view(w)
+            for w in sorted(
+                rnd.wagers, key=lambda w: (w.box, w.hand, w.spot, _KIND_ORDER.get(w.kind, 9))
+            )
+        ),
+        findings=findings,
+        worst_severity=str(findings[0].severity) if findings else None,
+        net_impact=money_str(sum(impacts, Decimal(0))) if impacts else None,
+        previous_round=RoundLink(prev.round, len(_round_findings(replay, prev))) if prev else None,
+        next_round=RoundLink(nxt.round, len(_round_findings(replay, nxt))) if nxt else None,
+    )
+
+
+# --------------------------------------------------------------------------- pieces
+
+_KIND_ORDER = {"main": 0, "insurance": 1, "bonus": 2}
+
+_DEALER_RULE_NOTE = {
+    "draw": "dealer rule: must draw",
+    "stand": "dealer rule: must stand",
+    "may_stop": "dealer may stop: every player hand is decided",
+    "free": "the banker plays freely",
+}
+
+
+def _round_findings(replay: ShoeReplay, rnd: RoundReplay) -> list[Finding]:
+    """The round's own findings and the shoe's findings placed in this round, once each."""
+    seen: set[str] = set()
+    out: list[Finding] = []
+    for f in (*rnd.findings, *(f for f in replay.findings if f.round == rnd.round)):
+        key = f.to_json()
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
+def total_label(total: int, soft: bool, natural: bool = False) -> str:
+    """A total in words, from the engine's verdicts: ``blackjack``, ``bust 25``, ``soft 17``."""
+    if natural:
+        return "blackjack"
+    if total > 21:
+        return f"bust {total}"
+    return f"{'soft' if soft else 'hard'} {total}"
+
+
+def dealer_rule_text(profile: Profile | None) -> str:
+    """The profile's dealer rule in words."""
+    if profile is None:
+        return "unknown (the profile is not known)"
+    r = profile.rules
+    if r.dealer_plays_freely:
+        return "the banker plays freely: no dealer-draw rule"
+    n = r.dealer_stands_on
+    if r.dealer_stands_on_soft_17 or n != 17:
+        return f"draws to {n - 1}, stands on all {n}s"
+    return f"draws to {n - 1} and on soft {n}, stands on hard {n}"
+
+
+def _profile_view(profile: Profile | None, profile_id: str | None) -> ProfileView:
+    if profile is None:
+        return ProfileView(id=profile_id or "?", title="unknown profile", seed="", digest="")
+    return ProfileView(id=profile.id, title=profile.title, seed=profile.seed, digest=profile.digest)
+
+
+def _finding_view(f: Finding, profile: Profile | None) -> FindingView:
+    src = profile.sources.get(f.rule) if (profile is not None and f.rule) else None
+    return FindingView(
+        code=str(f.code),
+        severity=str(f.severity),
+        message=f.message,
+        table=f.table,
+        shoe=f.shoe,
+        round=f.round,
+        box=f.box,
+        hand=f.hand,
+        spot=f.spot,
+        expected=f.expected,
+        actual=f.actual,
+        impact=money_str(f.impact),
+        rule=f.rule,
+        rule_source=src.source if src is not None else None,
+        rule_house_default=src.house_default if src is not None else False,
+        events=tuple(f.events),
+        source=f.source,
+    )
+
+
+def _face_up(ev: AnyEvent | None) -> bool:
+    return bool(getattr(ev, "face_up", True))
+
+
+def _step_view(
+    n: int,
+    st: Step,
+    ev: AnyEvent | None,
+    naturals: set[tuple[int, int]],
+    dealer_natural: bool,
+) -> StepView:
+    total: TotalView | None = None
+    if st.type == "card" and st.total is not None and st.soft is not None:
+        who_dealer = st.box is None
+        natural = len(st.cards) == 2 and (
+            dealer_natural if who_dealer else (st.box, st.hand or 0) in naturals
+        )
+        total = TotalView(
+            who=st.target or ("dealer" if who_dealer else f"box {st.box} hand {st.hand or 0}"),
+            box=st.box,
+            hand=None if who_dealer else (st.hand or 0),
+            cards=tuple(card_view(c) for c in st.cards),
+            total=st.total,
+            soft=st.soft,
+            label=total_label(st.total, st.soft, natural),
+        )
+    decision: str | None = None
+    if isinstance(ev, Action):
+        decision = ev.action
+    elif st.type in ("action", "insurance", "even_money"):
+        decision = st.type
+    notes: list[str] = []
+    if st.dealer_rule:
+        notes.append(_DEALER_RULE_NOTE.get(st.dealer_rule, f"dealer rule: {st.dealer_rule}"))
+    if st.why_not:
+        notes.append(st.why_not)
+    return StepView(
+        n=n,
+        event_id=st.event_id,
+        seq=st.seq,
+        ts=ev.ts.isoformat() if ev is not None else None,
+        type=st.type,
+        description=st.description,
+        card=card_view(st.card, _face_up(ev)) if st.card else None,
+        pos=st.pos,
+        target=st.target,
+        total=total,
+        decision=decision,
+        decision_allowed=st.allowed,
+        rule_note="; ".join(notes) or None,
+        finding_codes=tuple(st.codes),
+    )
+
+
+def _hand_view(h: HandRecord) -> HandView:
+    notes = [
+        text
+        for flag, text in (
+            (h.from_split, "from a split"),
+            (h.doubled, "doubled"),
+            (h.surrendered, "surrendered"),
+        )
+        if flag
+    ]
+    return HandView(
+        who=f"box {h.box} hand {h.hand}",
+        box=h.box,
+        hand=h.hand,
+        cards=tuple(card_view(c) for c in h.cards),
+        total=h.total,
+        soft=h.soft,
+        label=total_label(h.total, h.soft, h.natural),
+        notes=tuple(notes),
+    )
+
+
+def _dealer_view(d: DealerRecord) -> HandView:
+    return HandView(
+        who="dealer",
+        box=None,
+        hand=None,
+        cards=tuple(card_view(c) for c in d.cards),
+        total=d.total,
+        soft=d.soft,
+        label=total_label(d.total, d.soft, d.natural),
+        notes=(),
+    )
+
+
+def _wager_view(w: WagerRecord) -> WagerView:
+    actual = " + ".join(m for m in (money_str(a) for a in w.actual) if m is not None) or None
+    paid = sum(w.actual, Decimal(0))
+    difference = money_str(paid - w.expected) if (w.expected is not None and w.actual) else None
+    ok = (w.expected is None and not w.actual) or (
+        len(w.actual) == 1 and w.expected is not None and w.actual[0] == w.expected
+    )
+    return WagerView(
+        box=w.box,
+        hand=w.hand,
+        spot=w.spot,
+        kind=w.kind,
+        player=w.player,
+        stake=money_str(w.stake) or "0",
+        expected=money_str(w.expected),
+        actual=actual,
+        difference=difference,
+        ok=ok,
+        note=w.outcome or None,
+    )
+
+
+def _story(
+    replay: ShoeReplay,
+    rnd: RoundReplay,
+    earlier: Sequence[RoundReplay],
+    first_seq: int,
+    by_id: dict[str, AnyEvent],
+    events: Sequence[AnyEvent],
+) -> ShoeStory:
+    before = [st for st in replay.shoe_steps if st.seq < first_seq]
+    lines = []
+    for st in before:
+        ev = by_id.get(st.event_id)
+        shown: tuple[str, ...] = ()
+        if isinstance(ev, Burn):
+            shown = tuple(ev.cards)
+        elif st.type == "burn":
+            shown = st.cards
+        lines.append(
+            StoryLine(
+                event_id=st.event_id,
+                seq=st.seq,
+                ts=ev.ts.isoformat() if ev is not None else None,
+                type=st.type,
+                text=st.description,
+                cards=tuple(
+                    card_view(c, face_up=not bool(getattr(ev, "face_down", True))) for c in shown
+                ),
+            )
+        )
+    opened = next((e for e in events if isinstance(e, ShoeOpen)), None)
+    dealer = opened.dealer if opened is not None else None
+    for e in events:
+        if isinstance(e, DealerChange) and e.seq < first_seq:
+            dealer = e.dealer
+    if rnd.banker is not None:
+        dealer = rnd.banker
+    burned = sum(
+        (ev.n_cards if isinstance(ev, Burn) else len(st.cards))
+        for st in before
+        if st.type == "burn"
+        for ev in (by_id.get(st.event_id),)
+    )
+    if not by_id:
+        burned = max(burned, replay.burned)
+    dealt_before = sum(1 for r in earlier for st in r.steps if st.type == "card")
+    first_pos = next((st.pos for st in rnd.steps if st.pos is not None), None)
+    cards_before = first_pos - 1 if first_pos is not None else burned + dealt_before
+    return ShoeStory(
+        decks=opened.decks if opened is not None else replay.decks,
+        dealer=dealer,
+        currency=opened.currency if opened is not None else None,
+        min_bet=money_str(opened.min_bet) if opened is not None else None,
+        max_bet=money_str(opened.max_bet) if opened is not None else None,
+        opened_at=opened.ts.isoformat() if opened is not None else None,
+        lines=tuple(lines),
+        cut_card_position=replay.cut_card_position,
+        burned=burned,
+        rounds_before=len(earlier),
+        cards_before=cards_before,
+    )
 
 
 def render_hand_context(
@@ -29,18 +377,48 @@ def render_hand_context(
     color: bool = False,
     templates_dir: Path | None = None,
 ) -> str:
-    """Render a hand context as ``text`` (terminal), ``html`` (one file) or ``json``."""
-    raise NotImplementedError
+    """Render a hand context as ``text`` (terminal), ``html`` (one file) or ``json``.
+
+    ``text`` uses suit symbols and ANSI colour when ``color``, and plain ASCII
+    otherwise; ``html`` is one self-contained file (inline CSS, cards drawn as
+    inline SVG); ``json`` is the context itself.
+    """
+    if fmt == "json":
+        return to_json(ctx)
+    if fmt == "html":
+        return render("hand/hand.html.j2", "html", ctx, templates_dir=templates_dir)
+    if fmt == "text":
+        return render("hand/hand.txt.j2", "text", ctx, color=color, templates_dir=templates_dir)
+    raise ValueError(f"unknown hand format {fmt!r}: expected 'text', 'html' or 'json'")
+
+
+def nearest_rounds(wanted: int, existing: list[int], k: int = 5) -> list[int]:
+    """The ``k`` existing round numbers closest to ``wanted``, ascending."""
+    return sorted(sorted(existing, key=lambda r: (abs(r - wanted), r))[:k])
+
+
+def no_such_round(table: str, shoe: str, round_no: int, existing: list[int]) -> NotFoundError:
+    """The error for a round the shoe does not have, naming the nearest ones."""
+    if not existing:
+        return NotFoundError(
+            f"shoe {shoe!r} at table {table!r} has no rounds (asked for {round_no})"
+        )
+    near = ", ".join(str(r) for r in nearest_rounds(round_no, existing))
+    return NotFoundError(
+        f"no round {round_no} in shoe {shoe!r} at table {table!r}: it has rounds "
+        f"{min(existing)} to {max(existing)} ({len(existing)} in all); nearest: {near}"
+    )
 
 
 def render_hand(
-    replay: Any,
+    replay: ShoeReplay,
     round_no: int,
     fmt: HandFormat = "text",
     *,
     color: bool = False,
     templates_dir: Path | None = None,
     profile: Profile | None = None,
+    events: Sequence[AnyEvent] | None = None,
 ) -> str:
     """Replay-to-page in one call: :func:`build_hand_context` then :func:`render_hand_context`.
 
@@ -48,5 +426,5 @@ def render_hand(
     otherwise; ``html`` is one self-contained file with the cards drawn as
     inline SVG; ``json`` is the :class:`HandContext` as JSON.
     """
-    ctx = build_hand_context(replay, round_no, profile)
+    ctx = build_hand_context(replay, round_no, profile, events=events)
     return render_hand_context(ctx, fmt, color=color, templates_dir=templates_dir)

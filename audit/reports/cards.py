@@ -1,0 +1,91 @@
+"""Cards as pictures (inline SVG) and as views built from TEL/1 card codes."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from markupsafe import escape
+
+from audit.reports.context import CardView
+
+SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+SUIT_NAME = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+RANK_NAME = {
+    "A": "ace",
+    "T": "ten",
+    "J": "jack",
+    "Q": "queen",
+    "K": "king",
+}
+
+
+class CardLike(Protocol):
+    """What drawing a card needs (a :class:`CardView`)."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def rank_label(self) -> str: ...
+    @property
+    def suit(self) -> str: ...
+    @property
+    def symbol(self) -> str: ...
+    @property
+    def red(self) -> bool: ...
+    @property
+    def face_up(self) -> bool: ...
+
+
+def card_view(code: str, face_up: bool = True) -> CardView:
+    """The view of a stored card code (``"TD"``); an unreadable code is shown as is."""
+    rank, suit = (code[:-1], code[-1:]) if len(code) >= 2 else (code, "?")
+    return CardView(
+        code=code,
+        rank=rank,
+        rank_label="10" if rank == "T" else rank,
+        suit=suit,
+        symbol=SUIT_SYMBOL.get(suit, "?"),
+        red=suit in ("H", "D"),
+        face_up=face_up,
+    )
+
+
+def card_name(c: CardLike) -> str:
+    """``"ten of diamonds"``: the accessible name of a card picture."""
+    rank = c.code[:-1]
+    return f"{RANK_NAME.get(rank, rank)} of {SUIT_NAME.get(c.suit, c.suit)}"
+
+
+_SIZES = {"sm": (30, 42), "md": (46, 64)}
+
+
+def svg(c: CardLike, size: str = "md") -> str:
+    """One card drawn as an inline SVG (escaped; safe to mark up as HTML).
+
+    The picture is a white card with the rank in two corners and the suit
+    symbol in the middle, red for hearts and diamonds; a card dealt face down
+    is still drawn face up (the log knows it) with a hatched border.
+    """
+    w, h = _SIZES.get(size, _SIZES["md"])
+    colour = "#c0182b" if c.red else "#16181d"
+    name = escape(card_name(c)) + ("" if c.face_up else " (face down)")
+    rank = escape(c.rank_label)
+    sym = escape(c.symbol)
+    fs = round(h * 0.27)
+    big = round(h * 0.42)
+    stroke = "#5b6472" if c.face_up else "#2a56c6"
+    dash = "" if c.face_up else ' stroke-dasharray="3 2"'
+    return (
+        f'<svg class="card" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+        f'viewBox="0 0 {w} {h}" role="img" aria-label="{name}"><title>{name}</title>'
+        f'<rect x="1" y="1" width="{w - 2}" height="{h - 2}" rx="{round(w / 9)}" fill="#fff" '
+        f'stroke="{stroke}" stroke-width="1.5"{dash}/>'
+        f'<text x="{round(w * 0.1)}" y="{fs + 1}" font-size="{fs}" font-weight="700" '
+        f'font-family="Georgia,serif" fill="{colour}">{rank}</text>'
+        f'<text x="{w / 2:g}" y="{round(h * 0.72)}" font-size="{big}" text-anchor="middle" '
+        f'font-family="DejaVu Sans,Segoe UI Symbol,sans-serif" fill="{colour}">{sym}</text>'
+        f'<text x="{round(w * 0.9)}" y="{h - 4}" font-size="{fs}" font-weight="700" '
+        f'text-anchor="end" font-family="Georgia,serif" fill="{colour}" '
+        f'transform="rotate(180 {round(w * 0.9) - fs / 3:g} {h - 4 - fs / 3:g})">{rank}</text>'
+        "</svg>"
+    )
