@@ -296,10 +296,13 @@ class RoundLink:
     Attributes:
         round: its round number.
         n_findings: how many findings it has.
+        href: the relative link to its hand page when one is written beside this one
+            (in a compliance report), else None.
     """
 
     round: int
     n_findings: int
+    href: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -573,6 +576,20 @@ class Summary:
 
 
 @dataclass(frozen=True, slots=True)
+class HandPage:
+    """A hand page written beside the compliance report.
+
+    Attributes:
+        href: its path relative to the report folder (``hands/T07/<shoe>/r14.html``),
+            made of safe file names; the report links to it.
+        context: the page's hand packet.
+    """
+
+    href: str
+    context: HandContext
+
+
+@dataclass(frozen=True, slots=True)
 class ReportContext:
     """Everything the compliance report shows for a span of gaming days.
 
@@ -591,6 +608,8 @@ class ReportContext:
         data_quality: the state of the input.
         open_shoes: shoes not closed at the end of the data, by table then shoe.
         reproducibility: input hashes, profile digests, engine versions.
+        hand_pages: the hand pages to write beside the report (one per round holding a
+            critical finding), by href.
         generated_at: when the report was made, or None (the default: byte-identical
             output for the same input).
     """
@@ -609,6 +628,7 @@ class ReportContext:
     data_quality: DataQuality
     open_shoes: tuple[OpenShoeRow, ...]
     reproducibility: Reproducibility
+    hand_pages: tuple[HandPage, ...] = ()
     generated_at: str | None = None
 
 
