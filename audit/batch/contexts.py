@@ -1,0 +1,92 @@
+"""Cross-shoe facts a shoe's replay needs (:class:`audit.engine.ShoeContext`).
+
+Two rules look beyond one shoe: card inspection when new decks are unwrapped
+(001; house default in rules.md: the first shoe a table deals in a gaming day)
+and the home banker's rotation (002; one round per shoe, so a banker's stint
+spans shoes). Both are computed here from a light outline of the table's
+events, so any shoe can be audited on its own, in any batch and any order.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from audit.engine import ShoeContext
+from audit.store import ShoeKey, Store
+
+
+@dataclass(frozen=True, slots=True)
+class OutlineRow:
+    """One event of a table that matters across shoes, in ``seq`` order."""
+
+    shoe: str
+    seq: int
+    type: str  # shoe_open | dealer_change | round_open
+    dealer: str | None
+    gaming_day: dt.date | None
+
+
+def table_contexts(table: str, outline: Sequence[OutlineRow]) -> dict[ShoeKey, ShoeContext]:
+    """The :class:`ShoeContext` of every shoe of one table, from its ordered outline.
+
+    Implements the cross-shoe parts of ``inspection_required`` (001: inspection
+    before the first shoe of the table's gaming day) and ``banker_max_rounds``
+    (002: the bank passes after a set number of deals). The banker is the
+    shoe's ``dealer`` or the latest ``dealer_change``; a stint goes on across
+    shoes while the same person holds the bank and counts ``round_open`` events.
+    """
+    contexts: dict[ShoeKey, ShoeContext] = {}
+    banker: str | None = None
+    streak = 0
+    days_seen: set[dt.date | None] = set()
+    for row in outline:
+        if row.type == "shoe_open":
+            key = ShoeKey(table, row.shoe)
+            if key not in contexts:
+                contexts[key] = ShoeContext(
+                    first_shoe_of_gaming_day=row.gaming_day not in days_seen,
+                    banker=banker,
+                    banker_rounds_before=streak,
+                )
+                days_seen.add(row.gaming_day)
+            if row.dealer != banker:
+                banker, streak = row.dealer, 0
+        elif row.type == "dealer_change":
+            if row.dealer != banker:
+                banker, streak = row.dealer, 0
+        elif row.type == "round_open":
+            streak += 1
+    return contexts
+
+
+def group_outline(
+    rows: Iterable[tuple[str, str, int, str, str | None, dt.date | None]],
+) -> dict[str, list[OutlineRow]]:
+    """Group ``(table, shoe, seq, type, dealer, gaming_day)`` rows by table, in order."""
+    out: dict[str, list[OutlineRow]] = {}
+    for table, shoe, seq, etype, dealer, day in rows:
+        out.setdefault(table, []).append(OutlineRow(shoe, seq, etype, dealer, day))
+    for rows_ in out.values():
+        rows_.sort(key=lambda r: r.seq)
+    return out
+
+
+def outline_rows(
+    store: Store, tables: Sequence[str]
+) -> list[tuple[str, str, int, str, str | None, dt.date | None]]:
+    """The cross-shoe outline of ``tables``: shoe opens, dealer changes, round opens."""
+    if not tables:
+        return []
+    rows = store.con.execute(
+        """
+        SELECT e.table_id, e.shoe, e.seq, e.type, e.dealer, s.gaming_day
+        FROM events e LEFT JOIN shoes s ON s.table_id = e.table_id AND s.shoe = e.shoe
+        WHERE e.type IN ('shoe_open', 'dealer_change', 'round_open')
+          AND e.table_id IN (SELECT unnest(?::VARCHAR[]))
+        ORDER BY e.table_id, e.seq
+        """,
+        [list(tables)],
+    ).fetchall()
+    return [tuple(r) for r in rows]

@@ -1,0 +1,49 @@
+"""The compliance report over gaming days, as ``report`` and ``nightly`` write it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from audit.errors import AuditError, InputError
+from audit.store import Store
+
+
+def day_range(
+    date: dt.date | None, first: dt.date | None, last: dt.date | None
+) -> list[dt.date] | None:
+    """The gaming days named by ``--date`` or ``--from``/``--to``; None: the latest one."""
+    if date is not None:
+        if first or last:
+            raise InputError("give either --date or --from/--to, not both")
+        return [date]
+    if first is None and last is None:
+        return None
+    if first is None or last is None:
+        raise InputError("--from and --to go together")
+    if last < first:
+        raise InputError(f"--to {last} is before --from {first}")
+    return [first + dt.timedelta(days=i) for i in range((last - first).days + 1)]
+
+
+def latest_gaming_day(store: Store) -> dt.date:
+    """The latest gaming day that has a shoe in the database."""
+    days = [i.gaming_day for i in store.shoe_info().values() if i.gaming_day is not None]
+    if not days:
+        raise AuditError("the database holds no shoes yet: run `shoe-audit ingest` first")
+    return max(days)
+
+
+def write_report(
+    store: Store,
+    days: list[dt.date] | None,
+    out: Path,
+    fmt: str = "html",
+    templates: Path | None = None,
+) -> Path:
+    """Render the compliance report for ``days`` (default: the latest) into ``out``."""
+    from audit.reports import build_report_context, render_report
+
+    chosen = days or [latest_gaming_day(store)]
+    ctx = build_report_context(store, chosen)
+    return render_report(ctx, out, fmt, templates_dir=templates)  # type: ignore[arg-type]
