@@ -440,3 +440,56 @@ def nightly_cmd(
         if bad:
             err(f"{len(bad):,} findings of severity {fail_on.value} or worse")
             raise typer.Exit(3)
+
+
+# --------------------------------------------------------------------------- simulate
+
+
+@app.command("simulate")
+@boundary
+def simulate_cmd(
+    out: Annotated[Path, typer.Option("--out", help="Folder for the logs (created).")],
+    tables: Annotated[int, typer.Option("--tables", min=1, help="Tables.")] = 4,
+    shoes: Annotated[
+        int, typer.Option("--shoes", min=1, help="Shoes per table, each dealt to its cut card.")
+    ] = 3,
+    rounds: Annotated[
+        int | None, typer.Option("--rounds", min=1, help="Stop each table after this many rounds.")
+    ] = None,
+    profile: Annotated[
+        list[str] | None,
+        typer.Option("--profile", help="Rule profile (repeatable: tables take them in turn)."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same logs.")] = 1,
+    error_rate: Annotated[
+        float,
+        typer.Option("--error-rate", min=0.0, max=1.0, help="Chance a round carries one error."),
+    ] = 0.0,
+    gzip: Annotated[bool, typer.Option("--gzip", help="Write *.jsonl.gz.")] = False,
+    profiles: ProfilesOption = None,
+) -> None:
+    """Write realistic TEL/1 logs; with --error-rate, inject dealer errors and list them.
+
+    The list of injected errors is written beside the logs as injected.jsonl.
+
+    Example: shoe-audit simulate --tables 4 --shoes 3 --seed 7 --error-rate 0.02 --out night/
+    """
+    from audit.profiles import load_registry
+    from audit.simulate import simulate
+
+    registry = load_registry(profiles)
+    chosen = profile or [p.id for p in registry.all()]
+    for pid in chosen:
+        registry.get(pid)
+    summary = simulate(
+        out,
+        tables=tables,
+        shoes=shoes,
+        rounds=rounds,
+        profiles=chosen,
+        seed=seed,
+        error_rate=error_rate,
+        gzip=gzip,
+        registry=registry,
+    )
+    typer.echo(str(summary))
