@@ -392,7 +392,7 @@ def render_hand_context(
     raise ValueError(f"unknown hand format {fmt!r}: expected 'text', 'html' or 'json'")
 
 
-def nearest_rounds(wanted: int, existing: list[int], k: int = 5) -> list[int]:
+def nearest_rounds(wanted: int, existing: list[int], k: int = 3) -> list[int]:
     """The ``k`` existing round numbers closest to ``wanted``, ascending."""
     return sorted(sorted(existing, key=lambda r: (abs(r - wanted), r))[:k])
 

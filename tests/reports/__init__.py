@@ -1,0 +1,5 @@
+from pathlib import Path
+
+HERE = Path(__file__).parent
+DATA = HERE / "data"
+GOLDEN = HERE / "golden"
