@@ -1,0 +1,172 @@
+"""Shoe integrity: positions, the shuffle order, card counts, the cut card, reconciliation.
+
+Every card that leaves the shoe (a dealt card or a burned one) passes through
+:meth:`ShoeTracker.draw`. Positions count from 1, burns included (event-log.md,
+``card.pos`` / ``burn.pos``); a card without ``pos`` takes the position after
+the previous one. rules.md, "Findings": with ``pos`` the cards drawn are
+counted by the highest position reached, so a card left unrecorded is one
+``SHOE_POSITION_GAP`` and not a reconciliation error too.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from audit.engine.sink import FindingSink
+from audit.events.models import CutCard, ShoeClose
+from audit.findings import Code
+from audit.profiles.model import Rules
+
+CARDS_PER_DECK = 52
+
+
+@dataclass
+class ShoeTracker:
+    """The physical shoe as the events show it."""
+
+    rules: Rules
+    sink: FindingSink
+    decks: int | None
+    order: tuple[str, ...] | None = None
+    cut_card_position: int | None = None
+    cut_card_event: str | None = None
+    next_pos: int = 1
+    max_pos: int = 0
+    counts: Counter[str] = field(default_factory=Counter)
+    excess_flagged: set[str] = field(default_factory=set)
+    cut_card_out_round: int | None = None
+    cut_card_out_event: str | None = None
+
+    def draw(self, card: str | None, pos: int | None, event_id: str, round_no: int | None) -> int:
+        """One card leaves the shoe; returns its position.
+
+        Raises ``SHOE_POSITION_GAP`` (a ``pos`` that skips or repeats),
+        ``SHOE_ORDER_MISMATCH`` (against the last shuffle's ``order``) and
+        ``SHOE_CARD_EXCESS`` (a card drawn more than ``decks`` times); notes the
+        round in which the cut card came out (rules.md, "When things must happen").
+        """
+        if pos is not None and pos != self.next_pos:
+            what = (
+                f"skips {pos - self.next_pos} position(s): a card left the shoe unrecorded"
+                if pos > self.next_pos
+                else "repeats an earlier position: a card recorded twice"
+            )
+            self.sink.add(
+                Code.SHOE_POSITION_GAP,
+                f"card at pos {pos} where pos {self.next_pos} was next; the shoe {what}",
+                events=(event_id,),
+                round=round_no,
+                expected=str(self.next_pos),
+                actual=str(pos),
+            )
+        position = pos if pos is not None else self.next_pos
+        self.next_pos = position + 1
+        self.max_pos = max(self.max_pos, position)
+        if card is not None:
+            self._check_order(card, position, event_id, round_no)
+            self._check_count(card, event_id, round_no)
+        if (
+            self.cut_card_position is not None
+            and position > self.cut_card_position
+            and self.cut_card_out_round is None
+            and round_no is not None
+        ):
+            self.cut_card_out_round = round_no
+            self.cut_card_out_event = event_id
+        return position
+
+    def _check_order(self, card: str, position: int, event_id: str, round_no: int | None) -> None:
+        if self.order is None or position > len(self.order):
+            return
+        recorded = self.order[position - 1]
+        if recorded != card:
+            self.sink.add(
+                Code.SHOE_ORDER_MISMATCH,
+                f"pos {position}: {card} left the shoe, the shuffle recorded {recorded} there",
+                events=(event_id,),
+                round=round_no,
+                expected=recorded,
+                actual=card,
+            )
+
+    def _check_count(self, card: str, event_id: str, round_no: int | None) -> None:
+        self.counts[card] += 1
+        if self.decks is None or card in self.excess_flagged:
+            return
+        if self.counts[card] > self.decks:
+            self.excess_flagged.add(card)
+            self.sink.add(
+                Code.SHOE_CARD_EXCESS,
+                f"{card} has left the shoe {self.counts[card]} times; "
+                f"a {self.decks}-deck shoe holds it {self.decks} times: a card was added",
+                events=(event_id,),
+                round=round_no,
+                expected=str(self.decks),
+                actual=str(self.counts[card]),
+                rule="decks",
+            )
+
+    @property
+    def cards_drawn(self) -> int:
+        """Cards that left the shoe: the highest position reached (rules.md, "Findings")."""
+        return self.max_pos
+
+    def shuffled(self, order: list[str] | None) -> None:
+        """A shuffle step: the last one's ``order`` (if any) is the order to check against."""
+        self.order = tuple(order) if order is not None else None
+
+    def cut_card(self, event: CutCard) -> None:
+        """The cut card is placed: check the cards left behind it (rules.md, "cut card depth").
+
+        Cards behind = 52 x decks - position. One ``SHOE_CUT_CARD_DEPTH`` per shoe.
+        """
+        if self.cut_card_position is not None:
+            return
+        self.cut_card_position = event.position
+        self.cut_card_event = event.id
+        r = self.rules
+        if not r.cut_card_used or self.decks is None:
+            return
+        behind = CARDS_PER_DECK * self.decks - event.position
+        low, high = r.cut_card_min_behind, r.cut_card_max_behind
+        if (low is not None and behind < low) or (high is not None and behind > high):
+            rule = (
+                "cut_card_min_behind" if low is not None and behind < low else "cut_card_max_behind"
+            )
+            self.sink.add(
+                Code.SHOE_CUT_CARD_DEPTH,
+                f"the cut card at position {event.position} leaves {behind} cards behind it; "
+                f"the profile allows {low} to {high}",
+                events=(event.id,),
+                expected=f"{low}-{high}",
+                actual=str(behind),
+                rule=rule,
+            )
+
+    def cut_card_came_out(self, round_no: int, event_id: str) -> None:
+        """A ``cut_card_out`` event: this round is the last of the shoe (001)."""
+        if self.cut_card_out_round is None:
+            self.cut_card_out_round = round_no
+            self.cut_card_out_event = event_id
+
+    def reconcile(self, event: ShoeClose, burned: int, evidence: list[str]) -> None:
+        """At ``shoe_close``: cards drawn (burns included) + ``remaining`` = 52 x decks.
+
+        ``SHOE_RECONCILIATION`` once per shoe, only when ``remaining`` is recorded.
+        """
+        if event.remaining is None or self.decks is None:
+            return
+        total = CARDS_PER_DECK * self.decks
+        drawn = self.cards_drawn
+        if drawn + event.remaining != total:
+            self.sink.add(
+                Code.SHOE_RECONCILIATION,
+                f"at shoe_close: {drawn} cards drawn ({burned} burned at start, "
+                f"{drawn - burned} after) + {event.remaining} remaining = "
+                f"{drawn + event.remaining}, not {total} ({self.decks} decks)",
+                events=(*evidence, event.id),
+                expected=str(total),
+                actual=str(drawn + event.remaining),
+                rule="decks",
+            )
