@@ -263,6 +263,8 @@ class _Replay:
 
     def _finish(self, rs: RoundState, status: str) -> None:
         rs.status = "void" if rs.voided and status == "closed" else status
+        if not rs.boxes_made:
+            rs._make_boxes()
         rs.finish_dealer()
         rs.wagers = judge_round(rs)
         rs.judged = True
