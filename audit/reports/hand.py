@@ -127,8 +127,8 @@ def build_hand_context(
 _KIND_ORDER = {"main": 0, "insurance": 1, "bonus": 2}
 
 _DEALER_RULE_NOTE = {
-    "draw": "dealer rule: must draw",
-    "stand": "dealer rule: must stand",
+    "draw": "dealer rule before this card: must draw",
+    "stand": "dealer rule before this card: must stand",
     "may_stop": "dealer may stop: every player hand is decided",
     "free": "the banker plays freely",
 }
@@ -233,6 +233,12 @@ def _step_view(
         notes.append(_DEALER_RULE_NOTE.get(st.dealer_rule, f"dealer rule: {st.dealer_rule}"))
     if st.why_not:
         notes.append(st.why_not)
+    where = None
+    if st.target == "dealer":
+        where = "dealer"
+    elif st.box is not None:
+        where = f"box {st.box}" + (f" hand {st.hand}" if st.hand is not None else "")
+        where += f" spot {st.spot}" if st.spot is not None else ""
     return StepView(
         n=n,
         event_id=st.event_id,
@@ -242,7 +248,7 @@ def _step_view(
         description=st.description,
         card=card_view(st.card, _face_up(ev)) if st.card else None,
         pos=st.pos,
-        target=st.target,
+        target=where or st.target,
         total=total,
         decision=decision,
         decision_allowed=st.allowed,

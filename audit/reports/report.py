@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from audit.findings import Code, Severity, money_str
-from audit.profiles import load_registry
+from audit.profiles import ProfileRegistry, load_registry
 from audit.reports.context import (
     CountRow,
     CriticalRow,
@@ -40,7 +40,7 @@ from audit.reports.context import (
     ShoeIntegrityRow,
     Summary,
 )
-from audit.reports.sources import Sources, connection_of, hand_contexts
+from audit.reports.sources import Replayer, Sources, connection_of, hand_contexts
 from audit.reports.templating import render
 
 ReportFormat = Literal["html", "md"]
@@ -61,6 +61,8 @@ def build_report_context(
     *,
     generated_at: str | None = None,
     hand_pages: bool = True,
+    replayer: Replayer | None = None,
+    registry: ProfileRegistry | None = None,
 ) -> ReportContext:
     """Aggregate the store's findings, shoes and inputs for ``gaming_days``.
 
@@ -68,6 +70,10 @@ def build_report_context(
     audit database. Every figure is computed in SQL. With ``hand_pages`` (the
     default), the shoes holding a critical finding are replayed through the
     engine to build one hand page per such round (:attr:`ReportContext.hand_pages`).
+    ``replayer(table, shoe) -> (ShoeReplay, events)`` replays a stored shoe for
+    those pages (pass the batch runner's, so pages match ``run`` exactly; by
+    default the events are read from the store and replayed here); ``registry``
+    is the profile registry (default: :func:`audit.profiles.load_registry`).
     ``generated_at`` is printed in the report when given; leave it None (the
     default) for byte-identical output from the same input.
     """
@@ -125,7 +131,7 @@ def build_report_context(
     rates_by_table = _rate_rows(src, "table_id")
     rates_by_dealer = _rate_rows(src, "dealer")
 
-    profiles = load_registry()
+    profiles = registry or load_registry()
     crit = src.all(
         f"""
         SELECT f.code, f.severity, f.message, f.table_id, f.shoe, f.round, f.box, f.hand,
@@ -140,7 +146,7 @@ def build_report_context(
     pages: tuple[HandPage, ...] = ()
     if hand_pages:
         wanted = sorted({(r[3], r[4], r[5]) for r in crit if None not in (r[3], r[4], r[5])})
-        pages = _hand_pages(store, wanted, src)
+        pages = _hand_pages(store, wanted, src, replayer, profiles)
     written = {p.href for p in pages}
     critical = tuple(
         CriticalRow(
@@ -304,9 +310,13 @@ def _href_or_none(table: str | None, shoe: str | None, round_no: int | None) -> 
 
 
 def _hand_pages(
-    store: Any, wanted: list[tuple[str, str, int]], src: Sources
+    store: Any,
+    wanted: list[tuple[str, str, int]],
+    src: Sources,
+    replayer: Replayer | None,
+    registry: ProfileRegistry,
 ) -> tuple[HandPage, ...]:
-    contexts = hand_contexts(store, wanted, src)
+    contexts = hand_contexts(store, wanted, src, replayer, registry)
     hrefs = {(c.table, c.shoe, c.round): hand_href(c.table, c.shoe, c.round) for c in contexts}
 
     def link(c: HandContext, rl: RoundLink | None) -> RoundLink | None:

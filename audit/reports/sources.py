@@ -19,13 +19,17 @@ gaming_day`` (replay findings and ingest findings together).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from audit.errors import NotFoundError
 from audit.events.models import AnyEvent, ShoeOpen
 from audit.events.parse import loads, parse_object
+from audit.profiles import ProfileRegistry
 from audit.reports.context import HandContext
+
+if TYPE_CHECKING:
+    from audit.engine import ShoeReplay
 
 
 def connection_of(store: Any) -> Any:
@@ -251,30 +255,46 @@ def load_events(store: Any, table: str, shoe: str) -> list[AnyEvent]:
     return [parse_object(loads(r[0])) for r in rows]
 
 
+Replayer = Callable[[str, str], "tuple[ShoeReplay, Sequence[AnyEvent]]"]
+"""Replays one stored shoe (table, shoe) and returns the replay and its events."""
+
+
 def hand_contexts(
-    store: Any, wanted: Sequence[tuple[str, str, int]], src: Sources
+    store: Any,
+    wanted: Sequence[tuple[str, str, int]],
+    src: Sources,
+    replayer: Replayer | None = None,
+    registry: ProfileRegistry | None = None,
 ) -> list[HandContext]:
     """Replay each shoe named in ``wanted`` once and build the wanted rounds' contexts.
 
-    A round the replay does not have (the data changed since the audit) is skipped.
+    ``replayer`` replays a stored shoe (the batch runner's, so that pages match
+    ``run`` exactly); without it the shoe's events are read from the store and
+    replayed here. A round the replay does not have is skipped.
     """
     from audit.engine import ShoeContext, replay_shoe
     from audit.profiles import load_registry
     from audit.reports.hand import build_hand_context
 
-    registry = load_registry()
+    registry = registry or load_registry()
     by_shoe: dict[tuple[str, str], list[int]] = {}
     for table, shoe, rnd in wanted:
         by_shoe.setdefault((table, shoe), []).append(rnd)
     out: list[HandContext] = []
     for (table, shoe), rounds in sorted(by_shoe.items()):
-        events = load_events(store, table, shoe)
-        opened = next((e for e in events if isinstance(e, ShoeOpen)), None)
-        if opened is None or opened.profile not in registry:
-            continue
-        profile = registry.get(opened.profile)
-        first = src.first_shoe_of_day(table, shoe)
-        replay = replay_shoe(events, profile, ShoeContext(first_shoe_of_gaming_day=first))
+        if replayer is not None:
+            replay, events = replayer(table, shoe)
+            if replay.profile_id is None or replay.profile_id not in registry:
+                continue
+            profile = registry.get(replay.profile_id)
+        else:
+            events = load_events(store, table, shoe)
+            opened = next((e for e in events if isinstance(e, ShoeOpen)), None)
+            if opened is None or opened.profile not in registry:
+                continue
+            profile = registry.get(opened.profile)
+            first = src.first_shoe_of_day(table, shoe)
+            replay = replay_shoe(events, profile, ShoeContext(first_shoe_of_gaming_day=first))
         for rnd in sorted(set(rounds)):
             try:
                 out.append(build_hand_context(replay, rnd, profile, events=events))
