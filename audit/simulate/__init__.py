@@ -1,0 +1,32 @@
+"""Realistic TEL/1 table logs, with injected dealer errors (``shoe-audit simulate``).
+
+:func:`simulate` writes a gaming night of logs and ``injected.jsonl``;
+:func:`iter_shoes` yields the same shoes in memory; :mod:`audit.simulate.recall`
+scores an auditor's findings against what was injected.
+"""
+
+from audit.simulate.inject import ALL_CLASSES, InjectedError
+from audit.simulate.recall import RecallReport, ShoeInfo, match_findings, shoe_infos
+from audit.simulate.session import (
+    DEFAULT_START,
+    MANIFEST_NAME,
+    SimulationSummary,
+    iter_shoes,
+    simulate,
+)
+from audit.simulate.table import ShoeOutput
+
+__all__ = [
+    "ALL_CLASSES",
+    "DEFAULT_START",
+    "MANIFEST_NAME",
+    "InjectedError",
+    "RecallReport",
+    "ShoeInfo",
+    "ShoeOutput",
+    "SimulationSummary",
+    "iter_shoes",
+    "match_findings",
+    "shoe_infos",
+    "simulate",
+]

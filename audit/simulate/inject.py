@@ -1,0 +1,205 @@
+"""Injected errors: which classes exist, which apply to a round, and the manifest record.
+
+An injected error must make the auditor raise exactly its code at the
+manifest's place and nothing else (rules.md: "Settlements are judged against
+what actually happened"): after a dealer error the round is settled as the
+cards fell, a late bet is settled on the stake as it stands, a card added to
+the shoe replaces one (so positions and the reconciliation still agree), a
+skipped position is a card that left the shoe unrecorded (the cards drawn are
+counted by the highest position).
+
+Three kinds:
+
+- *play* classes change how the round is played; a :class:`Directive` makes
+  the round fire at the n-th opportunity found by a first, clean run of the
+  same round (same random state, so the same cards and choices up to there);
+- *settlement* classes rewrite, drop or repeat one settlement of the clean run;
+- *shoe* classes (a short start burn, a round after the cut card, a banker
+  who keeps the bank too long) are decided by the table session.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from audit.findings import Code
+from audit.profiles.model import Rules
+from audit.simulate.base import ZERO, RoundResult, Wager, pay
+from audit.simulate.writer import Draft
+
+__all__ = [
+    "ALL_CLASSES",
+    "PLAY_CLASSES",
+    "SETTLE_CLASSES",
+    "SHOE_CLASSES",
+    "InjectedError",
+    "apply_settlement_error",
+    "choose_error",
+    "settlement_candidates",
+]
+
+PLAY_CLASSES: tuple[Code, ...] = (
+    Code.BET_AFTER_NO_MORE_BETS,
+    Code.SHOE_CARD_EXCESS,
+    Code.SHOE_POSITION_GAP,
+    Code.PLAY_MANDATORY_HIT,
+    Code.PLAY_ILLEGAL_DOUBLE,
+    Code.PLAY_SPLIT_ACES_CARDS,
+    Code.PLAY_UNCONSENTED,
+    Code.DEALER_DREW_ON_STAND,
+    Code.DEALER_STOOD_ON_DRAW,
+)
+SETTLE_CLASSES: tuple[Code, ...] = (
+    Code.PAY_SPLIT_BLACKJACK_AS_NATURAL,
+    Code.PAY_BLACKJACK_SHORT,
+    Code.PAY_WRONG_OUTCOME,
+    Code.PAY_WRONG_AMOUNT,
+    Code.PAY_INSURANCE,
+    Code.PAY_MISSING,
+    Code.PAY_DUPLICATE,
+    Code.PAY_BONUS,
+)
+SHOE_CLASSES: tuple[Code, ...] = (
+    Code.SHOE_BURN_COUNT,
+    Code.SHOE_ROUND_AFTER_CUT_CARD,
+    Code.DEALER_BANKER_ROTATION,
+)
+ALL_CLASSES: tuple[Code, ...] = PLAY_CLASSES + SETTLE_CLASSES + SHOE_CLASSES
+"""Every class the simulator can inject, by the finding code the auditor must raise."""
+
+RARE: frozenset[Code] = frozenset(
+    {
+        Code.PAY_SPLIT_BLACKJACK_AS_NATURAL,
+        Code.PAY_INSURANCE,
+        Code.PAY_BONUS,
+        Code.PLAY_SPLIT_ACES_CARDS,
+        Code.SHOE_CARD_EXCESS,
+        Code.PAY_BLACKJACK_SHORT,
+        Code.PAY_WRONG_AMOUNT,
+        Code.PLAY_UNCONSENTED,
+    }
+)
+"""Classes whose opportunity is rare: preferred when they apply, so every class shows up."""
+
+
+@dataclass(frozen=True, slots=True)
+class InjectedError:
+    """One line of ``injected.jsonl`` (cli.md): the finding the auditor must raise, and where."""
+
+    code: Code
+    table: str
+    shoe: str
+    round: int | None
+    box: int | None
+    hand: int | None
+    note: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": str(self.code),
+            "table": self.table,
+            "shoe": self.shoe,
+            "round": self.round,
+            "box": self.box,
+            "hand": self.hand,
+            "note": self.note,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> InjectedError:
+        return cls(
+            Code(d["code"]), d["table"], d["shoe"], d["round"], d["box"], d["hand"], d["note"]
+        )
+
+
+def settlement_candidates(result: RoundResult, rules: Rules) -> dict[Code, list[Wager]]:
+    """The wagers of a clean round that each settlement class could mis-settle."""
+    main = [w for w in result.wagers if w.kind == "main"]
+    out: dict[Code, list[Wager]] = {
+        Code.PAY_SPLIT_BLACKJACK_AS_NATURAL: [
+            w
+            for w in main
+            if w.split21 and w.amount > 0 and rules.blackjack_pays != rules.win_pays
+        ],
+        Code.PAY_BLACKJACK_SHORT: [
+            w for w in main if w.natural and not w.even_money and w.amount > 0
+        ],
+        Code.PAY_WRONG_OUTCOME: [w for w in main if not w.natural and w.amount != 0],
+        Code.PAY_WRONG_AMOUNT: [w for w in main if w.extra > 0 and w.amount != 0],
+        Code.PAY_INSURANCE: [w for w in result.wagers if w.kind == "insurance"],
+        Code.PAY_MISSING: [w for w in main if w.final_pass],
+        Code.PAY_DUPLICATE: list(main),
+        Code.PAY_BONUS: [w for w in result.wagers if w.kind == "bonus"],
+    }
+    return {code: ws for code, ws in out.items() if ws}
+
+
+def choose_error(
+    result: RoundResult,
+    rules: Rules,
+    rng: random.Random,
+    enabled: frozenset[Code],
+) -> tuple[Code, int] | tuple[Code, Wager] | None:
+    """Pick one applicable class for a round: (play class, n-th opportunity) or (class, wager)."""
+    options: list[tuple[Code, int | Wager]] = []
+    weights: list[int] = []
+    for code in PLAY_CLASSES:
+        n = result.opportunities.get(code, 0)
+        if code in enabled and n > 0:
+            options.append((code, rng.randint(1, n)))
+            weights.append(4 if code in RARE else 1)
+    for code, wagers in settlement_candidates(result, rules).items():
+        if code in enabled:
+            options.append((code, rng.choice(wagers)))
+            weights.append(4 if code in RARE else 1)
+    if not options:
+        return None
+    code, where = rng.choices(options, weights=weights)[0]
+    return (code, where)  # type: ignore[return-value]
+
+
+def apply_settlement_error(code: Code, wager: Wager, result: RoundResult, rules: Rules) -> str:
+    """Mis-settle one wager of a played round in place; returns the manifest note."""
+    drafts = result.drafts
+    place = f"box {wager.box} hand {wager.hand} spot {wager.spot}"
+    due = wager.amount
+    wrong: Decimal
+    if code is Code.PAY_MISSING:
+        drafts.remove(wager.draft)
+        return f"{place}: settlement of {due} never made"
+    if code is Code.PAY_DUPLICATE:
+        i = drafts.index(wager.draft)
+        drafts.insert(i + 1, Draft("settle", dict(wager.draft.fields), 2))
+        return f"{place}: settled {due} twice"
+    if code is Code.PAY_BONUS:
+        drafts.remove(wager.draft)
+        return f"{place}: three-sevens prize of {due} never paid"
+    if code is Code.PAY_SPLIT_BLACKJACK_AS_NATURAL:
+        wrong = pay(wager.stake, rules.blackjack_pays)
+        note = f"{place}: two-card 21 after a split paid {wrong} (blackjack odds), due {due}"
+    elif code is Code.PAY_BLACKJACK_SHORT:
+        if rules.blackjack_pays > rules.win_pays:
+            wrong = pay(wager.stake, rules.win_pays)
+        else:
+            wrong = (due / 2).quantize(Decimal("0.01"))
+        note = f"{place}: natural paid {wrong}, due {due}"
+    elif code is Code.PAY_WRONG_OUTCOME:
+        wrong = -due
+        note = f"{place}: {'win taken' if due > 0 else 'loss paid'}: settled {wrong}, due {due}"
+    elif code is Code.PAY_WRONG_AMOUNT:
+        wrong = due * wager.stake / (wager.stake + wager.extra)
+        note = f"{place}: doubled stake settled as single: {wrong}, due {due}"
+    elif code is Code.PAY_INSURANCE:
+        wrong = ZERO if due < 0 else pay(wager.stake, rules.win_pays)
+        note = f"box {wager.box} spot {wager.spot}: insurance settled {wrong}, due {due}"
+    else:  # pragma: no cover - the caller passes settlement classes only
+        raise ValueError(f"{code} is not a settlement class")
+    wager.draft.fields["amount"] = wrong if wrong != 0 else ZERO
+    return note

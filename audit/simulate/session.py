@@ -1,0 +1,188 @@
+"""The simulator's entry points: :func:`simulate` writes a night of logs; :func:`iter_shoes` yields it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from audit.errors import InputError
+from audit.findings import Code
+from audit.profiles import ProfileRegistry, load_registry
+from audit.simulate.inject import ALL_CLASSES, InjectedError
+from audit.simulate.table import CasinoTable, HomeTable, ShoeOutput, TableSession
+from audit.simulate.writer import FileSink
+
+__all__ = ["DEFAULT_START", "MANIFEST_NAME", "SimulationSummary", "iter_shoes", "simulate"]
+
+DEFAULT_START = dt.datetime(2026, 11, 28, 20, 0, tzinfo=dt.timezone(dt.timedelta(hours=1)))
+"""Saturday evening, 20:00 table-local time, +01:00."""
+
+MANIFEST_NAME = "injected.jsonl"
+
+
+@dataclass(frozen=True)
+class SimulationSummary:
+    """What :func:`simulate` wrote."""
+
+    out_dir: Path
+    files: tuple[Path, ...]
+    manifest: Path | None
+    tables: dict[str, str]
+    """table id -> profile id"""
+    shoes: int
+    rounds: int
+    events: int
+    injected: tuple[InjectedError, ...]
+    features: dict[str, Counter[str]] = field(default_factory=dict)
+    """per profile: how often each feature happened (splits, doubles, insurance, ...)."""
+
+
+def _tables(
+    *,
+    tables: int,
+    profiles: list[str],
+    seed: int,
+    error_rate: float,
+    start: dt.datetime,
+    registry: ProfileRegistry | None,
+    error_codes: Collection[Code] | None,
+) -> list[TableSession]:
+    if tables < 1:
+        raise InputError(f"--tables must be at least 1, got {tables}")
+    if not profiles:
+        raise InputError("at least one --profile is needed")
+    if not 0 <= error_rate <= 1:
+        raise InputError(f"--error-rate is a chance between 0 and 1, got {error_rate}")
+    if start.tzinfo is None or start.utcoffset() is None:
+        raise InputError(f"start must carry a UTC offset (table-local time), got {start}")
+    reg = registry if registry is not None else load_registry()
+    chosen = [reg.get(p) for p in profiles]
+    enabled = frozenset(ALL_CLASSES if error_codes is None else error_codes)
+    unknown = enabled - frozenset(ALL_CLASSES)
+    if unknown:
+        raise InputError(f"cannot inject {sorted(unknown)}: known classes are {list(ALL_CLASSES)}")
+    out: list[TableSession] = []
+    for i in range(tables):
+        profile = chosen[i % len(chosen)]
+        cls = HomeTable if profile.rules.initial_deal == "face_down_two_each" else CasinoTable
+        out.append(
+            cls(
+                table=f"T{i + 1:02d}",
+                index=i,
+                profile=profile,
+                seed=seed,
+                error_rate=error_rate,
+                enabled=enabled,
+                start=start,
+            )
+        )
+    return out
+
+
+def iter_shoes(
+    *,
+    tables: int,
+    shoes: int,
+    rounds: int | None = None,
+    profiles: list[str],
+    seed: int,
+    error_rate: float = 0.0,
+    start: dt.datetime = DEFAULT_START,
+    registry: ProfileRegistry | None = None,
+    error_codes: Collection[Code] | None = None,
+) -> Iterator[ShoeOutput]:
+    """Every shoe of the run, table after table, each with its events and injected errors.
+
+    The same arguments give the same shoes, event for event (one
+    ``random.Random`` per table and purpose, seeded from ``seed``).
+    """
+    if shoes < 1 and rounds is None:
+        raise InputError(f"--shoes must be at least 1, got {shoes}")
+    if rounds is not None and rounds < 1:
+        raise InputError(f"--rounds must be at least 1, got {rounds}")
+    for table in _tables(
+        tables=tables,
+        profiles=profiles,
+        seed=seed,
+        error_rate=error_rate,
+        start=start,
+        registry=registry,
+        error_codes=error_codes,
+    ):
+        yield from table.run(shoes, rounds)
+
+
+def simulate(
+    out_dir: str | Path,
+    *,
+    tables: int,
+    shoes: int,
+    rounds: int | None = None,
+    profiles: list[str],
+    seed: int,
+    error_rate: float = 0.0,
+    gzip: bool = False,
+    start: dt.datetime = DEFAULT_START,
+    registry: ProfileRegistry | None = None,
+    error_codes: Collection[Code] | None = None,
+) -> SimulationSummary:
+    """Write realistic TEL/1 logs of a gaming night, with injected dealer errors.
+
+    Tables ``T01``.. take the ``profiles`` in turn. Each table deals ``shoes``
+    shoes, each to its cut card (the home game: one round per shoe); with
+    ``rounds``, each table deals exactly that many rounds instead (the last
+    shoe closes with reason ``end_of_session``). ``error_rate`` is the chance
+    that a round carries one injected error (of the classes ``error_codes``,
+    default all, that apply to it); the errors are listed in
+    ``OUT/injected.jsonl``. Logs go to ``OUT/<gaming day>/<table>.jsonl``
+    (``.jsonl.gz`` with ``gzip``). Same arguments, same bytes.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    sink = FileSink(out, compress=gzip)
+    injected: list[InjectedError] = []
+    table_profiles: dict[str, str] = {}
+    features: dict[str, Counter[str]] = {}
+    n_shoes = n_rounds = n_events = 0
+    try:
+        for shoe in iter_shoes(
+            tables=tables,
+            shoes=shoes,
+            rounds=rounds,
+            profiles=profiles,
+            seed=seed,
+            error_rate=error_rate,
+            start=start,
+            registry=registry,
+            error_codes=error_codes,
+        ):
+            for event in shoe.events:
+                sink.write(shoe.day, shoe.table, event)
+            table_profiles[shoe.table] = shoe.profile
+            features.setdefault(shoe.profile, Counter()).update(shoe.features)
+            injected.extend(shoe.injected)
+            n_shoes += 1
+            n_rounds += shoe.features["rounds"]
+            n_events += len(shoe.events)
+    finally:
+        sink.close()
+    manifest = None
+    if error_rate > 0:
+        manifest = out / MANIFEST_NAME
+        with manifest.open("w", encoding="utf-8", newline="\n") as fh:
+            for err in injected:
+                fh.write(err.to_json() + "\n")
+    return SimulationSummary(
+        out_dir=out,
+        files=tuple(sink.paths),
+        manifest=manifest,
+        tables=table_profiles,
+        shoes=n_shoes,
+        rounds=n_rounds,
+        events=n_events,
+        injected=tuple(injected),
+        features=features,
+    )
