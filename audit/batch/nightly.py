@@ -6,6 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 from audit.errors import AuditError, InputError
+from audit.profiles import ProfileRegistry
 from audit.store import Store
 
 
@@ -40,10 +41,20 @@ def write_report(
     out: Path,
     fmt: str = "html",
     templates: Path | None = None,
+    registry: ProfileRegistry | None = None,
 ) -> Path:
     """Render the compliance report for ``days`` (default: the latest) into ``out``."""
+    from audit.batch.runner import replay_stored_shoe
+    from audit.profiles import load_registry
     from audit.reports import build_report_context, render_report
+    from audit.store import ShoeKey
 
+    registry = registry or load_registry()
     chosen = days or [latest_gaming_day(store)]
-    ctx = build_report_context(store, chosen)
+    ctx = build_report_context(
+        store,
+        chosen,
+        registry=registry,
+        replayer=lambda t, s: replay_stored_shoe(store, registry, ShoeKey(t, s)),
+    )
     return render_report(ctx, out, fmt, templates_dir=templates)  # type: ignore[arg-type]

@@ -367,11 +367,13 @@ def _report(
     out: Path,
     fmt: ReportFormat,
     templates: Path | None,
+    profiles: Path | None = None,
 ) -> Path:
     from audit.cli.output import write_report
+    from audit.profiles import load_registry
 
     with _open(db, read_only=True) as store:
-        return write_report(store, days, out, fmt.value, templates)
+        return write_report(store, days, out, fmt.value, templates, load_registry(profiles))
 
 
 OutOption = Annotated[Path, typer.Option("--out", help="Folder for the report and its hand pages.")]
@@ -390,6 +392,7 @@ def report_cmd(
     fmt: Annotated[ReportFormat, typer.Option("--format", help="html or md.")] = ReportFormat.html,
     out: OutOption = Path("audit-reports"),
     templates: TemplatesOption = None,
+    profiles: ProfilesOption = None,
 ) -> None:
     """Render the compliance report (default: the latest gaming day in the database).
 
@@ -398,7 +401,7 @@ def report_cmd(
     from audit.cli.output import day_range
 
     days = day_range(_date(date, "--date"), _date(from_, "--from"), _date(to, "--to"))
-    path = _report(db, days, out, fmt, templates)
+    path = _report(db, days, out, fmt, templates, profiles)
     typer.echo(f"report: {path}")
 
 
@@ -428,7 +431,7 @@ def nightly_cmd(
     summary = _ingest(db, paths, day_start)
     _run(db, profiles)
     days = summary.gaming_days or None
-    path = _report(db, days, out, fmt, templates)
+    path = _report(db, days, out, fmt, templates, profiles)
     typer.echo(f"report: {path}")
     if fail_on is not None:
         with _open(db, read_only=True) as store:
