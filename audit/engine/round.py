@@ -147,6 +147,7 @@ class RoundState:
             for b in sorted(self.boxes.values(), key=lambda b: b.number)
             if not b.phantom and not b.late
             for h in sorted(b.hands, key=lambda h: h.number)
+            if not h.phantom
         ]
 
     def current(self) -> PlayHand | None:
@@ -497,22 +498,22 @@ class RoundState:
                 rule="mandatory_hit_max",
             )
 
-    def _advance_to(self, target: PlayHand | None, evidence: str) -> bool:
-        """Close the hands played before ``target`` (None: all); True if one still needed a card.
+    def _advance_to(self, target: PlayHand | None, evidence: str) -> PlayHand | None:
+        """Close the hands played before ``target`` (None: all); return one that needed a card.
 
         Hit and stand are optional events (event-log.md): a card to a later hand
         shows the earlier ones stood. A skipped hand that still needed a card
         (a split hand, a double) makes the card out of turn.
         """
         order = self.turn_order()
-        skipped_needing = False
+        skipped_needing: PlayHand | None = None
         for h in order:
             if h is target:
                 break
             if h.done:
                 continue
             if h.needs_card:
-                skipped_needing = True
+                skipped_needing = skipped_needing or h
                 h.done = True
                 h.flagged = True
             else:
@@ -553,14 +554,11 @@ class RoundState:
                 if h.done and code is None:
                     out_of_turn = True
                     why = f"box {e.box} hand {e.hand} had already ended"
-                elif (
-                    h is not cur and self._is_after(h, cur) and self._advance_to(h, e.id)
-                ) and code is None:
-                    out_of_turn = True
-                    why = (
-                        f"box {cur.box if cur else '?'} hand {cur.number if cur else '?'} "
-                        "still needed its card"
-                    )
+                elif h is not cur and self._is_after(h, cur):
+                    needing = self._advance_to(h, e.id)
+                    if needing is not None and code is None:
+                        out_of_turn = True
+                        why = f"box {needing.box} hand {needing.number} still needed its card"
             if code is None and out_of_turn:
                 code = Code.DEAL_OUT_OF_TURN
         if code is not None:
@@ -571,7 +569,7 @@ class RoundState:
                 box=e.box,
                 hand=e.hand,
                 actual=",".join((*h.cards, e.card)),
-                rule=HIT_RULE.get(code, "box_holder_decides"),
+                rule=HIT_RULE.get(code),
             )
         h.add_card(e.card, e.id, index, self.rules)
         self._step(
@@ -594,7 +592,7 @@ class RoundState:
         round); ``DEAL_OUT_OF_TURN`` when a player hand still needed a card.
         """
         self.play_cards.append((index, ("dealer", None)))
-        out_of_turn = False if exempt else self._advance_to(None, e.id)
+        out_of_turn = False if exempt else self._advance_to(None, e.id) is not None
         before = list(self.dealer)
         word = dealer_rule_word(before, self.rules, self.all_decided()) if before else "draw"
         why = None
@@ -605,7 +603,6 @@ class RoundState:
                 f"{e.card} to the dealer while a player hand still needed its card",
                 events=[e.id],
                 actual="dealer",
-                rule="initial_deal",
             )
         elif (
             not self.rules.dealer_plays_freely
