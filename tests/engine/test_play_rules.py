@@ -154,7 +154,7 @@ def test_card_to_a_hand_that_does_not_exist_000() -> None:
 
 
 def test_hit_on_blackjack_004() -> None:
-    """004: «Il Black Jack determina sempre in 11 punti il valore dell'asso ... non è consentito»."""
+    """004: the blackjack fixes the ace at 11: «non è consentito richiedere ... altre carte»."""
     log = ShoeLog("it-casino-6d-mandatory").start()
     r = log.round(1).bets({1: 10})
     r.deal({1: "AS KD"}, dealer="9H").hit(1, "5C").dealer("8C").settle(1, 15).close()
@@ -456,7 +456,7 @@ def test_no_insurance_offered_004() -> None:
 
 
 def test_even_money_001() -> None:
-    """001: «potrà richiedere l'immediato pagamento, nel qual caso questo sarà effettuato alla pari»."""
+    """001: «potrà richiedere l'immediato pagamento ... effettuato alla pari»."""
     log = ShoeLog("it-casino-5d").start()
     r = log.round(1).bets({1: 10, 2: 10})
     r.deal({1: "AS KD", 2: "TS 8C"}, dealer="AH").even_money(1).settle(1, 10)

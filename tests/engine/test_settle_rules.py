@@ -1,0 +1,376 @@
+"""Settlements (rules.md: the paying rows, "How many findings", the PAY_ code choice)."""
+
+from __future__ import annotations
+
+from audit.engine import ShoeContext
+from tests.engine.builders import ShoeLog, clean, codes, only, where
+
+# ---------------------------------------------------------------- amounts and codes
+
+
+def test_blackjack_pays_3_to_2_000() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 20})
+    r.deal({1: "AS KD"}, dealer="9H").dealer("8C").settle(1, 30).close()
+    clean(log.replay())
+
+
+def test_blackjack_beats_dealer_21_in_three_cards_000() -> None:
+    """000: «se invece il banco totalizza 21 punti con più di due carte paga ugualmente»."""
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 20})
+    r.deal({1: "AS KD"}, dealer="6H").dealer("TC", "5C").settle(1, 30).close()
+    clean(log.replay())
+
+
+def test_blackjack_pushes_with_dealer_blackjack_000() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 20})
+    r.deal({1: "AS KD"}, dealer="TH").dealer("AC").settle(1, 0).close()
+    clean(log.replay())
+
+
+def test_blackjack_paid_short_000() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 20})
+    r.deal({1: "AS KD"}, dealer="9H").dealer("8C").settle(1, 20).close()
+    f = only(log.replay())
+    assert where(f) == ("PAY_BLACKJACK_SHORT", 1, 1, 0)
+    assert (f.expected, f.actual, str(f.impact)) == ("30", "20", "-10")
+    assert f.rule == "blackjack_pays"
+
+
+def test_split_21_is_not_a_natural_000() -> None:
+    """000: after a split «Eventuali Blackjack ... saranno pagati alla pari»."""
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "AS AD"}, dealer="9H").split(1).hit(1, "KC").hit(1, "5C", hand=1).dealer("8C")
+    r.settle(1, 10).settle(1, -10, hand=1).close()
+    clean(log.replay())
+
+
+def test_split_21_paid_as_natural_000() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "AS AD"}, dealer="9H").split(1).hit(1, "KC").hit(1, "5C", hand=1).dealer("8C")
+    r.settle(1, 15).settle(1, -10, hand=1).close()
+    f = only(log.replay())
+    assert where(f) == ("PAY_SPLIT_BLACKJACK_AS_NATURAL", 1, 1, 0)
+    assert (f.expected, f.actual, str(f.impact)) == ("10", "15", "5")
+
+
+def test_win_taken_is_wrong_outcome_000() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "TS 9D"}, dealer="9H").dealer("8C").settle(1, -10).close()
+    f = only(log.replay())
+    assert (str(f.code), f.expected, f.actual, str(f.impact)) == (
+        "PAY_WRONG_OUTCOME",
+        "10",
+        "-10",
+        "-20",
+    )
+
+
+def test_push_paid_is_wrong_outcome_000() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "TS 7D"}, dealer="9H").dealer("8C").settle(1, 10).close()
+    assert codes(log.replay()) == ["PAY_WRONG_OUTCOME"]
+
+
+def test_double_not_counted_is_wrong_amount_000() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "5S 5D"}, dealer="9H").double(1, "TC").dealer("8C").settle(1, 10).close()
+    f = only(log.replay())
+    assert (str(f.code), f.expected, f.actual) == ("PAY_WRONG_AMOUNT", "20", "10")
+
+
+def test_dealer_blackjack_takes_doubles_and_splits_000() -> None:
+    """rules.md house default: with no hole card the dealer's blackjack takes the whole stake."""
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10, 2: 10})
+    r.deal({1: "5S 5D", 2: "8S 8D"}, dealer="AH").double(1, "9C").split(2).hit(2, "TC")
+    r.hit(2, "TD", hand=1).dealer("KC").settle(2, -10, hand=1).settle(2, -10).settle(1, -20)
+    r.close()
+    clean(log.replay())
+
+
+def test_bets_behind_share_the_box_result_000() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bet(1, 10).bet(1, 30, spot=1, player="P-2").no_more_bets()
+    r.deal({1: "TS 9D"}, dealer="9H").dealer("8C").settle(1, 10).settle(1, 30, spot=1).close()
+    replay = log.replay()
+    clean(replay)
+    assert [w.player for w in replay.rounds[0].wagers] == [None, "P-2"]
+
+
+def test_insurance_settled_wrongly_000() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "TS 9D"}, dealer="AH").insurance(1, 5).dealer("KC")
+    r.settle(1, 5, kind="insurance").settle(1, -10).close()
+    f = only(log.replay())
+    assert where(f) == ("PAY_INSURANCE", 1, 1, 0)
+    assert (f.expected, f.actual, f.rule) == ("10", "5", "insurance_pays")
+
+
+def test_insurance_needs_the_dealer_second_card_000() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "AS KD"}, dealer="AH").insurance(1, 5).settle(1, -5, kind="insurance")
+    r.settle(1, 15).close()
+    assert codes(log.replay()) == ["DEALER_STOOD_ON_DRAW"]
+
+
+# ---------------------------------------------------------------- three sevens (001)
+
+
+def test_three_sevens_prize_001() -> None:
+    log = ShoeLog("it-casino-5d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "7S 7D"}, dealer="9H").hit(1, "7C").settle(1, 20, kind="bonus").dealer("8C")
+    r.settle(1, 10).close()
+    clean(log.replay())
+
+
+def test_three_sevens_on_the_pre_double_stake_001() -> None:
+    log = ShoeLog("it-casino-5d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "7S 7D"}, dealer="9H").double(1, "7C").dealer("8C")
+    r.settle(1, 20).settle(1, 20, kind="bonus").close()
+    clean(log.replay())
+
+
+def test_three_sevens_on_a_split_hand_001() -> None:
+    log = ShoeLog("it-casino-5d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "7S 7D"}, dealer="9H").split(1).hit(1, "7C", "7H").hit(1, "TC", hand=1)
+    r.dealer("8C").settle(1, 0, hand=1).settle(1, 10).settle(1, 20, kind="bonus").close()
+    clean(log.replay())
+
+
+def test_three_sevens_prize_missing_001() -> None:
+    log = ShoeLog("it-casino-5d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "7S 7D"}, dealer="9H").hit(1, "7C").dealer("8C").settle(1, 10).close()
+    f = only(log.replay())
+    assert where(f) == ("PAY_BONUS", 1, 1, 0)
+    assert (f.expected, f.actual, str(f.impact)) == ("20", "0", "-20")
+
+
+def test_three_sevens_prize_without_three_sevens_001() -> None:
+    log = ShoeLog("it-casino-5d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "7S 6D"}, dealer="9H").hit(1, "8C").dealer("8C").settle(1, 10)
+    r.settle(1, 20, kind="bonus").close()
+    f = only(log.replay())
+    assert (str(f.code), f.expected, f.actual) == ("PAY_BONUS", "0", "20")
+
+
+def test_no_three_sevens_prize_000() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "7S 7D"}, dealer="9H").hit(1, "7C").dealer("8C").settle(1, 10).close()
+    clean(log.replay())
+
+
+# ---------------------------------------------------------------- missing, duplicate, unknown
+
+
+def test_wager_never_settled() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10, 2: 10})
+    r.deal({1: "TS 9D", 2: "TS 8D"}, dealer="9H").dealer("8C").settle(2, 10).close()
+    f = only(log.replay())
+    assert where(f) == ("PAY_MISSING", 1, 1, 0)
+    assert (f.expected, f.actual, str(f.impact)) == ("10", "0", "-10")
+
+
+def test_wager_settled_twice() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "TS 9D"}, dealer="9H").dealer("8C").settle(1, 10).settle(1, 10).close()
+    f = only(log.replay())
+    assert where(f) == ("PAY_DUPLICATE", 1, 1, 0)
+    assert (f.expected, f.actual, str(f.impact)) == ("10", "20", "10")
+
+
+def test_settle_for_a_wager_that_does_not_exist() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "TS 9D"}, dealer="9H").dealer("8C").settle(1, 10).settle(5, 10).close()
+    f = only(log.replay())
+    assert where(f) == ("PAY_UNKNOWN_WAGER", 1, 5, 0)
+    assert (f.expected, f.actual) == ("0", "10")
+
+
+# ---------------------------------------------------------------- order and timing
+
+
+def test_settlement_right_to_left_004() -> None:
+    """004: «procedendo da destra verso sinistra, postazione per postazione»."""
+    log = ShoeLog("it-casino-6d-mandatory").start()
+    r = log.round(1).bets({1: 10, 2: 10, 3: 10})
+    r.deal({1: "TS 9D", 2: "TS 8D", 3: "TS 7D"}, dealer="9H").dealer("8C")
+    r.settle(3, 0).settle(2, 10).settle(1, 10).close()
+    clean(log.replay())
+
+
+def test_settlement_out_of_order_004() -> None:
+    log = ShoeLog("it-casino-6d-mandatory").start()
+    r = log.round(1).bets({1: 10, 2: 10, 3: 10})
+    r.deal({1: "TS 9D", 2: "TS 8D", 3: "TS 7D"}, dealer="9H").dealer("8C")
+    r.settle(1, 10).settle(2, 10).settle(3, 0).close()
+    f = only(log.replay())
+    assert (str(f.code), f.round, f.box, f.rule) == ("PAY_ORDER", 1, None, "settlement_order")
+
+
+def test_any_order_000() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10, 2: 10})
+    r.deal({1: "TS 9D", 2: "TS 8D"}, dealer="9H").dealer("8C").settle(1, 10).settle(2, 10)
+    r.close()
+    clean(log.replay())
+
+
+def test_bust_collected_at_once_000() -> None:
+    """000: «il croupier si impadronisce immediatamente della loro puntata»."""
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10, 2: 10})
+    r.deal({1: "TS 6D", 2: "TS 8D"}, dealer="9H").hit(1, "9C").settle(1, -10)
+    r.dealer("8C").settle(2, 10).close()
+    clean(log.replay())
+
+
+def test_bust_collected_late_000() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10, 2: 10})
+    r.deal({1: "TS 6D", 2: "TS 8D"}, dealer="9H").hit(1, "9C").dealer("8C")
+    r.settle(2, 10).settle(1, -10).close()
+    f = only(log.replay())
+    assert where(f) == ("PAY_TIMING", 1, 1, 0)
+
+
+def test_wrong_and_late_is_the_amount_code_only_000() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10, 2: 10})
+    r.deal({1: "TS 6D", 2: "TS 8D"}, dealer="9H").hit(1, "9C").dealer("8C")
+    r.settle(2, 10).settle(1, -5).close()
+    assert codes(log.replay()) == ["PAY_WRONG_AMOUNT"]
+
+
+def test_blackjack_paid_on_the_spot_against_2_to_9_001() -> None:
+    """001: «il Black Jack sarà pagato immediatamente se la carta esposta ... non è un 10»."""
+    log = ShoeLog("it-casino-5d").start()
+    r = log.round(1).bets({1: 10, 2: 10})
+    r.deal({1: "AS KD", 2: "TS 8D"}, dealer="9H").settle(1, 15).stand(2).dealer("8C")
+    r.settle(2, 10).close()
+    clean(log.replay())
+
+
+def test_blackjack_paid_late_against_2_to_9_001() -> None:
+    log = ShoeLog("it-casino-5d").start()
+    r = log.round(1).bets({1: 10, 2: 10})
+    r.deal({1: "AS KD", 2: "TS 8D"}, dealer="9H").dealer("8C").settle(2, 10).settle(1, 15)
+    r.close()
+    f = only(log.replay())
+    assert (str(f.code), f.box, f.rule) == ("PAY_TIMING", 1, "blackjack_paid")
+
+
+def test_blackjack_against_a_ten_after_the_dealer_second_card_001() -> None:
+    log = ShoeLog("it-casino-5d").start()
+    r = log.round(1).bets({1: 10, 2: 10})
+    r.deal({1: "AS KD", 2: "TS 6D"}, dealer="TH").dealer("5C").settle(1, 15).dealer("4C")
+    r.settle(2, -10).close()
+    clean(log.replay())
+
+
+def test_blackjack_against_a_ten_paid_before_the_second_card_001() -> None:
+    log = ShoeLog("it-casino-5d").start()
+    r = log.round(1).bets({1: 10, 2: 10})
+    r.deal({1: "AS KD", 2: "TS 6D"}, dealer="TH").settle(1, 15).dealer("5C", "4C")
+    r.settle(2, -10).close()
+    assert codes(log.replay()) == ["PAY_TIMING"]
+
+
+def test_blackjack_against_an_ace_at_settlement_001() -> None:
+    log = ShoeLog("it-casino-5d").start()
+    r = log.round(1).bets({1: 10, 2: 10})
+    r.deal({1: "AS KD", 2: "TS 9D"}, dealer="AH").dealer("5C", "TC", "2C")
+    r.settle(2, 10).settle(1, 15).close()
+    clean(log.replay())
+
+
+def test_blackjack_at_settlement_paid_early_000() -> None:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10, 2: 10})
+    r.deal({1: "AS KD", 2: "TS 8D"}, dealer="9H").settle(1, 15).dealer("8C").settle(2, 10)
+    r.close()
+    assert [where(f) for f in log.replay().findings] == [("PAY_TIMING", 1, 1, 0)]
+
+
+def test_even_money_paid_after_the_dealer_second_card_001() -> None:
+    log = ShoeLog("it-casino-5d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "AS KD"}, dealer="AH").even_money(1).dealer("6C").settle(1, 10).close()
+    assert codes(log.replay()) == ["PAY_TIMING"]
+
+
+def test_blackjack_short_paid_even_money_without_asking_001() -> None:
+    log = ShoeLog("it-casino-5d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "AS KD"}, dealer="AH").dealer("6C").settle(1, 10).close()
+    assert codes(log.replay()) == ["PAY_BLACKJACK_SHORT"]
+
+
+# ---------------------------------------------------------------- the home game (002)
+
+
+def test_blackjack_paid_at_once_even_money_002() -> None:
+    """002: «deve denunciarlo e viene pagato subito alla pari»."""
+    log = ShoeLog("ventuno-family").start()
+    r = log.round(1).bets({1: 10, 2: 10})
+    r.deal({1: "AS KD", 2: "TS 6D"}, dealer="TH 7C").settle(1, 10).hit(2, "9C").settle(2, -10)
+    r.close()
+    clean(log.replay())
+
+
+def test_blackjack_paid_after_the_next_player_002() -> None:
+    log = ShoeLog("ventuno-family").start()
+    r = log.round(1).bets({1: 10, 2: 10})
+    r.deal({1: "AS KD", 2: "TS 6D"}, dealer="TH 7C").hit(2, "9C").settle(2, -10).settle(1, 10)
+    r.close()
+    assert [where(f) for f in log.replay().findings] == [("PAY_TIMING", 1, 1, 0)]
+
+
+def test_banker_two_card_21_takes_all_but_two_card_21_002() -> None:
+    log = ShoeLog("ventuno-family").start()
+    r = log.round(1).bets({1: 10, 2: 10})
+    r.deal({1: "AS KD", 2: "TS 9D"}, dealer="AH QC").settle(1, 0).settle(2, -10).close()
+    clean(log.replay())
+
+
+def test_banker_rotation_002() -> None:
+    log = ShoeLog("ventuno-family", dealer="P-7").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "TS 8D"}, dealer="TH 7C").settle(1, 10).close()
+    ctx = ShoeContext(banker="P-7", banker_rounds_before=9)
+    replay = log.replay(context=ctx)
+    clean(replay)
+    assert (replay.banker, replay.banker_streak) == ("P-7", 10)
+    replay = log.replay(context=replay.next_context())
+    assert [where(f) for f in replay.findings] == [("DEALER_BANKER_ROTATION", 1, None, None)]
+    assert replay.findings[0].rule == "banker_max_rounds"
+    # once per stint: the 12th round of the same banker is not flagged again
+    assert log.replay(context=replay.next_context()).findings == ()
+
+
+def test_new_banker_resets_the_streak_002() -> None:
+    log = ShoeLog("ventuno-family", dealer="P-8").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "TS 8D"}, dealer="TH 7C").settle(1, 10).close()
+    replay = log.replay(context=ShoeContext(banker="P-7", banker_rounds_before=10))
+    clean(replay)
+    assert replay.banker_streak == 1
