@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from audit.engine import bets, decisions, exposed
 from audit.engine.dealer import dealer_natural
 from audit.engine.hands import best_total, is_soft
 from audit.engine.result import (
@@ -133,12 +134,12 @@ class _Replay:
             self.start_burned += e.n_cards
             self.start_burn_events.append(e.id)
             if cur is not None and cur.number == 1:
-                cur.start_burn(e)
+                bets.start_burn(cur, e)
             self._shoe_step(e, f"burn {e.n_cards} card(s) at shoe start", pos=pos)
             return
         self.later_burned += e.n_cards
         if cur is not None:
-            cur.on_burn(e, index)
+            exposed.on_burn(cur, e, index)
         else:
             if self.rules.exposed_card_procedure:
                 self.sink.add(
@@ -289,9 +290,9 @@ class _Replay:
         if isinstance(e, m.RoundOpen):
             rs._step(e, f"round {e.round} opens")
         elif isinstance(e, m.Bet):
-            rs.on_bet(e)
+            bets.on_bet(rs, e)
         elif isinstance(e, m.NoMoreBets):
-            rs.on_no_more_bets(e)
+            bets.on_no_more_bets(rs, e)
         elif isinstance(e, m.CardDealt):
             first = not rs.draws
             if first:
@@ -300,17 +301,17 @@ class _Replay:
             self.cards_dealt += 1
             rs.on_card(e, index, pos)
         elif isinstance(e, m.Action):
-            rs.on_action(e, index)
+            decisions.on_action(rs, e, index)
         elif isinstance(e, m.Objection):
-            rs.on_objection(e)
+            decisions.on_objection(rs, e)
         elif isinstance(e, m.Insurance):
-            rs.on_insurance(e, index)
+            decisions.on_insurance(rs, e, index)
         elif isinstance(e, m.EvenMoney):
-            rs.on_even_money(e, index)
+            decisions.on_even_money(rs, e, index)
         elif isinstance(e, m.ExposedCard):
-            rs.on_exposed(e)
+            exposed.on_exposed(rs, e)
         elif isinstance(e, m.Offer):
-            rs.on_offer(e)
+            exposed.on_offer(rs, e)
         elif isinstance(e, m.CutCardOut):
             self.shoe.cut_card_came_out(rs.number, e.id)
             rs._step(e, "the cut card came out: this round is the last")

@@ -8,40 +8,29 @@ is over and :meth:`RoundState.freeze` turns it into a frozen
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from decimal import Decimal
 
+from audit.engine.bets import close_betting
 from audit.engine.dealer import (
     dealer_must_draw,
     dealer_natural,
     dealer_rule_word,
     upcard_can_make_blackjack,
 )
+from audit.engine.exposed import Exposed, Target, _where
 from audit.engine.hands import best_total, is_soft
 from audit.engine.play import (
     HIT_RULE,
     PlayBox,
     PlayHand,
-    double_violation,
     hit_violation,
-    split_hand,
-    split_violation,
 )
 from audit.engine.result import Step, WagerRecord
 from audit.engine.sink import FindingSink
 from audit.events import models as m
-from audit.events.cards import is_ace
 from audit.findings import Code
 from audit.profiles.model import Rules
-
-Target = tuple[str, int | None]
-"""("box", n) or ("dealer", None)."""
-
-
-def _where(t: Target | None) -> str:
-    if t is None:
-        return "no more cards"
-    return "the dealer" if t[0] == "dealer" else f"box {t[1]}"
 
 
 @dataclass
@@ -53,18 +42,6 @@ class SettleRec:
     event_id: str
     index: int
     step: int
-
-
-@dataclass
-class Exposed:
-    """An exposed card going through the offer procedure (000)."""
-
-    card: str
-    event_id: str
-    candidates: list[Target]
-    offers: list[tuple[Target, bool]] = field(default_factory=list)
-    accepted: Target | None = None
-    flagged: bool = False
 
 
 @dataclass
@@ -201,146 +178,6 @@ class RoundState:
     def _hand_step_kw(self, h: PlayHand) -> dict[str, object]:
         return {"cards": h.cards, "total": h.state.total, "soft": h.state.soft}
 
-    # ------------------------------------------------------------------ betting
-
-    def on_bet(self, e: m.Bet) -> None:
-        """A stake placed, changed or withdrawn (``amount`` 0).
-
-        After betting closed it is past-posting, ``BET_AFTER_NO_MORE_BETS``
-        (004: «nessuna puntata può essere aggiunta, tolta o spostata»); the
-        stake still counts as placed (rules.md: settlements follow the stakes
-        as they were placed).
-        """
-        key = (e.box, e.spot)
-        late = self.betting_closed
-        if late:
-            rule = "bets_close_before_start_burn" if self.closed_by_burn else None
-            self._add(
-                Code.BET_AFTER_NO_MORE_BETS,
-                f"box {e.box} spot {e.spot}: stake set to {e.amount} after betting closed",
-                events=[x for x in (self.close_event, e.id) if x],
-                box=e.box,
-                spot=e.spot,
-                actual=str(e.amount),
-                rule=rule,
-            )
-        self.bets[key] = e.amount
-        self.players[key] = e.player
-        self.bet_events.setdefault(e.box, []).append(e.id)
-        if self.boxes_made:
-            self._late_stake(e)
-        who = f" ({e.player})" if e.player else ""
-        verb = "withdraws" if e.amount == 0 else "bets"
-        self._step(
-            e,
-            f"box {e.box} spot {e.spot}{who} {verb} {e.amount}"
-            + (" after no more bets" if late else ""),
-            box=e.box,
-            spot=e.spot,
-            amount=e.amount,
-            allowed=not late,
-            why_not="betting was closed" if late else None,
-        )
-
-    def _late_stake(self, e: m.Bet) -> None:
-        box = self.boxes.get(e.box)
-        if box is None or box.phantom:
-            cards = box.hands if box is not None else []
-            box = PlayBox(number=e.box, late=True)
-            box.hands = [PlayHand(box=e.box, number=0)]
-            for old in cards:
-                if old.number == 0:
-                    box.hands[0].state = old.state
-            self.boxes[e.box] = box
-        box.spots[e.spot] = e.amount
-        box.players[e.spot] = e.player
-        h0 = box.hand(0)
-        if h0 is not None:
-            if e.amount > 0:
-                h0.stakes[e.spot] = e.amount
-            else:
-                h0.stakes.pop(e.spot, None)
-
-    def close_betting(self, event_id: str, by_burn: bool = False) -> None:
-        """Betting closes (no more bets, the first card, or 001's start burn).
-
-        Checks the stakes as they stand: ``BET_LIMIT`` (a spot under
-        ``min_bet``, a box total over ``max_bet``; 000: «la somma delle puntate
-        non superi il massimo») and ``BET_SPOTS`` (``max_spots_per_box``; bets
-        behind with no box holder).
-        """
-        if self.betting_closed:
-            return
-        self.betting_closed = True
-        self.close_event = event_id
-        self.closed_by_burn = by_burn
-        boxes: dict[int, dict[int, Decimal]] = {}
-        for (box, spot), amount in sorted(self.bets.items()):
-            if amount > 0:
-                boxes.setdefault(box, {})[spot] = amount
-        lo, hi = self.limits.min_bet, self.limits.max_bet
-        for box, spots in boxes.items():
-            ev = self.bet_events.get(box, [])
-            for spot, amount in spots.items():
-                if lo is not None and amount < lo:
-                    self._add(
-                        Code.BET_LIMIT,
-                        f"box {box} spot {spot}: stake {amount} under the table minimum {lo}",
-                        events=ev,
-                        box=box,
-                        spot=spot,
-                        expected=f">= {lo}",
-                        actual=str(amount),
-                        rule="min_bet",
-                    )
-            total = sum(spots.values(), Decimal(0))
-            if hi is not None and total > hi:
-                self._add(
-                    Code.BET_LIMIT,
-                    f"box {box}: stakes total {total}, over the table maximum {hi}",
-                    events=ev,
-                    box=box,
-                    expected=f"<= {hi}",
-                    actual=str(total),
-                    rule="max_bet",
-                )
-            mx = self.rules.max_spots_per_box
-            if mx is not None and (len(spots) > mx or max(spots) >= mx):
-                self._add(
-                    Code.BET_SPOTS,
-                    f"box {box}: stakes on spots {sorted(spots)}; the profile allows {mx} "
-                    f"spot(s) per box (0 to {mx - 1})",
-                    events=ev,
-                    box=box,
-                    expected=str(mx),
-                    actual=str(len(spots)),
-                    rule="max_spots_per_box",
-                )
-            elif 0 not in spots:
-                self._add(
-                    Code.BET_SPOTS,
-                    f"box {box}: bets behind on spots {sorted(spots)} with no box holder (spot 0)",
-                    events=ev,
-                    box=box,
-                    expected="a stake on spot 0",
-                    actual="none",
-                    rule="box_holder_decides",
-                )
-
-    def on_no_more_bets(self, e: m.NoMoreBets) -> None:
-        """«Rien ne va plus»: from here no stake may change."""
-        already = self.betting_closed
-        self.close_betting(e.id)
-        self._step(e, "no more bets" + (" (betting had already closed)" if already else ""))
-
-    def start_burn(self, e: m.Burn) -> None:
-        """001: «A puntate effettuate, il banchiere chiude il gioco, bruciando 5 carte».
-
-        With ``bets_close_before_start_burn``, a start burn during round 1 closes betting.
-        """
-        if self.rules.bets_close_before_start_burn:
-            self.close_betting(e.id, by_burn=True)
-
     # ------------------------------------------------------------------ the deal
 
     def _make_boxes(self) -> None:
@@ -387,7 +224,7 @@ class RoundState:
 
     def on_card(self, e: m.CardDealt, index: int, pos: int) -> None:
         """One card leaves the shoe and is placed (betting closes at the first card)."""
-        self.close_betting(e.id)
+        close_betting(self, e.id)
         if not self.boxes_made:
             self._make_boxes()
         self.draws.append(index)
@@ -652,338 +489,6 @@ class RoundState:
                 hand=hand,
             )
         return h
-
-    def on_action(self, e: m.Action, index: int) -> None:
-        """A player decision: hit, stand, double, split, surrender (000, 001, 004)."""
-        self._finish_deal(e, index)
-        h = self._hand_for(e, e.box, e.hand, e.action)
-        if h is None:
-            self._step(
-                e,
-                f"{e.action} for box {e.box} hand {e.hand}: no such hand",
-                box=e.box,
-                hand=e.hand,
-                allowed=False,
-                why_not="no such hand",
-            )
-            return
-        cur = self.current()
-        if not h.done and h is not cur and self._is_after(h, cur):
-            order = self.turn_order()
-            between = order[order.index(cur) : order.index(h)] if cur is not None else []
-            if all(not x.needs_card for x in between if not x.done):
-                self._advance_to(h, e.id)
-        allowed = True
-        why: str | None = None
-        if e.action == "stand":
-            self._stand(h, e.id)
-        elif e.action == "hit":
-            code = hit_violation(h, self.rules)
-            if code is not None:
-                allowed, why = False, code.value
-        elif e.action == "surrender":
-            if not self.rules.surrender_allowed:
-                allowed, why = False, "the profile allows no surrender"
-                self._add(
-                    Code.PLAY_SURRENDER,
-                    f"box {e.box} hand {e.hand} surrendered; the profile allows no surrender",
-                    events=[e.id],
-                    box=e.box,
-                    hand=e.hand,
-                    rule="surrender_allowed",
-                )
-            h.surrendered = True
-            h.done = True
-        elif e.action == "double":
-            allowed, why = self._double(e, h)
-        else:
-            allowed, why = self._split(e, h)
-        self._step(
-            e,
-            f"box {e.box} hand {e.hand}: {e.action}"
-            + (f" ({','.join(h.cards)} = {h.state.total})" if h.cards else ""),
-            box=e.box,
-            hand=e.hand,
-            amount=e.amount,
-            allowed=allowed,
-            why_not=why,
-            **self._hand_step_kw(h),
-        )
-
-    def _consent(self, e: m.Action, h: PlayHand, spots: list[int]) -> str | None:
-        """000: all who bet on the box must agree; one objection forbids it.
-
-        With ``split_double_unanimity`` false the box holder binds the others
-        (001, 004) and objections have no effect.
-        """
-        objections = self.objections.pop((e.box, e.hand, e.action), [])
-        if not self.rules.split_double_unanimity:
-            return None
-        if objections:
-            return f"objected to ({', '.join(objections)})"
-        staked = sorted(s for s, v in h.stakes.items() if v > 0)
-        missing = sorted(set(staked) - set(spots))
-        if missing:
-            return f"spot(s) {missing} did not take part"
-        return None
-
-    def _decision_findings(
-        self,
-        e: m.Action,
-        violation: tuple[str, str] | None,
-        unconsented: str | None,
-        illegal: Code,
-    ) -> tuple[bool, str | None]:
-        if violation is not None:
-            rule, reason = violation
-            self._add(
-                illegal,
-                f"box {e.box} hand {e.hand}: {e.action} not allowed: {reason}",
-                events=[e.id],
-                box=e.box,
-                hand=e.hand,
-                rule=rule,
-            )
-            return False, reason
-        if unconsented is not None:
-            objected = [i for i in unconsented.split("(")[-1].rstrip(")").split(", ")]
-            self._add(
-                Code.PLAY_UNCONSENTED,
-                f"box {e.box} hand {e.hand}: {e.action} went ahead though {unconsented}",
-                events=[*(objected if unconsented.startswith("objected") else []), e.id],
-                box=e.box,
-                hand=e.hand,
-                rule="split_double_unanimity",
-            )
-            return False, unconsented
-        return True, None
-
-    def _double(self, e: m.Action, h: PlayHand) -> tuple[bool, str | None]:
-        """A double: one more card, the extra stake at most the stake (000); applied as made."""
-        spots = e.spots if e.spots is not None else sorted(s for s, v in h.stakes.items() if v > 0)
-        extras = {
-            s: (e.amount if e.amount is not None else h.stakes[s]) for s in spots if s in h.stakes
-        }
-        violation = double_violation(h, self.rules, extras)
-        unconsented = self._consent(e, h, spots)
-        result = self._decision_findings(e, violation, unconsented, Code.PLAY_ILLEGAL_DOUBLE)
-        for s, extra in extras.items():
-            h.extra[s] = h.extra.get(s, Decimal(0)) + extra
-        h.state = replace(h.state, doubled=True)
-        h.cards_after_double = 0
-        h.done = False
-        return result
-
-    def _split(self, e: m.Action, h: PlayHand) -> tuple[bool, str | None]:
-        """A split of two equal cards into two hands (000); applied as made."""
-        b = self.boxes[e.box]
-        spots = e.spots if e.spots is not None else sorted(s for s, v in h.stakes.items() if v > 0)
-        violation = split_violation(h, b, self.rules)
-        unconsented = self._consent(e, h, spots)
-        result = self._decision_findings(e, violation, unconsented, Code.PLAY_ILLEGAL_SPLIT)
-        split_hand(b, h, spots)
-        h.done = False
-        return result
-
-    def on_objection(self, e: m.Objection) -> None:
-        """A bettor refuses the next double or split of the hand (000)."""
-        h = self._hand_for(e, e.box, e.hand, "objection")
-        if h is not None:
-            self.objections.setdefault((e.box, e.hand, e.action), []).append(e.id)
-        effect = "" if self.rules.split_double_unanimity else " (no effect under this profile)"
-        self._step(
-            e,
-            f"box {e.box} hand {e.hand} spot {e.spot} objects to a {e.action}{effect}",
-            box=e.box,
-            hand=e.hand,
-            spot=e.spot,
-        )
-
-    def on_insurance(self, e: m.Insurance, index: int) -> None:
-        """Insurance against a dealer ace (000): at most half the stake, before any third card."""
-        self._finish_deal(e, index)
-        b = self.boxes.get(e.box)
-        reasons: list[tuple[str, str]] = []
-        if b is None or b.phantom:
-            self._add(
-                Code.LOG_INCOMPLETE,
-                f"insurance for box {e.box}, which has no stake in this round",
-                events=[e.id],
-                box=e.box,
-                spot=e.spot,
-            )
-            self._step(
-                e,
-                f"box {e.box} spot {e.spot} insures {e.amount}: no such box",
-                box=e.box,
-                spot=e.spot,
-                amount=e.amount,
-                allowed=False,
-                why_not="no such box",
-            )
-            return
-        stake = b.hands[0].stakes.get(e.spot, Decimal(0)) if b.hands else Decimal(0)
-        r = self.rules
-        if not r.insurance_offered:
-            reasons.append(("insurance_offered", "the profile offers no insurance"))
-        if not self.dealer or not is_ace(self.dealer[0]):
-            up = self.dealer[0] if self.dealer else "none"
-            reasons.append(("insurance_offered", f"the dealer's card is {up}, not an ace"))
-        if any(t[0] == "box" for _, t in self.play_cards):
-            reasons.append(("insurance_offered", "placed after a third card was dealt"))
-        ratio = r.insurance_max_ratio
-        if e.amount * ratio.denominator > stake * ratio.numerator:
-            reasons.append(
-                ("insurance_max_ratio", f"{e.amount} is over {ratio} of the stake {stake}")
-            )
-        if reasons:
-            self._add(
-                Code.PLAY_ILLEGAL_INSURANCE,
-                f"box {e.box} spot {e.spot} insurance {e.amount}: "
-                + "; ".join(why for _, why in reasons),
-                events=[e.id],
-                box=e.box,
-                hand=0,
-                spot=e.spot,
-                actual=str(e.amount),
-                rule=reasons[0][0],
-            )
-        old, ids = self.insurance.get((e.box, e.spot), (Decimal(0), []))
-        self.insurance[(e.box, e.spot)] = (old + e.amount, [*ids, e.id])
-        self._step(
-            e,
-            f"box {e.box} spot {e.spot} insures {e.amount}",
-            box=e.box,
-            spot=e.spot,
-            amount=e.amount,
-            allowed=not reasons,
-            why_not="; ".join(why for _, why in reasons) or None,
-        )
-
-    def on_even_money(self, e: m.EvenMoney, index: int) -> None:
-        """Even money (001): a blackjack against a dealer ace taken 1:1 at once."""
-        self._finish_deal(e, index)
-        h = self._hand_for(e, e.box, 0, "even money")
-        reasons: list[str] = []
-        if h is not None:
-            if not self.rules.even_money_offered:
-                reasons.append("the profile offers no even money")
-            if not h.natural:
-                reasons.append(
-                    f"box {e.box} holds {','.join(h.cards) or 'no cards'}, not a blackjack"
-                )
-            if not self.dealer or not is_ace(self.dealer[0]):
-                reasons.append("the dealer's card is not an ace")
-            if reasons:
-                self._add(
-                    Code.PLAY_ILLEGAL_EVEN_MONEY,
-                    f"box {e.box} spot {e.spot} even money: " + "; ".join(reasons),
-                    events=[e.id],
-                    box=e.box,
-                    hand=0,
-                    spot=e.spot,
-                    rule="even_money_offered",
-                )
-            # What happened is judged: even money on a real blackjack against an ace is
-            # binding whatever the profile says (the breach is its own finding).
-            if h.natural and self.dealer and is_ace(self.dealer[0]):
-                h.even_money.add(e.spot)
-        self._step(
-            e,
-            f"box {e.box} spot {e.spot} takes even money",
-            box=e.box,
-            hand=0,
-            spot=e.spot,
-            allowed=h is not None and not reasons,
-            why_not="; ".join(reasons) or ("no such hand" if h is None else None),
-        )
-
-    # ------------------------------------------------------------------ exposed card
-
-    def on_exposed(self, e: m.ExposedCard) -> None:
-        """An exposed card (000): offered to the player in turn, each later box, the dealer."""
-        if self.rules.exposed_card_procedure:
-            cands: list[Target] = []
-            for h in self.turn_order():
-                if not h.done and ("box", h.box) not in cands:
-                    cands.append(("box", h.box))
-            cands.append(("dealer", None))
-            self.exposed = Exposed(card=e.card, event_id=e.id, candidates=cands)
-        self._step(e, f"{e.card} exposed", card=e.card)
-
-    def _exposed_finding(self, ex: Exposed | None, message: str, event_id: str) -> None:
-        if ex is not None:
-            if ex.flagged:
-                return
-            ex.flagged = True
-        self._add(
-            Code.PLAY_EXPOSED_CARD,
-            message,
-            events=[*([ex.event_id] if ex else []), event_id],
-            rule="exposed_card_procedure",
-        )
-
-    def on_offer(self, e: m.Offer) -> None:
-        """An offer of the exposed card, checked against the order of the procedure (000)."""
-        target: Target = ("dealer", None) if e.to == "dealer" else ("box", e.box)
-        ex = self.exposed
-        ok = True
-        if self.rules.exposed_card_procedure:
-            if ex is None or ex.card != e.card:
-                ok = False
-                self._exposed_finding(
-                    None, f"{e.card} offered, but it is not the exposed card", e.id
-                )
-            else:
-                k = len(ex.offers)
-                expected = ex.candidates[k] if k < len(ex.candidates) else None
-                if target != expected:
-                    ok = False
-                    self._exposed_finding(
-                        ex,
-                        f"exposed {e.card} offered to {_where(target)}; "
-                        f"{_where(expected)} was next",
-                        e.id,
-                    )
-                ex.offers.append((target, e.accepted))
-                if e.accepted:
-                    ex.accepted = target
-        verb = "accepts" if e.accepted else "refuses"
-        self._step(
-            e,
-            f"{e.card} offered: {_where(target)} {verb}",
-            card=e.card,
-            target=e.to,
-            box=e.box,
-            allowed=ok,
-        )
-
-    def on_burn(self, e: m.Burn, index: int) -> None:
-        """A burn during the round: only an exposed card refused by all may be burned (000)."""
-        self.draws.append(index)
-        ok = True
-        if self.rules.exposed_card_procedure:
-            ex = self.exposed
-            if ex is not None and ex.card in e.cards:
-                refused = [t for t, acc in ex.offers if not acc]
-                if refused != ex.candidates:
-                    ok = False
-                    missing = [_where(t) for t in ex.candidates if t not in refused]
-                    self._exposed_finding(
-                        ex,
-                        f"exposed {ex.card} burned without being offered to {', '.join(missing)}",
-                        e.id,
-                    )
-                self.exposed = None
-            else:
-                ok = False
-                self._exposed_finding(
-                    None,
-                    f"{','.join(e.cards) or e.n_cards} card(s) burned mid-shoe outside the "
-                    "exposed-card procedure",
-                    e.id,
-                )
-        self._step(e, f"burn {','.join(e.cards) or e.n_cards}", allowed=ok)
 
     # ------------------------------------------------------------------ the end
 
