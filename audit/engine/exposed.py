@@ -64,6 +64,26 @@ def _exposed_finding(rs: RoundState, ex: Exposed | None, message: str, event_id:
     )
 
 
+def _first_offer_shows_the_turn(rs: RoundState, ex: Exposed, target: Target, evidence: str) -> None:
+    """A first offer to a later box shows the boxes before it stood (hit and stand are optional).
+
+    Like a card to a later box (event-log.md), it moves the turn there, unless a
+    hand in between still needed a card; the candidates then start at that box.
+    """
+    if target[0] != "box" or target not in ex.candidates:
+        return
+    order = rs.turn_order()
+    cur = rs.current()
+    first = next((h for h in order if h.box == target[1] and not h.done), None)
+    if first is None or cur is None:
+        return
+    between = order[order.index(cur) : order.index(first)]
+    if any(h.needs_card for h in between if not h.done):
+        return
+    rs._advance_to(first, evidence)
+    ex.candidates = ex.candidates[ex.candidates.index(target) :]
+
+
 def on_offer(rs: RoundState, e: m.Offer) -> None:
     """An offer of the exposed card, checked against the order of the procedure (000)."""
     target: Target = ("dealer", None) if e.to == "dealer" else ("box", e.box)
@@ -74,6 +94,8 @@ def on_offer(rs: RoundState, e: m.Offer) -> None:
             ok = False
             _exposed_finding(rs, None, f"{e.card} offered, but it is not the exposed card", e.id)
         else:
+            if not ex.offers and target != ex.candidates[0]:
+                _first_offer_shows_the_turn(rs, ex, target, e.id)
             k = len(ex.offers)
             expected = ex.candidates[k] if k < len(ex.candidates) else None
             if target != expected:

@@ -592,3 +592,14 @@ def test_banker_plays_freely_002() -> None:
     r = log.round(1).bets({1: 10})
     r.deal({1: "TS 8D"}, dealer="TH 2C").settle(1, 10).close()
     clean(log.replay())
+
+
+def test_first_offer_to_a_later_box_shows_the_earlier_stood_004() -> None:
+    """Hit and stand are optional: an offer starting at box 2 shows box 1 stood."""
+    log = ShoeLog("it-casino-6d-mandatory").start()
+    r = log.round(1).bets({1: 10, 2: 10})
+    r.deal({1: "TS 9D", 2: "9S 8C"}, dealer="9H").exposed("5C")
+    r.offer("5C", 2, False).offer("5C", None, False)
+    log.burn("5C", face_down=False)
+    r.dealer("8D").settle(2, 0).settle(1, 10).close()
+    clean(log.replay())
