@@ -39,7 +39,7 @@ def load_profile_file(path: Path) -> Profile:
         if not isinstance(entry, dict) or "source" not in entry:
             raise ProfileError(
                 f"{path}: rule {name!r} is written as "
-                "{ value = ..., source = \"...\", house_default = true|false }"
+                '{ value = ..., source = "...", house_default = true|false }'
             )
         values[name] = entry.get("value")
         sources[name] = {k: v for k, v in entry.items() if k != "value"}
