@@ -202,6 +202,9 @@ class RoundBase:
     def pause(self, lo: int, hi: int) -> int:
         return self.rng.randint(lo, hi)
 
+    def play(self) -> RoundResult:
+        raise NotImplementedError
+
     def result(self) -> RoundResult:
         return RoundResult(
             self.drafts, self.wagers, self.opps, self.features, self.fired, self.recorded
@@ -257,7 +260,7 @@ class RoundBase:
         self.cut_check()
         card, pos = shoe.draw()
         if not shoe.order_recorded and not self._excess_seen:
-            added = sorted(c for c, n in shoe.seen.items() if n >= shoe.decks)
+            added = sorted(c for c, n in shoe.seen.items() if n == shoe.decks)
             if added:
                 self._excess_seen = True
                 if self.opportunity(Code.SHOE_CARD_EXCESS):

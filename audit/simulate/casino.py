@@ -218,7 +218,7 @@ class CasinoRound(RoundBase):
     def play_hand(self, box: BoxState, hand: Hand) -> None:
         rules = self.rules
         while True:
-            total, soft = hand_total(hand.cards)
+            total = hand.total
             if total > 21:
                 self.bust(hand)
                 return
@@ -439,7 +439,9 @@ class CasinoRound(RoundBase):
     def dealer_must_draw(self) -> bool:
         total, soft = hand_total(self.dealer)
         stands = self.rules.dealer_stands_on
-        return total < stands or (total == stands and soft and not self.rules.dealer_stands_on_soft_17)
+        return total < stands or (
+            total == stands and soft and not self.rules.dealer_stands_on_soft_17
+        )
 
     def dealer_turn(self) -> None:
         rules = self.rules
@@ -491,18 +493,22 @@ class CasinoRound(RoundBase):
                     return
                 self.dealer.append(self.deal("dealer", delay=(2, 4)))
                 continue
-            if live and not drew_extra and total <= 20:
-                if self.opportunity(Code.DEALER_DREW_ON_STAND):
-                    drew_extra = True
-                    before = ",".join(self.dealer)
-                    self.dealer.append(self.deal("dealer", delay=(2, 4)))
-                    self.fire(
-                        Code.DEALER_DREW_ON_STAND,
-                        None,
-                        None,
-                        f"dealer drew on {total} ({before}), got {self.dealer[-1]}",
-                    )
-                    continue
+            if (
+                live
+                and not drew_extra
+                and total <= 20
+                and self.opportunity(Code.DEALER_DREW_ON_STAND)
+            ):
+                drew_extra = True
+                before = ",".join(self.dealer)
+                self.dealer.append(self.deal("dealer", delay=(2, 4)))
+                self.fire(
+                    Code.DEALER_DREW_ON_STAND,
+                    None,
+                    None,
+                    f"dealer drew on {total} ({before}), got {self.dealer[-1]}",
+                )
+                continue
             if total > 21:
                 self.features["dealer_busts"] += 1
             return
@@ -543,7 +549,10 @@ class CasinoRound(RoundBase):
                     self.features["three_sevens"] += 1
                     for spot in sorted(hand.stakes):
                         self.settle(
-                            hand, spot, pay(hand.stakes[spot], rules.three_sevens_pays), kind="bonus"
+                            hand,
+                            spot,
+                            pay(hand.stakes[spot], rules.three_sevens_pays),
+                            kind="bonus",
                         )
 
 

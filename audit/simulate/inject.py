@@ -77,7 +77,7 @@ RARE: frozenset[Code] = frozenset(
         Code.PAY_INSURANCE,
         Code.PAY_BONUS,
         Code.PLAY_SPLIT_ACES_CARDS,
-        Code.SHOE_CARD_EXCESS,
+        Code.PLAY_MANDATORY_HIT,
         Code.PAY_BLACKJACK_SHORT,
         Code.PAY_WRONG_AMOUNT,
         Code.PLAY_UNCONSENTED,
@@ -124,9 +124,7 @@ def settlement_candidates(result: RoundResult, rules: Rules) -> dict[Code, list[
     main = [w for w in result.wagers if w.kind == "main"]
     out: dict[Code, list[Wager]] = {
         Code.PAY_SPLIT_BLACKJACK_AS_NATURAL: [
-            w
-            for w in main
-            if w.split21 and w.amount > 0 and rules.blackjack_pays != rules.win_pays
+            w for w in main if w.split21 and w.amount > 0 and rules.blackjack_pays != rules.win_pays
         ],
         Code.PAY_BLACKJACK_SHORT: [
             w for w in main if w.natural and not w.even_money and w.amount > 0

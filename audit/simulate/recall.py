@@ -114,7 +114,9 @@ class RecallReport:
     def table(self) -> str:
         """A fixed-width table: code, injected, found, extra findings, recall, precision."""
         codes = sorted(set(self.injected) | set(self.extra))
-        lines = [f"{'code':34} {'injected':>8} {'found':>6} {'extra':>6} {'recall':>7} {'prec.':>7}"]
+        lines = [
+            f"{'code':34} {'injected':>8} {'found':>6} {'extra':>6} {'recall':>7} {'prec.':>7}"
+        ]
         for c in codes:
             lines.append(
                 f"{c:34} {self.injected[c]:8d} {self.found[c]:6d} {self.extra[c]:6d} "
@@ -139,7 +141,9 @@ def _fits(err: InjectedError, f: FindingLike) -> bool:
     return err.hand is None or f.hand is None or f.hand == err.hand
 
 
-def match_findings(injected: Iterable[InjectedError], findings: Iterable[FindingLike]) -> RecallReport:
+def match_findings(
+    injected: Iterable[InjectedError], findings: Iterable[FindingLike]
+) -> RecallReport:
     """Pair each injected error with one finding of its code at its place (box and hand
     compared where both sides name them); every other finding is extra."""
     report = RecallReport()

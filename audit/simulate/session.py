@@ -1,4 +1,4 @@
-"""The simulator's entry points: :func:`simulate` writes a night of logs; :func:`iter_shoes` yields it."""
+"""Entry points: :func:`simulate` writes a night of logs, :func:`iter_shoes` yields its shoes."""
 
 from __future__ import annotations
 
@@ -38,6 +38,14 @@ class SimulationSummary:
     injected: tuple[InjectedError, ...]
     features: dict[str, Counter[str]] = field(default_factory=dict)
     """per profile: how often each feature happened (splits, doubles, insurance, ...)."""
+
+    def __str__(self) -> str:
+        where = f"wrote {len(self.files)} file(s) to {self.out_dir}"
+        what = f"{len(self.tables)} table(s), {self.shoes:,} shoes, {self.rounds:,} rounds"
+        text = f"{where}: {what}, {self.events:,} events"
+        if self.manifest is not None:
+            text += f"; {len(self.injected)} injected error(s) listed in {self.manifest}"
+        return text
 
 
 def _tables(

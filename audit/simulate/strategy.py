@@ -14,10 +14,10 @@ from decimal import Decimal
 from audit.events.cards import hand_total, is_ace, is_ten_value, value
 
 __all__ = [
-    "HIT",
-    "STAND",
     "DOUBLE",
+    "HIT",
     "SPLIT",
+    "STAND",
     "banker_draws",
     "dealer_up_value",
     "home_player_hits",
@@ -118,10 +118,8 @@ def player_decision(
         return HIT
     choice = _soft_play(total, up, two, rng) if soft else _hard_play(total, up, two)
     if choice == DOUBLE and not can_double:
-        if soft:
-            choice = STAND if total >= 18 else HIT
-        else:
-            choice = HIT if total <= 11 else STAND
+        # the double not allowed: a soft 18+ stands, a soft hand below hits; hard 11- hits
+        choice = (STAND if total >= 18 else HIT) if soft else (HIT if total <= 11 else STAND)
     if choice in (HIT, STAND) and 12 <= total <= 17 and rng.random() < NOISE:
         choice = STAND if choice == HIT else HIT
     return choice

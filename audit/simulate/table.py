@@ -123,7 +123,7 @@ class TableSession:
             return False
         return not self.round_classes or self.err_rng.random() < 0.2
 
-    # ------------------------------------------------------------------ one round, maybe with an error
+    # ------------------------------------------------------------------ a round, maybe an error
 
     def play_round(
         self, make: Callable[[Directive], RoundBase], shoe: Shoe, has_error: bool
@@ -285,7 +285,9 @@ class CasinoTable(TableSession):
         cards = new_shoe(rng, decks)
         inspected = rules.inspection_required and first_of_day
         if inspected:
-            self.stamp(out, Draft("inspection", {"decks": decks, "ok": True}, rng.randint(120, 300), False))
+            self.stamp(
+                out, Draft("inspection", {"decks": decks, "ok": True}, rng.randint(120, 300), False)
+            )
             self.stamp(out, Draft("shuffle", {"method": "wash"}, rng.randint(60, 150), False))
             self.features["inspections"] += 1
         record_order = False
@@ -347,7 +349,9 @@ class CasinoTable(TableSession):
             plans = self.plan_round()
             has_error = r1_error if round_no == 1 else self.err_rng.random() < self.error_rate
             start_burn = burn if round_no == 1 and rules.bets_close_before_start_burn else None
-            result = self.play_round(self.round_maker(shoe, round_no, plans, start_burn), shoe, has_error)
+            result = self.play_round(
+                self.round_maker(shoe, round_no, plans, start_burn), shoe, has_error
+            )
             self.record(out, result, round_no)
         if (
             reason == "cut_card"
@@ -470,7 +474,9 @@ class HomeTable(TableSession):
                 self.banker_i = (self.banker_i + 1) % len(self.family)
                 self.stint = 0
                 self.stint_target = self.new_target()
-                self.stamp(out, Draft("dealer_change", {"dealer": self.banker}, rng.randint(5, 20), False))
+                self.stamp(
+                    out, Draft("dealer_change", {"dealer": self.banker}, rng.randint(5, 20), False)
+                )
                 out.features["dealer_changes"] += 1
                 self.features["dealer_changes"] += 1
         overstay = self.rotation_error and self.limit is not None and self.stint == self.limit

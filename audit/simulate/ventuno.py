@@ -115,5 +115,8 @@ class VentunoRound(RoundBase):
             fields["player"] = box.players[0]
         self.emit("bet", 2, **fields)
         self.fire(
-            Code.BET_AFTER_NO_MORE_BETS, b, None, f"box {b} raised {old} to {new} after the first card"
+            Code.BET_AFTER_NO_MORE_BETS,
+            b,
+            None,
+            f"box {b} raised {old} to {new} after the first card",
         )

@@ -1,0 +1,89 @@
+"""The simulator against the engine: clean logs, no finding; each injected error, exactly its own.
+
+When they disagree, rules.md decides who is wrong; an engine mistake is
+written down in docs/engine-mismatches.md.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from audit.findings import Code
+from audit.simulate import ALL_CLASSES, iter_shoes
+from tests.simulate.harness import audit_run
+
+PROFILES = ["it-casino-6d", "it-casino-5d", "it-casino-6d-mandatory", "ventuno-family"]
+
+APPLIES: dict[Code, list[str]] = {
+    Code.PAY_INSURANCE: ["it-casino-6d"],
+    Code.PLAY_UNCONSENTED: ["it-casino-6d"],
+    Code.PAY_BONUS: ["it-casino-5d"],
+    Code.PLAY_MANDATORY_HIT: ["it-casino-6d-mandatory"],
+    Code.PLAY_ILLEGAL_DOUBLE: ["it-casino-6d", "it-casino-6d-mandatory"],
+    Code.DEALER_BANKER_ROTATION: ["ventuno-family"],
+    Code.PAY_SPLIT_BLACKJACK_AS_NATURAL: PROFILES[:3],
+    Code.PLAY_SPLIT_ACES_CARDS: PROFILES[:3],
+    Code.DEALER_DREW_ON_STAND: PROFILES[:3],
+    Code.DEALER_STOOD_ON_DRAW: PROFILES[:3],
+    Code.SHOE_POSITION_GAP: PROFILES[:3],
+    Code.SHOE_BURN_COUNT: PROFILES[:3],
+    Code.SHOE_ROUND_AFTER_CUT_CARD: PROFILES[:3],
+    Code.PAY_WRONG_AMOUNT: PROFILES[:3],
+}
+"""Where each class can happen (default: every profile)."""
+
+ROUNDS: dict[Code, int] = {Code.PAY_BONUS: 4000, Code.PAY_SPLIT_BLACKJACK_AS_NATURAL: 1500}
+"""Rare opportunities need longer runs (three sevens: about 1.5 per 1000 rounds of 001)."""
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("seed", [11, 12])
+def test_clean_logs_raise_no_finding(profile: str, seed: int) -> None:
+    report, injected = audit_run(
+        iter_shoes(tables=1, shoes=1, rounds=300, profiles=[profile], seed=seed)
+    )
+    assert injected == []
+    assert [(f.code, f.shoe, f.round, f.message) for f in report.unexpected] == []
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_injected_errors_found_at_their_place_and_nothing_else(profile: str) -> None:
+    report, injected = audit_run(
+        iter_shoes(tables=1, shoes=1, rounds=300, profiles=[profile], seed=21, error_rate=0.3)
+    )
+    assert len(injected) > 40
+    assert [e.to_dict() for e in report.missed] == []
+    assert [(f.code, f.shoe, f.round, f.message) for f in report.unexpected] == []
+
+
+@pytest.mark.parametrize("code", ALL_CLASSES, ids=str)
+def test_each_class_alone_is_found_exactly(code: Code) -> None:
+    """Every class, injected on its own into every profile where it can happen."""
+    profiles = APPLIES.get(code, PROFILES)
+    report, injected = audit_run(
+        iter_shoes(
+            tables=len(profiles),
+            shoes=1,
+            rounds=ROUNDS.get(code, 250),
+            profiles=profiles,
+            seed=5,
+            error_rate=0.5,
+            error_codes={code},
+        )
+    )
+    assert injected, f"{code} was never injected"
+    assert {e.code for e in injected} == {code}
+    assert [e.to_dict() for e in report.missed] == []
+    assert [(f.code, f.shoe, f.round, f.message) for f in report.unexpected] == []
+
+
+@pytest.mark.slow
+def test_hundred_thousand_rounds_clean_and_injected() -> None:
+    """≥100,000 rounds: no finding on clean logs; every injected error found, nothing else."""
+    kw = {"tables": 4, "shoes": 1, "rounds": 25_000, "profiles": PROFILES}
+    clean, _ = audit_run(iter_shoes(seed=100, **kw))  # type: ignore[arg-type]
+    assert [(f.code, f.shoe, f.round, f.message) for f in clean.unexpected][:20] == []
+    report, injected = audit_run(iter_shoes(seed=101, error_rate=0.05, **kw))  # type: ignore[arg-type]
+    assert len(injected) > 3000
+    assert [e.to_dict() for e in report.missed][:20] == []
+    assert [(f.code, f.shoe, f.round, f.message) for f in report.unexpected][:20] == []
