@@ -270,8 +270,8 @@ class RoundBase:
                         Code.SHOE_CARD_EXCESS,
                         box,
                         hand.index if hand is not None else None,
-                        f"{card} dealt at position {pos} in place of {real}: "
-                        f"a {shoe.decks + 1}th {card} in a {shoe.decks}-deck shoe",
+                        f"{card} dealt at position {pos} in place of {real}: {card} out "
+                        f"{shoe.decks + 1} times from a {shoe.decks}-deck shoe",
                     )
         shoe.seen[card] += 1
         fields: dict[str, Any] = {"card": card, "to": to}

@@ -190,7 +190,6 @@ class CasinoTable(TableSession):
             writes_cut_card_out=rng.random() < 0.85,
             burn_cards_seen=not rules.bets_close_before_start_burn and rng.random() < 0.7,
         )
-        self.machine = rng.random() < 0.35
         self.dealers = [f"D{rng.randint(100, 999)}" for _ in range(4)]
         self.dealer_i = 0
         self.shift_end = self.clock.now + dt.timedelta(minutes=rng.randint(20, 40))
@@ -289,14 +288,14 @@ class CasinoTable(TableSession):
                 out, Draft("inspection", {"decks": decks, "ok": True}, rng.randint(120, 300), False)
             )
             self.stamp(out, Draft("shuffle", {"method": "wash"}, rng.randint(60, 150), False))
-            self.features["inspections"] += 1
+            out.features["inspections"] += 1
         record_order = False
-        if self.machine and not inspected:
+        if not inspected and rng.random() < 0.3:  # the pit's shuffling machine
             record_order = rng.random() < 0.5
             fields: dict[str, Any] = {"method": "machine"}
             if record_order:
                 fields["order"] = list(cards)
-                self.features["shuffle_orders"] += 1
+                out.features["shuffle_orders"] += 1
             self.stamp(out, Draft("shuffle", fields, rng.randint(90, 200), False))
         else:
             if not inspected and rng.random() < 0.3:

@@ -32,7 +32,7 @@ APPLIES: dict[Code, list[str]] = {
 }
 """Where each class can happen (default: every profile)."""
 
-ROUNDS: dict[Code, int] = {Code.PAY_BONUS: 4000, Code.PAY_SPLIT_BLACKJACK_AS_NATURAL: 1500}
+ROUNDS: dict[Code, int] = {Code.PAY_BONUS: 8000, Code.PAY_SPLIT_BLACKJACK_AS_NATURAL: 1500}
 """Rare opportunities need longer runs (three sevens: about 1.5 per 1000 rounds of 001)."""
 
 
@@ -67,7 +67,7 @@ def test_each_class_alone_is_found_exactly(code: Code) -> None:
             rounds=ROUNDS.get(code, 250),
             profiles=profiles,
             seed=5,
-            error_rate=0.5,
+            error_rate=1.0,
             error_codes={code},
         )
     )

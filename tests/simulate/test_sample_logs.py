@@ -31,7 +31,7 @@ def test_sample_logs_regenerate_byte_for_byte(tmp_path: Path) -> None:
 
 def test_sample_readme_lists_every_injected_error() -> None:
     readme = (SAMPLE / "README.md").read_text(encoding="utf-8")
-    assert "--seed 39 --error-rate 0.05" in readme
+    assert "--seed 43 --error-rate 0.05" in readme
     injected = [json.loads(x) for x in (SAMPLE / MANIFEST_NAME).read_text().splitlines()]
     assert 10 <= len(injected) <= 20
     for err in injected:
