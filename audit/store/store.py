@@ -3,13 +3,61 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
-from os import PathLike
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from decimal import Decimal
+from os import PathLike, fspath
+from pathlib import Path
 from typing import Any
 
+from audit.errors import StoreError
 from audit.events.models import AnyEvent
 from audit.findings import Code, Finding, Severity
+from audit.store.rows import EVENT_COLUMNS, build_event
+from audit.store.schema import APP_ID, DDL, MIGRATIONS, SCHEMA_VERSION
 from audit.store.types import ShoeAuditResult, ShoeInfo, ShoeKey
+
+DEFAULT_DAY_START = "06:00"
+
+_FINDING_SELECT = """
+    code, table_id, shoe, round, box, hand, spot, expected, actual, impact, rule,
+    events, source, message"""
+
+
+def day_start_minutes(day_start: str) -> int:
+    """``"06:00"`` -> 360; raises ValueError for anything but ``HH:MM``."""
+    try:
+        hh, mm = day_start.split(":")
+        h, m = int(hh), int(mm)
+    except ValueError:
+        raise ValueError(f"day start must be HH:MM, got {day_start!r}") from None
+    if not (0 <= h <= 23 and 0 <= m <= 59 and len(hh) == 2 and len(mm) == 2):
+        raise ValueError(f"day start must be HH:MM between 00:00 and 23:59, got {day_start!r}")
+    return h * 60 + m
+
+
+def _finding(row: tuple[Any, ...]) -> Finding:
+    code, table, shoe, rnd, box, hand, spot, expected, actual, impact, rule, events, src, msg = row
+    return Finding(
+        code=Code(code),
+        message=msg,
+        table=table,
+        shoe=shoe,
+        round=rnd,
+        box=box,
+        hand=hand,
+        spot=spot,
+        expected=expected,
+        actual=actual,
+        impact=impact if impact is None else _shortest(impact),
+        rule=rule,
+        events=tuple(events or ()),
+        source=src,
+    )
+
+
+def _shortest(d: Decimal) -> Decimal:
+    return Decimal(int(d)) if d == d.to_integral_value() else d.normalize()
 
 
 class Store:
@@ -18,6 +66,8 @@ class Store:
     def __init__(self, con: Any, path: str) -> None:
         self.con = con
         self.path = path
+
+    # ------------------------------------------------------------------ plumbing
 
     def close(self) -> None:
         self.con.close()
@@ -28,6 +78,83 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        """``BEGIN`` ... ``COMMIT``, or ``ROLLBACK`` on any exception."""
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            yield self.con
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        self.con.execute("COMMIT")
+
+    def meta(self, key: str) -> str | None:
+        rows = self.con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchall()
+        return str(rows[0][0]) if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.con.execute(
+            "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [key, value],
+        )
+
+    # ------------------------------------------------------------------ shoes
+
+    def refresh_shoes(self, keys_sql: str | None = None) -> None:
+        """Recompute the ``shoes`` rows of the shoes ``keys_sql`` selects (all when None).
+
+        ``keys_sql`` is a query returning ``table_id, shoe``. A shoe's gaming
+        day is the day of its ``shoe_open`` in table-local time, less the day
+        start (cli.md "Gaming day"); a shoe whose ``shoe_open`` is missing
+        takes the time of its first event.
+        """
+        start = day_start_minutes(self.meta("day_start") or DEFAULT_DAY_START)
+        where = f"WHERE (table_id, shoe) IN ({keys_sql})" if keys_sql else ""
+        if keys_sql:
+            self.con.execute(f"DELETE FROM shoes WHERE (table_id, shoe) IN ({keys_sql})")
+        else:
+            self.con.execute("DELETE FROM shoes")
+        self.con.execute(
+            f"""
+            INSERT INTO shoes
+            SELECT table_id, shoe, profile, decks, dealer, opened_at, opened_local,
+                   CAST(opened_local - to_minutes({start}) AS DATE),
+                   first_seq, last_seq, n, digest
+            FROM (
+              SELECT table_id, shoe,
+                arg_min(profile, seq) FILTER (WHERE type = 'shoe_open') AS profile,
+                arg_min(decks, seq) FILTER (WHERE type = 'shoe_open') AS decks,
+                arg_min(dealer, seq) FILTER (WHERE type = 'shoe_open') AS dealer,
+                COALESCE(arg_min(ts, seq) FILTER (WHERE type = 'shoe_open'), arg_min(ts, seq))
+                  AS opened_at,
+                COALESCE(arg_min(ts_local, seq) FILTER (WHERE type = 'shoe_open'),
+                         arg_min(ts_local, seq)) AS opened_local,
+                min(seq) AS first_seq, max(seq) AS last_seq, count(*) AS n,
+                count(*) || ':' || sum(hash(id, seq)::HUGEINT) AS digest
+              FROM events {where}
+              GROUP BY table_id, shoe
+            )
+            """
+        )
+
+    def shoe_info(self, keys: Iterable[ShoeKey] | None = None) -> dict[ShoeKey, ShoeInfo]:
+        """The ``shoes`` rows for ``keys`` (all shoes when ``None``)."""
+        sql = """SELECT table_id, shoe, profile, decks, dealer, opened_at, gaming_day,
+                        first_seq, last_seq, events, events_digest FROM shoes"""
+        params: list[Any] = []
+        if keys is not None:
+            wanted = sorted(set(keys))
+            if not wanted:
+                return {}
+            sql += " WHERE (table_id, shoe) IN (SELECT unnest(?), unnest(?))"
+            params = [[k.table for k in wanted], [k.shoe for k in wanted]]
+        out = {}
+        for row in self.con.execute(sql + " ORDER BY table_id, shoe", params).fetchall():
+            key = ShoeKey(row[0], row[1])
+            out[key] = ShoeInfo(key, *row[2:])
+        return out
+
     def shoes_to_audit(
         self,
         engine_version: str,
@@ -36,20 +163,147 @@ class Store:
         table: str | None = None,
         gaming_day: dt.date | None = None,
     ) -> list[ShoeKey]:
-        """Shoes not yet audited, or whose events, engine or profile changed."""
-        raise NotImplementedError
+        """Shoes not yet audited, or whose events, engine or profile changed.
 
-    def shoe_info(self, keys: Iterable[ShoeKey] | None = None) -> dict[ShoeKey, ShoeInfo]:
-        """The ``shoes`` rows for ``keys`` (all shoes when ``None``)."""
-        raise NotImplementedError
+        A shoe whose profile is not in ``profile_digests`` (unknown to the
+        auditor, or no ``shoe_open`` stored) is listed until it is audited with
+        ``profile_digest`` None, so the batch can report it.
+        """
+        digests = sorted(profile_digests.items())
+        self.con.execute("CREATE OR REPLACE TEMP TABLE _digests (profile VARCHAR, digest VARCHAR)")
+        if digests:
+            self.con.executemany("INSERT INTO _digests VALUES (?, ?)", digests)
+        conds = ["true"]
+        params: list[Any] = []
+        if table is not None:
+            conds.append("s.table_id = ?")
+            params.append(table)
+        if gaming_day is not None:
+            conds.append("s.gaming_day = ?")
+            params.append(gaming_day)
+        if not all:
+            conds.append(
+                """(a.table_id IS NULL OR a.engine_version IS DISTINCT FROM ?
+                    OR a.events_digest IS DISTINCT FROM s.events_digest
+                    OR a.profile_id IS DISTINCT FROM s.profile
+                    OR a.profile_digest IS DISTINCT FROM d.digest)"""
+            )
+            params.append(engine_version)
+        rows = self.con.execute(
+            f"""SELECT s.table_id, s.shoe FROM shoes s
+                LEFT JOIN shoe_audits a USING (table_id, shoe)
+                LEFT JOIN _digests d ON d.profile = s.profile
+                WHERE {" AND ".join(conds)}
+                ORDER BY s.table_id, s.shoe""",
+            params,
+        ).fetchall()
+        return [ShoeKey(t, s) for t, s in rows]
+
+    # ------------------------------------------------------------------ events
 
     def load_shoe_events(self, keys: Iterable[ShoeKey]) -> dict[ShoeKey, list[AnyEvent]]:
-        """Every stored event of each shoe, in ``seq`` order, as TEL/1 models."""
-        raise NotImplementedError
+        """Every stored event of each shoe, in ``seq`` order, as TEL/1 models.
+
+        Unknown types come back as :class:`UnknownEvent` (the engine skips
+        them; ingest already reported them as ``LOG_UNKNOWN_TYPE``).
+        """
+        wanted = sorted(set(keys))
+        out: dict[ShoeKey, list[AnyEvent]] = {k: [] for k in wanted}
+        if not wanted:
+            return out
+        cols = [c for c in EVENT_COLUMNS if c not in ("ts", "raw")]
+        select = ", ".join(f'e."{c}"' for c in cols)
+        table = self.con.sql(
+            f"""SELECT {select}, CASE WHEN e.has_extra THEN e.raw END AS raw
+                FROM events e
+                SEMI JOIN (SELECT unnest(?) AS table_id, unnest(?) AS shoe) k
+                  ON e.table_id = k.table_id AND e.shoe = k.shoe
+                ORDER BY e.table_id, e.shoe, e.seq, e.id""",
+            params=[[k.table for k in wanted], [k.shoe for k in wanted]],
+        ).to_arrow_table()
+        columns = {name: table.column(name).to_pylist() for name in table.column_names}
+        names = list(columns)
+        current: ShoeKey | None = None
+        bucket: list[AnyEvent] = []
+        for values in zip(*columns.values(), strict=True):
+            row = dict(zip(names, values, strict=True))
+            key = ShoeKey(row["table_id"], row["shoe"])
+            if key != current:
+                bucket = out[key]
+                current = key
+            bucket.append(build_event(row))
+        return out
+
+    # ------------------------------------------------------------------ findings
 
     def replace_findings(self, results: Sequence[ShoeAuditResult]) -> None:
-        """Store the replay findings of a batch of shoes in one transaction."""
-        raise NotImplementedError
+        """Store the replay findings of a batch of shoes in one transaction.
+
+        For each shoe: its old replay findings go, the new ones come in, and
+        its ``shoe_audits`` row records what it was audited with.
+        """
+        if not results:
+            return
+        now = dt.datetime.now(dt.UTC)
+        keys = [r.key for r in results]
+        info = self.shoe_info(keys)
+        rows = []
+        for r in results:
+            day = info[r.key].gaming_day if r.key in info else None
+            for i, f in enumerate(r.findings):
+                rows.append(
+                    (
+                        str(f.code),
+                        str(f.severity),
+                        f.table,
+                        f.shoe,
+                        f.round,
+                        f.box,
+                        f.hand,
+                        f.spot,
+                        f.expected,
+                        f.actual,
+                        f.impact,
+                        f.rule,
+                        list(f.events),
+                        f.source,
+                        f.message,
+                        day,
+                        i,
+                        "replay",
+                    )
+                )
+        audits = [
+            (
+                r.key.table,
+                r.key.shoe,
+                r.engine_version,
+                r.profile_id,
+                r.profile_digest,
+                r.events_digest
+                if r.events_digest is not None
+                else (info[r.key].events_digest if r.key in info else ""),
+                r.audited_at or now,
+                r.rounds,
+            )
+            for r in results
+        ]
+        with self.transaction() as con:
+            con.execute("CREATE OR REPLACE TEMP TABLE _keys (table_id VARCHAR, shoe VARCHAR)")
+            con.executemany("INSERT INTO _keys VALUES (?, ?)", [(k.table, k.shoe) for k in keys])
+            con.execute(
+                """DELETE FROM findings WHERE origin = 'replay'
+                   AND (table_id, shoe) IN (SELECT table_id, shoe FROM _keys)"""
+            )
+            con.execute(
+                "DELETE FROM shoe_audits WHERE (table_id, shoe) IN (SELECT table_id, shoe FROM _keys)"
+            )
+            if rows:
+                con.executemany(
+                    f"INSERT INTO findings VALUES ({', '.join('?' * 18)})",
+                    rows,
+                )
+            con.executemany(f"INSERT INTO shoe_audits VALUES ({', '.join('?' * 8)})", audits)
 
     def all_findings(
         self,
@@ -62,14 +316,135 @@ class Store:
         gaming_day: dt.date | None = None,
         gaming_days: tuple[dt.date, dt.date] | None = None,
     ) -> list[Finding]:
-        """Ingest findings (``LOG_*``) and replay findings, filtered, in a fixed order."""
-        raise NotImplementedError
+        """Ingest findings (``LOG_*``) and replay findings, filtered, in a fixed order.
+
+        Quarantined lines become ``LOG_MALFORMED``/``LOG_ID_CONFLICT`` with
+        ``source`` ``"file:line"``; their gaming day is their shoe's, else
+        the one their own ``ts`` falls in. ``gaming_days`` is an inclusive
+        (first, last) range. Order: gaming day, table, shoe, round, ingest
+        findings before replay findings, then as the engine reported them.
+        """
+        start = day_start_minutes(self.meta("day_start") or DEFAULT_DAY_START)
+        conds = ["true"]
+        params: list[Any] = []
+        if codes is not None:
+            wanted = sorted({str(Code(c)) for c in codes})
+            conds.append("code IN (SELECT unnest(?))")
+            params.append(wanted)
+        sev: set[str] | None = None
+        if severities is not None:
+            sev = {str(Severity(s)) for s in severities}
+        if min_severity is not None:
+            floor = Severity(min_severity).rank
+            at_least = {str(s) for s in Severity if s.rank >= floor}
+            sev = at_least if sev is None else sev & at_least
+        if sev is not None:
+            conds.append("severity IN (SELECT unnest(?))")
+            params.append(sorted(sev))
+        if table is not None:
+            conds.append("table_id = ?")
+            params.append(table)
+        if shoe is not None:
+            conds.append("shoe = ?")
+            params.append(shoe)
+        if gaming_day is not None:
+            conds.append("gaming_day = ?")
+            params.append(gaming_day)
+        if gaming_days is not None:
+            conds.append("gaming_day BETWEEN ? AND ?")
+            params.extend(gaming_days)
+        sql = f"""
+        WITH q AS (
+          SELECT q.code, CASE q.code WHEN 'LOG_ID_CONFLICT' THEN 'critical' ELSE 'major' END
+                   AS severity,
+                 q.table_id, q.shoe, NULL::BIGINT AS round, NULL::BIGINT AS box,
+                 NULL::BIGINT AS hand, NULL::BIGINT AS spot, NULL AS expected, NULL AS actual,
+                 NULL::DECIMAL(18,2) AS impact, NULL AS rule,
+                 CASE WHEN q.id IS NULL THEN []::VARCHAR[] ELSE [q.id] END AS events,
+                 q.path || ':' || q.line_no AS source,
+                 q.path || ':' || q.line_no || ': ' || q.reason AS message,
+                 COALESCE(s.gaming_day, CAST(q.ts_local - to_minutes({start}) AS DATE))
+                   AS gaming_day,
+                 0 AS origin_rank, q.line_no AS ordinal
+          FROM quarantine q LEFT JOIN shoes s USING (table_id, shoe)
+        ), allf AS (
+          SELECT * FROM q
+          UNION ALL
+          SELECT code, severity, {_FINDING_SELECT.replace("code,", "", 1)}, gaming_day, 0, ordinal
+          FROM log_findings
+          UNION ALL
+          SELECT code, severity, {_FINDING_SELECT.replace("code,", "", 1)}, gaming_day, 1, ordinal
+          FROM findings
+        )
+        SELECT {_FINDING_SELECT} FROM allf
+        WHERE {" AND ".join(conds)}
+        ORDER BY gaming_day NULLS FIRST, table_id NULLS FIRST, shoe NULLS FIRST,
+                 round NULLS FIRST, origin_rank, ordinal, code, source, message
+        """
+        return [_finding(r) for r in self.con.execute(sql, params).fetchall()]
 
 
 def open_store(path: str | PathLike[str], *, read_only: bool = False) -> Store:
     """Open (creating or migrating) the audit database at ``path``.
 
     Raises :class:`audit.errors.StoreError` when the file is not a DuckDB
-    database, is not ours, or is locked by another process.
+    database, is not a shoe-audit database, is newer than this program, or is
+    locked by another process.
     """
-    raise NotImplementedError
+    import duckdb
+
+    p = fspath(path)
+    if p != ":memory:" and Path(p).is_dir():
+        raise StoreError(f"cannot open database {p!r}: it is a directory")
+    try:
+        con = duckdb.connect(p, read_only=read_only)
+    except duckdb.Error as exc:
+        text = str(exc)
+        if "lock" in text.lower():
+            why = "it is locked by another process (is another shoe-audit running?)"
+        elif "not a valid duckdb" in text.lower() or "database file" in text.lower():
+            why = "it is not a DuckDB database file"
+        else:
+            why = text
+        raise StoreError(f"cannot open database {p!r}: {why}") from None
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        _migrate(con, p, read_only)
+    except BaseException:
+        con.close()
+        raise
+    return Store(con, p)
+
+
+def _migrate(con: Any, path: str, read_only: bool) -> None:
+    tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    if not tables:
+        if read_only:
+            raise StoreError(f"database {path!r} is empty (nothing ingested yet)")
+        con.execute("BEGIN TRANSACTION")
+        con.execute(DDL)
+        con.execute(
+            "INSERT INTO meta VALUES ('app', ?), ('schema_version', ?)",
+            [APP_ID, str(SCHEMA_VERSION)],
+        )
+        con.execute("COMMIT")
+        return
+    if "meta" not in tables:
+        raise StoreError(f"database {path!r} is not a shoe-audit database (no meta table)")
+    meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+    if meta.get("app") != APP_ID:
+        raise StoreError(f"database {path!r} is not a shoe-audit database")
+    version = int(meta.get("schema_version", "0"))
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"database {path!r} has schema version {version}, newer than this shoe-audit "
+            f"({SCHEMA_VERSION}): upgrade shoe-audit"
+        )
+    if version < SCHEMA_VERSION:
+        if read_only:
+            raise StoreError(f"database {path!r} needs a migration; open it read-write once")
+        con.execute("BEGIN TRANSACTION")
+        for v in range(version + 1, SCHEMA_VERSION + 1):
+            con.execute(MIGRATIONS[v])
+        con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
+        con.execute("COMMIT")

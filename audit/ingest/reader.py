@@ -1,0 +1,260 @@
+"""Finding TEL/1 files and reading them as batches of lines, in bounded memory.
+
+A file is read in blocks of bytes; each batch holds whole lines only (a line
+cut by a block boundary waits for the next block). The reader, not DuckDB,
+deals with what cannot become a DuckDB string: invalid UTF-8 (the line is
+blanked out of the batch and reported) and a line so long that it would
+not fit in memory (it is skipped to its end, counted, and reported "line
+too long"). Lines longer than 1 MB that fit in a batch are rejected by the
+bulk step.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from audit.errors import MalformedEventError, NoLogsError
+from audit.events.parse import MAX_LINE_BYTES, parse_line
+
+BLOCK_BYTES = 8 << 20
+"""Bytes read from a file at a time."""
+BATCH_BYTES = 48 << 20
+"""Bytes of lines handed to DuckDB at a time (bounded memory per batch)."""
+RAW_KEEP = 10_000
+"""Characters of a rejected line kept in quarantine."""
+
+SUFFIXES = (".jsonl", ".jsonl.gz")
+
+
+@dataclass(slots=True)
+class Reject:
+    """A line the reader rejected itself (not valid UTF-8, or too long)."""
+
+    line_no: int
+    reason: str
+    raw: str
+
+
+@dataclass(slots=True)
+class Batch:
+    """Whole lines ``first_line``, ``first_line + 1``, ... of a file."""
+
+    first_line: int
+    blocks: list[bytes]
+    """Each block holds complete lines separated by ``\\n``, valid UTF-8."""
+    block_first_lines: list[int]
+    lines: int
+    rejects: list[Reject] = field(default_factory=list)
+
+
+class FileError(Exception):
+    """A file could not be read to its end (unreadable, truncated gzip)."""
+
+
+def find_logs(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """The log files named by ``paths``: files as given, folders searched recursively.
+
+    Raises :class:`NoLogsError` for a path that does not exist or a folder
+    without ``*.jsonl``/``*.jsonl.gz``. Files are returned in a stable order
+    (as given; within a folder, sorted), each once.
+    """
+    out: dict[Path, None] = {}
+    given = list(paths)
+    if not given:
+        raise NoLogsError("no path given: name TEL/1 files or folders")
+    for raw in given:
+        p = Path(raw)
+        if p.is_dir():
+            found = sorted(f for f in p.rglob("*") if f.name.endswith(SUFFIXES) and not f.is_dir())
+            if not found:
+                raise NoLogsError(f"no *.jsonl or *.jsonl.gz files in folder {str(p)!r}")
+            out.update(dict.fromkeys(found))
+        elif p.exists():
+            out[p] = None
+        else:
+            raise NoLogsError(f"no such file or folder: {str(p)!r}")
+    return list(out)
+
+
+class _HashingReader:
+    """Wraps a binary file: hashes and counts every byte read through it."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self.raw = raw
+        self.sha = hashlib.sha256()
+        self.size = 0
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.raw.read(n)
+        self.sha.update(data)
+        self.size += len(data)
+        return data
+
+    def readinto(self, b: bytearray | memoryview) -> int:  # pragma: no cover - not used by gzip
+        data = self.read(len(b))
+        b[: len(data)] = data
+        return len(data)
+
+    def seekable(self) -> bool:
+        return False
+
+    def readable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def _reason(line: bytes) -> str:
+    try:
+        parse_line(line)
+    except MalformedEventError as exc:
+        return exc.reason
+    return "rejected"  # pragma: no cover - callers pass only lines parse_line rejects
+
+
+def _decode_block(block: bytes, first_line: int, rejects: list[Reject]) -> bytes:
+    """The block with invalid UTF-8 lines blanked (line numbers kept), rejects noted."""
+    if block.isascii():
+        return block
+    try:
+        block.decode("utf-8")
+        return block
+    except UnicodeDecodeError:
+        pass
+    lines = block.split(b"\n")
+    for i, line in enumerate(lines):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            rejects.append(
+                Reject(first_line + i, _reason(line), line[:RAW_KEEP].decode("utf-8", "replace"))
+            )
+            lines[i] = b""
+    return b"\n".join(lines)
+
+
+class LogReader:
+    """Reads one file as :class:`Batch` es; then ``sha256``, ``size`` and ``lines``.
+
+    Raises :class:`FileError` when the file cannot be read to its end; the
+    batches yielded before stay valid (a truncated gzip keeps the lines read
+    before the damage).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lines = 0
+        self._hash: _HashingReader | None = None
+
+    @property
+    def opened(self) -> bool:
+        """Whether the file could be opened (so a later error is partial)."""
+        return self._hash is not None
+
+    @property
+    def sha256(self) -> str:
+        assert self._hash is not None
+        return self._hash.sha.hexdigest()
+
+    @property
+    def size(self) -> int:
+        assert self._hash is not None
+        return self._hash.size
+
+    def _open(self) -> tuple[_HashingReader, BinaryIO]:
+        try:
+            raw = open(self.path, "rb")  # noqa: SIM115 - closed in batches()
+        except OSError as exc:
+            raise FileError(f"cannot read: {exc.strerror or exc}") from None
+        hashing = _HashingReader(raw)
+        head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
+        if head == b"\x1f\x8b" or self.path.name.endswith(".gz"):
+            return hashing, gzip.GzipFile(fileobj=hashing, mode="rb")  # type: ignore[arg-type]
+        return hashing, hashing  # type: ignore[return-value]
+
+    def batches(self) -> Iterator[Batch]:
+        hashing, stream = self._open()
+        self._hash = hashing
+        try:
+            yield from self._batches(stream)
+        finally:
+            hashing.close()
+
+    def _read(self, stream: BinaryIO) -> bytes:
+        try:
+            return stream.read(BLOCK_BYTES)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise FileError(
+                f"damaged gzip after line {self.lines:,} ({exc}); the lines before were read"
+            ) from None
+        except OSError as exc:
+            raise FileError(f"cannot read: {exc.strerror or exc}") from None
+
+    def _batches(self, stream: BinaryIO) -> Iterator[Batch]:
+        line_no = 1  # the number of the next line to start
+        carry = b""
+        batch = Batch(1, [], [], 0)
+        batch_bytes = 0
+        skipping: Reject | None = None
+        skipped = 0
+        eof = False
+        while not eof:
+            try:
+                data = self._read(stream)
+            except FileError:
+                # What was complete before the damage goes in; a cut line does not.
+                if batch.lines or batch.rejects:
+                    self.lines = line_no - 1
+                    yield batch
+                raise
+            eof = not data
+            if skipping is not None:
+                nl = data.find(b"\n")
+                if nl < 0 and not eof:
+                    skipped += len(data)
+                    continue
+                skipped += nl if nl >= 0 else len(data)
+                skipping.reason = f"line too long ({skipped:,} bytes; the limit is 1 MB)"
+                batch.rejects.append(skipping)
+                skipping = None
+                line_no += 1
+                batch.lines += 1
+                data = data[nl + 1 :] if nl >= 0 else b""
+            buf = carry + data if carry else data
+            cut = buf.rfind(b"\n") if not eof else len(buf)
+            if cut < 0:
+                carry = buf
+                if len(carry) > MAX_LINE_BYTES + 1:
+                    skipping = Reject(line_no, "", carry[:RAW_KEEP].decode("utf-8", "replace"))
+                    skipped = len(carry)
+                    carry = b""
+                continue
+            block, carry = buf[:cut], buf[cut + 1 :]
+            if block or not eof:
+                n = block.count(b"\n") + 1
+                if eof and not block:
+                    n = 0
+                if n:
+                    block = _decode_block(block, line_no, batch.rejects)
+                    batch.blocks.append(block)
+                    batch.block_first_lines.append(line_no)
+                    batch.lines += n
+                    batch_bytes += len(block)
+                    line_no += n
+            if batch_bytes >= BATCH_BYTES:
+                self.lines = line_no - 1
+                yield batch
+                batch = Batch(line_no, [], [], 0)
+                batch_bytes = 0
+        if batch.lines or batch.rejects:
+            self.lines = line_no - 1
+            yield batch
+        self.lines = line_no - 1

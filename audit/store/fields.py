@@ -1,0 +1,184 @@
+"""The TEL/1 fields as the bulk validator and the ``events`` table see them.
+
+One :class:`Field` per field of each event model in
+:mod:`audit.events.models`. The models stay the definition: a test checks this
+table against their ``model_fields`` (names, required, defaults), and a
+property test checks that the SQL built from it accepts exactly what
+:func:`audit.events.parse.parse_line` accepts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Kind = Literal[
+    "int", "str", "nonempty", "currency", "bool", "enum", "card", "cards", "spots", "money", "stake"
+]
+Presence = Literal["required", "optional", "default"]
+"""``required``: present and not null; ``optional``: ``X | None = None`` (null or
+missing is None); ``default``: may be missing (then the default) but not null."""
+
+INT64_MAX = 2**63 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    name: str
+    kind: Kind
+    presence: Presence = "required"
+    lo: int = 0
+    hi: int = INT64_MAX
+    values: tuple[str, ...] = ()
+    default: object = None
+
+
+def _int(name: str, lo: int, presence: Presence = "required", hi: int = INT64_MAX) -> Field:
+    return Field(name, "int", presence, lo=lo, hi=hi)
+
+
+def _box(presence: Presence = "required") -> Field:
+    return _int("box", 1, presence, hi=7)
+
+
+def _enum(name: str, *values: str) -> Field:
+    return Field(name, "enum", values=values)
+
+
+ROUND = _int("round", 1)
+
+TYPES: dict[str, tuple[Field, ...]] = {
+    "shoe_open": (
+        Field("profile", "nonempty"),
+        _int("decks", 1),
+        Field("dealer", "nonempty"),
+        Field("currency", "currency", "optional"),
+        Field("min_bet", "stake", "optional"),
+        Field("max_bet", "stake", "optional"),
+    ),
+    "inspection": (_int("decks", 1), Field("ok", "bool")),
+    "shuffle": (
+        _enum("method", "wash", "riffle", "strip", "box", "machine", "other"),
+        Field("order", "cards", "optional"),
+    ),
+    "cut": (
+        _enum("by", "box", "dealer"),
+        _box("optional"),
+        _int("position", 0, "optional"),
+    ),
+    "cut_card": (_int("position", 0),),
+    "burn": (
+        Field("cards", "cards", "default", default=()),
+        _int("count", 0, "optional"),
+        Field("face_down", "bool", "default", default=True),
+        _int("pos", 1, "optional"),
+    ),
+    "dealer_change": (Field("dealer", "nonempty"),),
+    "shoe_close": (
+        _int("remaining", 0, "optional"),
+        _enum("reason", "cut_card", "reshuffle", "end_of_session", "integrity", "other"),
+    ),
+    "round_open": (),
+    "bet": (
+        _box(),
+        _int("spot", 0),
+        Field("amount", "stake"),
+        Field("player", "nonempty", "optional"),
+    ),
+    "no_more_bets": (),
+    "card": (
+        Field("card", "card"),
+        _enum("to", "box", "dealer"),
+        _box("optional"),
+        Field("hand", "int", "default", lo=0, default=0),
+        Field("face_up", "bool", "default", default=True),
+        _int("pos", 1, "optional"),
+    ),
+    "action": (
+        _box(),
+        _int("hand", 0),
+        _enum("action", "hit", "stand", "double", "split", "surrender"),
+        Field("spots", "spots", "optional"),
+        Field("amount", "stake", "optional"),
+    ),
+    "objection": (
+        _box(),
+        Field("hand", "int", "default", lo=0, default=0),
+        _int("spot", 0),
+        _enum("action", "double", "split"),
+    ),
+    "insurance": (_box(), _int("spot", 0), Field("amount", "stake")),
+    "even_money": (_box(), _int("spot", 0)),
+    "exposed_card": (Field("card", "card"),),
+    "offer": (
+        Field("card", "card"),
+        _enum("to", "box", "dealer"),
+        _box("optional"),
+        Field("accepted", "bool"),
+    ),
+    "cut_card_out": (),
+    "settle": (
+        _box(),
+        _int("hand", 0),
+        _int("spot", 0),
+        _enum("kind", "main", "insurance", "bonus"),
+        Field("amount", "money"),
+    ),
+    "void": (Field("reason", "str"),),
+    "round_close": (),
+}
+"""Per known type, its own fields (the envelope and ``round`` come on top)."""
+
+SHOE_TYPES = frozenset(
+    (
+        "shoe_open",
+        "inspection",
+        "shuffle",
+        "cut",
+        "cut_card",
+        "burn",
+        "dealer_change",
+        "shoe_close",
+    )
+)
+ROUND_TYPES = frozenset(TYPES) - SHOE_TYPES
+
+ENVELOPE = ("v", "id", "seq", "ts", "table", "shoe", "type")
+
+# The typed columns of ``events``, in table order, with their DuckDB type.
+# Several types share a column when the field means the same thing
+# (``amount`` of bet/insurance/action/settle; ``reason`` of shoe_close/void).
+COLUMN_TYPES: dict[str, str] = {}
+for _fields in TYPES.values():
+    for _f in _fields:
+        COLUMN_TYPES.setdefault(
+            _f.name,
+            {
+                "int": "BIGINT",
+                "str": "VARCHAR",
+                "nonempty": "VARCHAR",
+                "currency": "VARCHAR",
+                "bool": "BOOLEAN",
+                "enum": "VARCHAR",
+                "card": "VARCHAR",
+                "cards": "VARCHAR[]",
+                "spots": "BIGINT[]",
+                "money": "DECIMAL(18,2)",
+                "stake": "DECIMAL(18,2)",
+            }[_f.kind],
+        )
+TYPED_COLUMNS: tuple[str, ...] = tuple(COLUMN_TYPES)
+
+
+def fields_of(etype: str) -> tuple[Field, ...]:
+    """The type's own fields, plus ``round`` for round events."""
+    own = TYPES[etype]
+    return (ROUND, *own) if etype in ROUND_TYPES else own
+
+
+def known_keys(etype: str | None) -> frozenset[str]:
+    """Every key the model of ``etype`` defines (others are kept as extras)."""
+    base = set(ENVELOPE)
+    if etype in TYPES:
+        base.update(f.name for f in fields_of(etype))
+    return frozenset(base)

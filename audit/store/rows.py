@@ -1,0 +1,118 @@
+"""Events as rows of the ``events`` table, and back.
+
+Stored events were validated on the way in, so they come back as models
+through ``model_construct`` (no re-validation): the typed columns hold the
+values the model had (defaults applied, cards upper case, money exact), and
+only an event with unknown fields (``has_extra``) has its raw line parsed again
+for those fields.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from functools import cache
+from typing import Any
+
+from audit.events.models import EVENT_TYPES, AnyEvent, Envelope, UnknownEvent
+from audit.events.parse import loads
+from audit.store.fields import ROUND_TYPES, TYPED_COLUMNS, fields_of, known_keys
+
+EVENT_COLUMNS: tuple[str, ...] = (
+    "id",
+    "table_id",
+    "shoe",
+    "round",
+    "seq",
+    "ts",
+    "ts_local",
+    "utc_offset_min",
+    "type",
+    "known_type",
+    *TYPED_COLUMNS,
+    "has_extra",
+    "raw",
+)
+"""The columns of ``events`` that describe the event (not where it came from)."""
+
+_ENVELOPE = ("id", "seq", "table", "shoe", "type")
+
+
+def event_row(event: AnyEvent, raw: str) -> dict[str, Any]:
+    """The ``events`` row of a validated event (used for lines only Python accepts)."""
+    etype = event.type
+    known = etype in EVENT_TYPES
+    ts = event.ts
+    offset = ts.utcoffset() or dt.timedelta(0)
+    row: dict[str, Any] = dict.fromkeys(EVENT_COLUMNS)
+    row.update(
+        id=event.id,
+        table_id=event.table,
+        shoe=event.shoe,
+        round=getattr(event, "round", None) if etype in ROUND_TYPES else None,
+        seq=event.seq,
+        ts=ts.astimezone(dt.UTC),
+        ts_local=ts.replace(tzinfo=None),
+        utc_offset_min=int(offset.total_seconds() // 60),
+        type=etype,
+        known_type=known,
+        has_extra=bool(event.model_extra),
+        raw=raw,
+    )
+    if known:
+        for f in fields_of(etype):
+            if f.name != "round":
+                value = getattr(event, f.name)
+                row[f.name] = list(value) if isinstance(value, (list, tuple)) else value
+    return row
+
+
+@cache
+def _tz(minutes: int) -> dt.timezone:
+    return dt.UTC if minutes == 0 else dt.timezone(dt.timedelta(minutes=minutes))
+
+
+def _money(d: Decimal | None) -> Decimal | None:
+    # The column is DECIMAL(18,2): give back the shortest form, as JSON wrote it
+    # in the usual case (50 -> Decimal('50'), 37.50 -> Decimal('37.5')).
+    if d is None:
+        return None
+    if d == d.to_integral_value():
+        return Decimal(int(d))
+    return d.normalize()
+
+
+_MONEY = frozenset({"amount", "min_bet", "max_bet"})
+
+
+@cache
+def _plan(etype: str) -> tuple[type[Envelope], tuple[str, ...], frozenset[str]]:
+    if etype in EVENT_TYPES:
+        names = tuple(f.name for f in fields_of(etype))
+        return EVENT_TYPES[etype], names, known_keys(etype)
+    return UnknownEvent, (), known_keys(None)
+
+
+def build_event(row: dict[str, Any]) -> AnyEvent:
+    """The model of a stored event, without re-validation."""
+    cls, names, known = _plan(row["type"])
+    values: dict[str, Any] = {
+        "v": 1,
+        "id": row["id"],
+        "seq": row["seq"],
+        "ts": row["ts_local"].replace(tzinfo=_tz(row["utc_offset_min"])),
+        "table": row["table_id"],
+        "shoe": row["shoe"],
+        "type": row["type"],
+    }
+    for name in names:
+        value = row[name]
+        if name in _MONEY:
+            value = _money(value)
+        values[name] = value
+    if row["has_extra"]:
+        obj = loads(row["raw"])
+        for key, value in obj.items():
+            if key not in known:
+                values[key] = value
+    return cls.model_construct(**values)  # type: ignore[return-value]

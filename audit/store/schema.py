@@ -1,0 +1,118 @@
+"""The tables of the audit database, and how a file is brought to this version.
+
+Columns are named after the TEL/1 fields (``table`` is a reserved word, so
+the table id is ``table_id``); quote ``"by"``, ``"to"``, ``"order"`` and
+``"count"`` in hand-written SQL.
+"""
+
+from __future__ import annotations
+
+from audit.store.fields import COLUMN_TYPES
+
+SCHEMA_VERSION = 1
+APP_ID = "shoe-audit"
+
+_TYPED = ",\n    ".join(f'"{name}" {sql_type}' for name, sql_type in COLUMN_TYPES.items())
+
+_FINDING_COLUMNS = """
+    code VARCHAR NOT NULL,
+    severity VARCHAR NOT NULL,
+    table_id VARCHAR,
+    shoe VARCHAR,
+    round BIGINT,
+    box BIGINT,
+    hand BIGINT,
+    spot BIGINT,
+    expected VARCHAR,
+    actual VARCHAR,
+    impact DECIMAL(18,2),
+    rule VARCHAR,
+    events VARCHAR[] NOT NULL,
+    source VARCHAR,
+    message VARCHAR NOT NULL,
+    gaming_day DATE,
+    ordinal BIGINT NOT NULL DEFAULT 0"""
+
+DDL = f"""
+CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
+CREATE SEQUENCE file_ids START 1;
+CREATE TABLE input_files (
+    file_id BIGINT PRIMARY KEY,
+    path VARCHAR NOT NULL,
+    sha256 VARCHAR NOT NULL,
+    size_bytes BIGINT NOT NULL,
+    lines BIGINT NOT NULL,
+    events BIGINT NOT NULL,
+    new_events BIGINT NOT NULL,
+    duplicates BIGINT NOT NULL,
+    rejected BIGINT NOT NULL,
+    first_ingested_at TIMESTAMPTZ NOT NULL,
+    last_ingested_at TIMESTAMPTZ NOT NULL,
+    UNIQUE (path, sha256)
+);
+CREATE TABLE events (
+    id VARCHAR NOT NULL,
+    table_id VARCHAR NOT NULL,
+    shoe VARCHAR NOT NULL,
+    round BIGINT,
+    seq BIGINT NOT NULL,
+    ts TIMESTAMPTZ NOT NULL,
+    ts_local TIMESTAMP NOT NULL,
+    utc_offset_min INTEGER NOT NULL,
+    type VARCHAR NOT NULL,
+    known_type BOOLEAN NOT NULL,
+    {_TYPED},
+    has_extra BOOLEAN NOT NULL,
+    raw VARCHAR NOT NULL,
+    file_id BIGINT NOT NULL,
+    line_no BIGINT NOT NULL
+);
+CREATE TABLE quarantine (
+    file_id BIGINT NOT NULL,
+    path VARCHAR NOT NULL,
+    line_no BIGINT NOT NULL,
+    code VARCHAR NOT NULL,
+    reason VARCHAR NOT NULL,
+    raw VARCHAR NOT NULL,
+    id VARCHAR,
+    table_id VARCHAR,
+    shoe VARCHAR,
+    ts_local TIMESTAMP,
+    UNIQUE (file_id, line_no, code)
+);
+CREATE TABLE log_findings ({_FINDING_COLUMNS}
+);
+CREATE TABLE shoes (
+    table_id VARCHAR NOT NULL,
+    shoe VARCHAR NOT NULL,
+    profile VARCHAR,
+    decks BIGINT,
+    dealer VARCHAR,
+    opened_at TIMESTAMPTZ,
+    opened_local TIMESTAMP,
+    gaming_day DATE,
+    first_seq BIGINT NOT NULL,
+    last_seq BIGINT NOT NULL,
+    events BIGINT NOT NULL,
+    events_digest VARCHAR NOT NULL,
+    PRIMARY KEY (table_id, shoe)
+);
+CREATE TABLE shoe_audits (
+    table_id VARCHAR NOT NULL,
+    shoe VARCHAR NOT NULL,
+    engine_version VARCHAR NOT NULL,
+    profile_id VARCHAR,
+    profile_digest VARCHAR,
+    events_digest VARCHAR NOT NULL,
+    audited_at TIMESTAMPTZ NOT NULL,
+    rounds BIGINT NOT NULL,
+    PRIMARY KEY (table_id, shoe)
+);
+CREATE TABLE findings ({_FINDING_COLUMNS},
+    origin VARCHAR NOT NULL
+);
+"""
+"""Version 1 of the schema, created in one transaction on a new database."""
+
+MIGRATIONS: dict[int, str] = {}
+"""``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""

@@ -1,0 +1,210 @@
+"""Ingest benchmark: our ``ingest_paths`` against DuckDB's own ``read_json``.
+
+Writes a synthetic TEL/1 file (a realistic mix: shoes opened, shuffled, cut
+and burned, then rounds of bets, cards, decisions and settlements), then times
+reading the same file (median of ``--runs`` runs each):
+
+* the baseline: ``CREATE TABLE t AS SELECT * FROM read_json(file)`` into a
+  fresh DuckDB file, i.e. parsing and storing with no validation at all;
+* ``audit.ingest.ingest_paths`` into a fresh audit database.
+
+It prints events, seconds for both, their ratio (the target is <= 2.0 at 1M
+events) and the peak RSS of each child process, so memory can be compared
+across sizes (``--events 250000`` against ``--events 1000000``).
+
+    .venv/bin/python benchmarks/ingest_bench.py --events 1000000 --runs 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+START = dt.datetime(2026, 11, 28, 14, 0, tzinfo=dt.timezone(dt.timedelta(hours=1)))
+
+
+def _card(rng: random.Random) -> str:
+    return rng.choice(RANKS) + rng.choice(SUITS)
+
+
+
+
+def write_synthetic(path: Path, n_events: int, seed: int = 7, tables: int = 12) -> int:
+    """Write ``n_events`` TEL/1 lines to ``path``; returns the number written.
+
+    Tables are dealt one after the other (seq per table), each shoe opened,
+    shuffled, cut, burned and dealt in rounds of 1-5 boxes until the budget
+    of events is spent.
+    """
+    rng = random.Random(seed)
+    written = 0
+    dumps = json.JSONEncoder(separators=(",", ":")).encode
+    per_table = max(1, n_events // tables)
+    with path.open("w", encoding="utf-8") as out:
+        for t in range(1, tables + 1):
+            table = f"T{t:02d}"
+            budget = per_table if t < tables else n_events - written
+            seq = 0
+            minute = 0
+            shoe_no = 0
+            emitted = 0
+
+            def emit(obj: dict[str, object], shoe: str, rnd: int | None = None) -> None:
+                nonlocal seq, minute, emitted, written
+                seq += 1
+                minute += 1
+                when = START + dt.timedelta(seconds=minute * 7)
+                ev: dict[str, object] = {
+                    "id": f"{table}-{seq}",
+                    "seq": seq,
+                    "ts": when.isoformat(),
+                    "table": table,
+                    "shoe": shoe,
+                }
+                if rnd is not None:
+                    ev["round"] = rnd
+                ev.update(obj)
+                out.write(dumps(ev))
+                out.write("\n")
+                emitted += 1
+                written += 1
+
+            while emitted < budget:
+                shoe_no += 1
+                shoe = f"{table}-20261128-{shoe_no:02d}"
+                emit({"type": "shoe_open", "profile": "it-casino-6d", "decks": 6,
+                      "dealer": f"D{rng.randint(1, 99):03d}", "currency": "EUR",
+                      "min_bet": 10, "max_bet": 1000}, shoe)
+                emit({"type": "shuffle", "method": "wash"}, shoe)
+                emit({"type": "shuffle", "method": "riffle"}, shoe)
+                emit({"type": "cut", "by": "box", "box": rng.randint(1, 7)}, shoe)
+                emit({"type": "cut_card", "position": 234}, shoe)
+                emit({"type": "burn", "cards": [_card(rng) for _ in range(5)],
+                      "face_down": True}, shoe)
+                pos = 6
+                rnd = 0
+                while emitted < budget and pos < 234:
+                    rnd += 1
+                    emit({"type": "round_open"}, shoe, rnd)
+                    boxes = sorted(rng.sample(range(1, 8), rng.randint(1, 5)))
+                    for b in boxes:
+                        emit({"type": "bet", "box": b, "spot": 0,
+                              "amount": rng.choice([10, 20, 25, 50, 100, 12.5])}, shoe, rnd)
+                    emit({"type": "no_more_bets"}, shoe, rnd)
+                    for _ in range(2):
+                        for b in boxes:
+                            emit({"type": "card", "card": _card(rng), "to": "box", "box": b,
+                                  "pos": pos}, shoe, rnd)
+                            pos += 1
+                        if _ == 0:
+                            emit({"type": "card", "card": _card(rng), "to": "dealer",
+                                  "pos": pos}, shoe, rnd)
+                            pos += 1
+                    for b in boxes:
+                        if rng.random() < 0.4:
+                            emit({"type": "action", "box": b, "hand": 0, "action": "hit"},
+                                 shoe, rnd)
+                            emit({"type": "card", "card": _card(rng), "to": "box", "box": b,
+                                  "hand": 0, "pos": pos}, shoe, rnd)
+                            pos += 1
+                        emit({"type": "action", "box": b, "hand": 0, "action": "stand"},
+                             shoe, rnd)
+                    for _ in range(rng.randint(1, 3)):
+                        emit({"type": "card", "card": _card(rng), "to": "dealer",
+                              "pos": pos}, shoe, rnd)
+                        pos += 1
+                    for b in reversed(boxes):
+                        emit({"type": "settle", "box": b, "hand": 0, "spot": 0, "kind": "main",
+                              "amount": rng.choice([-10, -20, 0, 20, 50, 37.5, -12.5])},
+                             shoe, rnd)
+                    emit({"type": "round_close"}, shoe, rnd)
+                if emitted < budget:
+                    emit({"type": "shoe_close", "reason": "cut_card", "remaining": 78}, shoe)
+    return written
+
+
+_CHILD = r"""
+import json, os, resource, sys, time
+mode, src, db = sys.argv[1], sys.argv[2], sys.argv[3]
+t = time.perf_counter()
+if mode == "baseline":
+    import duckdb
+    con = duckdb.connect(db)
+    con.execute(f"CREATE TABLE t AS SELECT * FROM read_json('{src}')")
+    n = con.execute("SELECT count(*) FROM t").fetchall()[0][0]
+    con.close()
+else:
+    from audit.ingest import ingest_paths
+    from audit.store import open_store
+    store = open_store(db)
+    summary = ingest_paths(store, [src])
+    n = summary.new
+    store.close()
+secs = time.perf_counter() - t
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"secs": secs, "rows": n, "rss": rss}))
+"""
+
+
+def _run(mode: str, src: Path, workdir: Path) -> dict[str, float]:
+    db = workdir / f"{mode}.duckdb"
+    for p in (db, Path(f"{db}.wal")):
+        if p.exists():
+            p.unlink()
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, mode, str(src), str(db)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    ).stdout
+    result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--events", type=int, default=1_000_000, help="events in the file")
+    ap.add_argument("--runs", type=int, default=3, help="runs of each (the median is reported)")
+    ap.add_argument("--workdir", type=Path, default=None, help="where the file and databases go")
+    ap.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
+        work = Path(tmp)
+        src = work / "events.jsonl"
+        t = time.perf_counter()
+        n = write_synthetic(src, args.events, seed=args.seed)
+        print(f"wrote {n:,} events ({src.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t:.1f}s")
+        base: list[dict[str, float]] = []
+        ours: list[dict[str, float]] = []
+        for _ in range(args.runs):  # interleaved, so machine noise hits both alike
+            base.append(_run("baseline", src, work))
+            ours.append(_run("ingest", src, work))
+        b = statistics.median(r["secs"] for r in base)
+        o = statistics.median(r["secs"] for r in ours)
+        print(f"events:               {n:,}")
+        runs_b = ", ".join(f"{r['secs']:.2f}" for r in base)
+        runs_o = ", ".join(f"{r['secs']:.2f}" for r in ours)
+        print(f"duckdb read_json:     {b:.2f} s  (runs: {runs_b})")
+        print(f"shoe-audit ingest:    {o:.2f} s  (runs: {runs_o})")
+        print(f"ratio:                {o / b:.2f}  (target <= 2.0)")
+        print(f"peak RSS read_json:   {max(r['rss'] for r in base) / 2**20:.0f} MiB")
+        print(f"peak RSS ingest:      {max(r['rss'] for r in ours) / 2**20:.0f} MiB")
+        assert all(r["rows"] == n for r in ours), "ingest did not store every event"
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
