@@ -20,18 +20,26 @@ from audit.engine import ShoeContext, replay_shoe
 from audit.events.parse import parse_object
 from audit.findings import Finding
 from audit.profiles import load_registry
-from audit.simulate import ShoeOutput, iter_shoes, match_findings, shoe_infos
+from audit.simulate import (
+    InjectedError,
+    ShoeInfoTracker,
+    ShoeOutput,
+    iter_shoes,
+    match_findings,
+)
 
 PROFILES = ["it-casino-6d", "it-casino-5d", "it-casino-6d-mandatory", "ventuno-family"]
 
 
-def replay(shoes: Iterable[ShoeOutput]) -> tuple[list[ShoeOutput], list[Finding]]:
+def replay(shoes: Iterable[ShoeOutput]) -> tuple[Counter[str], list[InjectedError], list[Finding]]:
+    """Replay shoe by shoe; keep only the features, the manifest and the findings."""
     registry = load_registry()
-    outs = list(shoes)
-    infos = shoe_infos([s.events for s in outs])
+    tracker = ShoeInfoTracker()
+    features: Counter[str] = Counter()
+    injected: list[InjectedError] = []
     findings: list[Finding] = []
-    for s in outs:
-        info = infos[(s.table, s.shoe)]
+    for s in shoes:
+        info = tracker.see(s.events)
         context = ShoeContext(
             first_shoe_of_gaming_day=info.first_shoe_of_gaming_day,
             banker=info.banker,
@@ -39,7 +47,9 @@ def replay(shoes: Iterable[ShoeOutput]) -> tuple[list[ShoeOutput], list[Finding]
         )
         events = [parse_object(e) for e in s.events]
         findings.extend(replay_shoe(events, registry.get(s.profile), context).findings)
-    return outs, findings
+        features.update(s.features)
+        injected.extend(s.injected)
+    return features, injected, findings
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,20 +66,24 @@ def main(argv: list[str] | None = None) -> int:
     kw = {"tables": args.tables, "shoes": 1, "rounds": per_table, "profiles": profiles}
 
     t0 = time.perf_counter()
-    outs, clean = replay(iter_shoes(seed=args.seed, **kw))  # type: ignore[arg-type]
-    rounds = sum(s.features["rounds"] for s in outs)
+    feats, _, clean = replay(iter_shoes(seed=args.seed, **kw))  # type: ignore[arg-type]
     t1 = time.perf_counter()
-    print(f"clean run: {rounds} rounds, {len(outs)} shoes, {len(clean)} findings ({t1 - t0:.1f} s)")
+    print(
+        f"clean run: {feats['rounds']} rounds, {feats['shoes']} shoes, "
+        f"{len(clean)} findings ({t1 - t0:.1f} s)"
+    )
     for code, n in sorted(Counter(str(f.code) for f in clean).items()):
         print(f"  {code}: {n}")
     for f in clean[: args.show]:
         print(f"  - {f.code} {f.table} {f.shoe} r{f.round} box {f.box} hand {f.hand}: {f.message}")
 
-    outs, found = replay(iter_shoes(seed=args.seed + 1, error_rate=args.error_rate, **kw))  # type: ignore[arg-type]
-    report = match_findings([i for s in outs for i in s.injected], found)
+    injected_run = iter_shoes(seed=args.seed + 1, error_rate=args.error_rate, **kw)  # type: ignore[arg-type]
+    feats, injected, found = replay(injected_run)
+    report = match_findings(injected, found)
     t2 = time.perf_counter()
-    rounds = sum(s.features["rounds"] for s in outs)
-    print(f"\ninjected run: {rounds} rounds, error rate {args.error_rate} ({t2 - t1:.1f} s)")
+    print(
+        f"\ninjected run: {feats['rounds']} rounds, error rate {args.error_rate} ({t2 - t1:.1f} s)"
+    )
     print(report.table())
     for err in report.missed[: args.show]:
         print(f"  missed: {err.to_json()}")

@@ -6,7 +6,13 @@ scores an auditor's findings against what was injected.
 """
 
 from audit.simulate.inject import ALL_CLASSES, InjectedError
-from audit.simulate.recall import RecallReport, ShoeInfo, match_findings, shoe_infos
+from audit.simulate.recall import (
+    RecallReport,
+    ShoeInfo,
+    ShoeInfoTracker,
+    match_findings,
+    shoe_infos,
+)
 from audit.simulate.session import (
     DEFAULT_START,
     MANIFEST_NAME,
@@ -23,6 +29,7 @@ __all__ = [
     "InjectedError",
     "RecallReport",
     "ShoeInfo",
+    "ShoeInfoTracker",
     "ShoeOutput",
     "SimulationSummary",
     "iter_shoes",

@@ -16,7 +16,14 @@ from typing import Any, Protocol
 from audit.simulate.inject import InjectedError
 from audit.simulate.writer import gaming_day
 
-__all__ = ["FindingLike", "RecallReport", "ShoeInfo", "match_findings", "shoe_infos"]
+__all__ = [
+    "FindingLike",
+    "RecallReport",
+    "ShoeInfo",
+    "ShoeInfoTracker",
+    "match_findings",
+    "shoe_infos",
+]
 
 
 class FindingLike(Protocol):
@@ -47,22 +54,23 @@ def _get(event: Any, name: str) -> Any:
     return event.get(name) if isinstance(event, dict) else getattr(event, name, None)
 
 
-def shoe_infos(shoes: Iterable[Sequence[Any]]) -> dict[tuple[str, str], ShoeInfo]:
-    """For each shoe (its events in ``seq`` order; shoes of a table in order), its context.
+class ShoeInfoTracker:
+    """Works out each shoe's :class:`ShoeInfo` as a table's shoes go by, in order.
 
     First shoe of the table's gaming day (a gaming day starts at 06:00 local
     time, cli.md); the banker at the end of the previous shoe of the table
     (its ``dealer``, or the latest ``dealer_change``) and how many rounds in a
     row that banker had dealt.
     """
-    last_day: dict[str, dt.date] = {}
-    banker: dict[str, str | None] = {}
-    count: Counter[str] = Counter()
-    out: dict[tuple[str, str], ShoeInfo] = {}
-    for events in shoes:
-        if not events:
-            continue
-        table, shoe = _get(events[0], "table"), _get(events[0], "shoe")
+
+    def __init__(self) -> None:
+        self.last_day: dict[str, dt.date] = {}
+        self.banker: dict[str, str | None] = {}
+        self.count: Counter[str] = Counter()
+
+    def see(self, events: Sequence[Any]) -> ShoeInfo:
+        """The context of this shoe (its events in ``seq`` order), then take its events in."""
+        table = _get(events[0], "table")
         day = None
         for e in events:
             if _get(e, "type") == "shoe_open":
@@ -70,23 +78,29 @@ def shoe_infos(shoes: Iterable[Sequence[Any]]) -> dict[tuple[str, str], ShoeInfo
                 ts = dt.datetime.fromisoformat(ts) if isinstance(ts, str) else ts
                 day = gaming_day(ts)
                 break
-        out[(table, shoe)] = ShoeInfo(
-            first_shoe_of_gaming_day=day is None or last_day.get(table) != day,
-            banker=banker.get(table),
-            banker_rounds_before=count[table],
+        info = ShoeInfo(
+            first_shoe_of_gaming_day=day is None or self.last_day.get(table) != day,
+            banker=self.banker.get(table),
+            banker_rounds_before=self.count[table],
         )
         if day is not None:
-            last_day[table] = day
+            self.last_day[table] = day
         for e in events:
             kind = _get(e, "type")
             if kind in ("shoe_open", "dealer_change"):
                 who = _get(e, "dealer")
-                if who != banker.get(table):
-                    banker[table] = who
-                    count[table] = 0
+                if who != self.banker.get(table):
+                    self.banker[table] = who
+                    self.count[table] = 0
             elif kind == "round_open":
-                count[table] += 1
-    return out
+                self.count[table] += 1
+        return info
+
+
+def shoe_infos(shoes: Iterable[Sequence[Any]]) -> dict[tuple[str, str], ShoeInfo]:
+    """Each shoe's context (shoes given in order per table; events in ``seq`` order)."""
+    tracker = ShoeInfoTracker()
+    return {(_get(ev[0], "table"), _get(ev[0], "shoe")): tracker.see(ev) for ev in shoes if ev}
 
 
 @dataclass

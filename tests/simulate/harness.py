@@ -9,31 +9,36 @@ from audit.engine import ShoeContext, replay_shoe
 from audit.events.parse import parse_object
 from audit.findings import Finding
 from audit.profiles import load_registry
-from audit.simulate import InjectedError, RecallReport, ShoeOutput, match_findings, shoe_infos
+from audit.simulate import InjectedError, RecallReport, ShoeInfoTracker, ShoeOutput, match_findings
 
 _REG = load_registry()
 
 
-def replay_events(shoes: list[list[dict[str, Any]]]) -> list[Finding]:
+def replay_events(shoes: Iterable[list[dict[str, Any]]]) -> list[Finding]:
     """Findings of every shoe (each a list of event dicts in ``seq`` order, tables in order)."""
-    infos = shoe_infos(shoes)
+    tracker = ShoeInfoTracker()
     findings: list[Finding] = []
     for events in shoes:
-        parsed = [parse_object(e) for e in events]
-        info = infos[(events[0]["table"], events[0]["shoe"])]
+        info = tracker.see(events)
         context = ShoeContext(
             first_shoe_of_gaming_day=info.first_shoe_of_gaming_day,
             banker=info.banker,
             banker_rounds_before=info.banker_rounds_before,
         )
+        parsed = [parse_object(e) for e in events]
         profile = _REG.get(events[0]["profile"])
         findings.extend(replay_shoe(parsed, profile, context).findings)
     return findings
 
 
 def audit_run(shoes: Iterable[ShoeOutput]) -> tuple[RecallReport, list[InjectedError]]:
-    """Replay the shoes; match the findings against what was injected."""
-    outs = list(shoes)
-    injected = [i for s in outs for i in s.injected]
-    findings = replay_events([s.events for s in outs])
+    """Replay the shoes one by one (nothing kept but findings); match them against the manifest."""
+    injected: list[InjectedError] = []
+
+    def events() -> Iterable[list[dict[str, Any]]]:
+        for s in shoes:
+            injected.extend(s.injected)
+            yield s.events
+
+    findings = replay_events(events())
     return match_findings(injected, findings), injected
