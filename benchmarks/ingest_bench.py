@@ -20,15 +20,14 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import os
 import random
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TextIO
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
@@ -39,99 +38,105 @@ def _card(rng: random.Random) -> str:
     return rng.choice(RANKS) + rng.choice(SUITS)
 
 
+class _TableWriter:
+    """Writes one table's events with consecutive ``seq`` and a clock."""
+
+    def __init__(self, out: TextIO, table: str) -> None:
+        self.out = out
+        self.table = table
+        self.seq = 0
+        self.emitted = 0
+        self._encode = json.JSONEncoder(separators=(",", ":")).encode
+
+    def emit(self, obj: dict[str, object], shoe: str, rnd: int | None = None) -> None:
+        self.seq += 1
+        when = START + dt.timedelta(seconds=self.seq * 7)
+        ev: dict[str, object] = {
+            "id": f"{self.table}-{self.seq}",
+            "seq": self.seq,
+            "ts": when.isoformat(),
+            "table": self.table,
+            "shoe": shoe,
+        }
+        if rnd is not None:
+            ev["round"] = rnd
+        ev.update(obj)
+        self.out.write(self._encode(ev))
+        self.out.write("\n")
+        self.emitted += 1
+
+
+def _round(w: _TableWriter, rng: random.Random, shoe: str, rnd: int, pos: int) -> int:
+    """One round of 1-5 boxes; returns the next shoe position."""
+    w.emit({"type": "round_open"}, shoe, rnd)
+    boxes = sorted(rng.sample(range(1, 8), rng.randint(1, 5)))
+    for b in boxes:
+        amount = rng.choice([10, 20, 25, 50, 100, 12.5])
+        w.emit({"type": "bet", "box": b, "spot": 0, "amount": amount}, shoe, rnd)
+    w.emit({"type": "no_more_bets"}, shoe, rnd)
+    for first in (True, False):
+        for b in boxes:
+            card = {"type": "card", "card": _card(rng), "to": "box", "box": b}
+            w.emit({**card, "pos": pos}, shoe, rnd)
+            pos += 1
+        if first:
+            w.emit({"type": "card", "card": _card(rng), "to": "dealer", "pos": pos}, shoe, rnd)
+            pos += 1
+    for b in boxes:
+        if rng.random() < 0.4:
+            w.emit({"type": "action", "box": b, "hand": 0, "action": "hit"}, shoe, rnd)
+            card = {"type": "card", "card": _card(rng), "to": "box", "box": b, "hand": 0}
+            w.emit({**card, "pos": pos}, shoe, rnd)
+            pos += 1
+        w.emit({"type": "action", "box": b, "hand": 0, "action": "stand"}, shoe, rnd)
+    for _ in range(rng.randint(1, 3)):
+        w.emit({"type": "card", "card": _card(rng), "to": "dealer", "pos": pos}, shoe, rnd)
+        pos += 1
+    for b in reversed(boxes):
+        amount = rng.choice([-10, -20, 0, 20, 50, 37.5, -12.5])
+        settle = {"type": "settle", "box": b, "hand": 0, "spot": 0, "kind": "main"}
+        w.emit({**settle, "amount": amount}, shoe, rnd)
+    w.emit({"type": "round_close"}, shoe, rnd)
+    return pos
 
 
 def write_synthetic(path: Path, n_events: int, seed: int = 7, tables: int = 12) -> int:
-    """Write ``n_events`` TEL/1 lines to ``path``; returns the number written.
+    """Write about ``n_events`` TEL/1 lines to ``path``; returns the number written.
 
-    Tables are dealt one after the other (seq per table), each shoe opened,
-    shuffled, cut, burned and dealt in rounds of 1-5 boxes until the budget
-    of events is spent.
+    Tables are dealt one after the other (``seq`` per table), each shoe
+    opened, shuffled, cut and burned, then dealt in rounds until the table's
+    share of events is spent (the last round is completed, so the count may
+    exceed ``n_events`` by a few).
     """
     rng = random.Random(seed)
     written = 0
-    dumps = json.JSONEncoder(separators=(",", ":")).encode
-    per_table = max(1, n_events // tables)
     with path.open("w", encoding="utf-8") as out:
         for t in range(1, tables + 1):
-            table = f"T{t:02d}"
-            budget = per_table if t < tables else n_events - written
-            seq = 0
-            minute = 0
+            w = _TableWriter(out, f"T{t:02d}")
+            budget = n_events // tables if t < tables else n_events - written
             shoe_no = 0
-            emitted = 0
-
-            def emit(obj: dict[str, object], shoe: str, rnd: int | None = None) -> None:
-                nonlocal seq, minute, emitted, written
-                seq += 1
-                minute += 1
-                when = START + dt.timedelta(seconds=minute * 7)
-                ev: dict[str, object] = {
-                    "id": f"{table}-{seq}",
-                    "seq": seq,
-                    "ts": when.isoformat(),
-                    "table": table,
-                    "shoe": shoe,
-                }
-                if rnd is not None:
-                    ev["round"] = rnd
-                ev.update(obj)
-                out.write(dumps(ev))
-                out.write("\n")
-                emitted += 1
-                written += 1
-
-            while emitted < budget:
+            while w.emitted < budget:
                 shoe_no += 1
-                shoe = f"{table}-20261128-{shoe_no:02d}"
-                emit({"type": "shoe_open", "profile": "it-casino-6d", "decks": 6,
-                      "dealer": f"D{rng.randint(1, 99):03d}", "currency": "EUR",
-                      "min_bet": 10, "max_bet": 1000}, shoe)
-                emit({"type": "shuffle", "method": "wash"}, shoe)
-                emit({"type": "shuffle", "method": "riffle"}, shoe)
-                emit({"type": "cut", "by": "box", "box": rng.randint(1, 7)}, shoe)
-                emit({"type": "cut_card", "position": 234}, shoe)
-                emit({"type": "burn", "cards": [_card(rng) for _ in range(5)],
-                      "face_down": True}, shoe)
-                pos = 6
-                rnd = 0
-                while emitted < budget and pos < 234:
+                shoe = f"{w.table}-20261128-{shoe_no:02d}"
+                dealer = f"D{rng.randint(1, 99):03d}"
+                w.emit(
+                    {"type": "shoe_open", "profile": "it-casino-6d", "decks": 6, "dealer": dealer,
+                     "currency": "EUR", "min_bet": 10, "max_bet": 1000},
+                    shoe,
+                )  # fmt: skip
+                w.emit({"type": "shuffle", "method": "wash"}, shoe)
+                w.emit({"type": "shuffle", "method": "riffle"}, shoe)
+                w.emit({"type": "cut", "by": "box", "box": rng.randint(1, 7)}, shoe)
+                w.emit({"type": "cut_card", "position": 234}, shoe)
+                burn = [_card(rng) for _ in range(5)]
+                w.emit({"type": "burn", "cards": burn, "face_down": True}, shoe)
+                pos, rnd = 6, 0
+                while w.emitted < budget and pos < 234:
                     rnd += 1
-                    emit({"type": "round_open"}, shoe, rnd)
-                    boxes = sorted(rng.sample(range(1, 8), rng.randint(1, 5)))
-                    for b in boxes:
-                        emit({"type": "bet", "box": b, "spot": 0,
-                              "amount": rng.choice([10, 20, 25, 50, 100, 12.5])}, shoe, rnd)
-                    emit({"type": "no_more_bets"}, shoe, rnd)
-                    for _ in range(2):
-                        for b in boxes:
-                            emit({"type": "card", "card": _card(rng), "to": "box", "box": b,
-                                  "pos": pos}, shoe, rnd)
-                            pos += 1
-                        if _ == 0:
-                            emit({"type": "card", "card": _card(rng), "to": "dealer",
-                                  "pos": pos}, shoe, rnd)
-                            pos += 1
-                    for b in boxes:
-                        if rng.random() < 0.4:
-                            emit({"type": "action", "box": b, "hand": 0, "action": "hit"},
-                                 shoe, rnd)
-                            emit({"type": "card", "card": _card(rng), "to": "box", "box": b,
-                                  "hand": 0, "pos": pos}, shoe, rnd)
-                            pos += 1
-                        emit({"type": "action", "box": b, "hand": 0, "action": "stand"},
-                             shoe, rnd)
-                    for _ in range(rng.randint(1, 3)):
-                        emit({"type": "card", "card": _card(rng), "to": "dealer",
-                              "pos": pos}, shoe, rnd)
-                        pos += 1
-                    for b in reversed(boxes):
-                        emit({"type": "settle", "box": b, "hand": 0, "spot": 0, "kind": "main",
-                              "amount": rng.choice([-10, -20, 0, 20, 50, 37.5, -12.5])},
-                             shoe, rnd)
-                    emit({"type": "round_close"}, shoe, rnd)
-                if emitted < budget:
-                    emit({"type": "shoe_close", "reason": "cut_card", "remaining": 78}, shoe)
+                    pos = _round(w, rng, shoe, rnd, pos)
+                if w.emitted < budget:
+                    w.emit({"type": "shoe_close", "reason": "cut_card", "remaining": 78}, shoe)
+            written += w.emitted
     return written
 
 
@@ -186,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
         src = work / "events.jsonl"
         t = time.perf_counter()
         n = write_synthetic(src, args.events, seed=args.seed)
-        print(f"wrote {n:,} events ({src.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t:.1f}s")
+        size = src.stat().st_size / 1e6
+        print(f"wrote {n:,} events ({size:.0f} MB) in {time.perf_counter() - t:.1f}s")
         base: list[dict[str, float]] = []
         ours: list[dict[str, float]] = []
         for _ in range(args.runs):  # interleaved, so machine noise hits both alike

@@ -221,6 +221,43 @@ OUTPUT_COLUMNS: tuple[str, ...] = (
 )
 
 
+_TYPED_SQL = {
+    "int": "BIGINT",
+    "str": "VARCHAR",
+    "nonempty": "VARCHAR",
+    "currency": "VARCHAR",
+    "enum": "VARCHAR",
+    "bool": "BOOLEAN",
+    "card": "VARCHAR",
+    "cards": "VARCHAR[]",
+    "spots": "BIGINT[]",
+    "money": "VARCHAR",  # the number's text, cast exactly below
+    "stake": "VARCHAR",
+}
+
+
+def _card_norm(c: str) -> str:
+    return f"CASE WHEN strlen({c}) = 3 THEN 'T' || upper({c}[3]) ELSE upper({c}) END"
+
+
+def _typed_value(f: Field) -> str:
+    """The column value of ``f`` from the typed struct ``v`` (the line is valid)."""
+    v = f"v.{_q(f.name)}"
+    if f.kind == "card":
+        v = _card_norm(v)
+    elif f.kind == "cards":
+        v = f"list_transform({v}, lambda c: {_card_norm('c')})"
+    elif f.kind in ("money", "stake"):
+        v = f"CAST({v} AS DECIMAL(18,2))"
+    if f.presence == "default":
+        if f.kind == "cards":
+            return f"COALESCE({v}, []::VARCHAR[])"
+        if f.kind == "bool":
+            return f"COALESCE({v}, {'true' if f.default else 'false'})"
+        return f"COALESCE({v}, {f.default!r})"
+    return v
+
+
 def _branch(etype: str | None, source: str) -> str:
     """The query for the lines of one type (``None``: every other line)."""
     fields = _all_fields(etype)
@@ -241,8 +278,21 @@ def _branch(etype: str | None, source: str) -> str:
     own = {f.name: f for f in (fields_of(etype) if etype is not None else ())}
     typed = []
     for c in TYPED_COLUMNS:
-        value = _value(own[c], _x(c)) if c in own else "NULL"
+        value = _typed_value(own[c]) if c in own else "NULL"
         typed.append(f"{value} AS {_q(c)}")
+    # Values come from a second, typed parse: once a line is known to be
+    # valid, DuckDB's lenient casts cannot change a value, and a typed parse
+    # is cheaper than string work on every JSON text.
+    typed_fields = [f for f in fields if f.name not in ("v", "ts")]
+    envelope_text = ("id", "table", "shoe", "type")
+    typed_struct = (
+        "{"
+        + ",".join(
+            f'"{f.name}":"{"VARCHAR" if f.name in envelope_text else _TYPED_SQL[f.kind]}"'
+            for f in typed_fields
+        )
+        + "}"
+    )
     slow = _all_of(
         [
             "len(keys) = len(list_distinct(keys))",
@@ -253,7 +303,7 @@ def _branch(etype: str | None, source: str) -> str:
             "ELSE strlen(line) - strlen(replace(replace(line, '[', ''), '{', '')) <= 200 END",
         ]
     )
-    rnd = _int_value(_x("round")) if etype in ROUND_TYPES else "NULL::BIGINT"
+    rnd = "v.round" if etype in ROUND_TYPES else "NULL::BIGINT"
     ts = _x("ts")
     body = f"{ts}[2:-2]"
     return f"""
@@ -271,15 +321,15 @@ SELECT
     } AS valid,
   has_extra,
   line AS raw,
-  {_str_value(_x("id"))} AS id,
-  {_str_value(_x("table"))} AS table_id,
-  {_str_value(_x("shoe"))} AS shoe,
+  v.id AS id,
+  v."table" AS table_id,
+  v.shoe AS shoe,
   {rnd} AS round,
-  {_int_value(_x("seq"))} AS seq,
+  v.seq AS seq,
   CAST(ts_local - to_minutes(utc_offset_min) AS TIMESTAMPTZ) AS ts,
   ts_local,
   utc_offset_min,
-  {_str_value(_x("type"))} AS type,
+  v.type AS type,
   {"true" if etype is not None else "false"} AS known_type,
   {", ".join(typed)}
 FROM (
@@ -300,7 +350,8 @@ FROM (
                    + TRY_CAST({body}[-2:-1] AS INTEGER))
       END AS utc_offset_min
     FROM (
-      SELECT line_no, line, s, CASE WHEN s IS NOT NULL THEN json_keys(line) END AS keys
+      SELECT line_no, line, s, CASE WHEN s IS NOT NULL THEN json_keys(line) END AS keys,
+        CASE WHEN s IS NOT NULL THEN json_transform(line, {_lit(typed_struct)}) END AS v
       FROM (
         SELECT line_no, line,
           CASE WHEN starts_with(ltrim(line, e' \\t\\r'), '{{')
@@ -314,14 +365,13 @@ FROM (
 
 
 def select_sql(source: str) -> str:
-    """A query over ``source`` (columns ``line_no``, ``line``) with one row per line.
+    """A query over ``source`` (``line_no``, ``line``, ``ty``) with one row per line.
 
-    ``valid`` is true for a line the models certainly accept; then every other
-    column holds the typed event. ``valid`` false means "ask parse_line".
+    ``ty`` is the line's ``type`` as ``json_extract_string`` gives it (NULL
+    when the line is not JSON or has none): it only routes the line to a
+    branch, which checks it again. ``valid`` is true for a line the models
+    certainly accept; then every other column holds the typed event. ``valid``
+    false means "ask parse_line".
     """
-    routed = (
-        f"(SELECT line_no, line, CASE WHEN json_valid(line) "
-        f"THEN json_extract_string(line, '$.type') END AS ty FROM {source})"
-    )
-    branches = [_branch(t, "routed") for t in TYPES] + [_branch(None, "routed")]
-    return f"WITH routed AS MATERIALIZED {routed}\n" + "\nUNION ALL\n".join(branches)
+    branches = [_branch(t, source) for t in TYPES] + [_branch(None, source)]
+    return "\nUNION ALL\n".join(branches)

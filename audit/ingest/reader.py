@@ -177,7 +177,7 @@ class LogReader:
         hashing = _HashingReader(raw)
         head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
         if head == b"\x1f\x8b" or self.path.name.endswith(".gz"):
-            return hashing, gzip.GzipFile(fileobj=hashing, mode="rb")  # type: ignore[arg-type]
+            return hashing, gzip.GzipFile(fileobj=hashing, mode="rb")  # type: ignore[call-overload]
         return hashing, hashing  # type: ignore[return-value]
 
     def batches(self) -> Iterator[Batch]:

@@ -63,7 +63,7 @@ CREATE TABLE events (
     known_type BOOLEAN NOT NULL,
     {_TYPED},
     has_extra BOOLEAN NOT NULL,
-    raw VARCHAR NOT NULL,
+    raw VARCHAR NOT NULL USING COMPRESSION zstd,
     file_id BIGINT NOT NULL,
     line_no BIGINT NOT NULL
 );
@@ -73,7 +73,7 @@ CREATE TABLE quarantine (
     line_no BIGINT NOT NULL,
     code VARCHAR NOT NULL,
     reason VARCHAR NOT NULL,
-    raw VARCHAR NOT NULL,
+    raw VARCHAR NOT NULL USING COMPRESSION zstd,
     id VARCHAR,
     table_id VARCHAR,
     shoe VARCHAR,

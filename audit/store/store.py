@@ -296,7 +296,8 @@ class Store:
                    AND (table_id, shoe) IN (SELECT table_id, shoe FROM _keys)"""
             )
             con.execute(
-                "DELETE FROM shoe_audits WHERE (table_id, shoe) IN (SELECT table_id, shoe FROM _keys)"
+                "DELETE FROM shoe_audits "
+                "WHERE (table_id, shoe) IN (SELECT table_id, shoe FROM _keys)"
             )
             if rows:
                 con.executemany(
