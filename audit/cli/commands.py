@@ -430,14 +430,19 @@ def nightly_cmd(
 
     summary = _ingest(db, paths, day_start)
     _run(db, profiles)
-    days = summary.gaming_days or None
+    days = summary.gaming_days
+    if not days:  # a re-run over files already ingested: report the latest day again
+        from audit.batch.nightly import latest_gaming_day
+
+        with _open(db, read_only=True) as store:
+            days = [latest_gaming_day(store)]
     path = _report(db, days, out, fmt, templates, profiles)
     typer.echo(f"report: {path}")
     if fail_on is not None:
         with _open(db, read_only=True) as store:
             bad = [
                 f
-                for day in (days or [])
+                for day in days
                 for f in store.all_findings(gaming_day=day, min_severity=Severity(fail_on.value))
             ]
         if bad:
