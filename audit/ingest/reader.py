@@ -153,6 +153,7 @@ class LogReader:
         self.path = path
         self.lines = 0
         self._hash: _HashingReader | None = None
+        self._pending: FileError | None = None
 
     @property
     def opened(self) -> bool:
@@ -189,14 +190,38 @@ class LogReader:
             hashing.close()
 
     def _read(self, stream: BinaryIO) -> bytes:
-        try:
-            return stream.read(BLOCK_BYTES)
-        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-            raise FileError(
-                f"damaged gzip after line {self.lines:,} ({exc}); the lines before were read"
-            ) from None
-        except OSError as exc:
-            raise FileError(f"cannot read: {exc.strerror or exc}") from None
+        """Up to a block of bytes; b"" at the end.
+
+        A gzip stream is read with ``read1`` (what one step decompresses), so
+        that when the stream turns out damaged, the bytes decompressed before
+        the damage are still handed back; the error comes on the next call.
+        """
+        if self._pending is not None:
+            raise self._pending
+        read1 = getattr(stream, "read1", None)
+        if read1 is None or not isinstance(stream, gzip.GzipFile):
+            try:
+                return stream.read(BLOCK_BYTES)
+            except OSError as exc:
+                raise FileError(f"cannot read: {exc.strerror or exc}") from None
+        parts: list[bytes] = []
+        size = 0
+        while size < BLOCK_BYTES:
+            try:
+                part = read1(BLOCK_BYTES - size)
+            except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+                self._pending = FileError(f"damaged gzip ({exc}); the lines before it were read")
+                break
+            except OSError as exc:
+                self._pending = FileError(f"cannot read: {exc.strerror or exc}")
+                break
+            if not part:
+                break
+            parts.append(part)
+            size += len(part)
+        if not parts and self._pending is not None:
+            raise self._pending
+        return b"".join(parts)
 
     def _batches(self, stream: BinaryIO) -> Iterator[Batch]:
         line_no = 1  # the number of the next line to start

@@ -1,0 +1,282 @@
+"""The bulk SQL validator agrees with the pydantic models (audit/events/models.py).
+
+The models are the definition of a valid TEL/1 line. The bulk validator may
+send a valid line to ``parse_line`` (then Python decides) but must never
+accept a line the models reject, and what it stores must be what the model
+holds. On ordinary valid lines it must accept (else ingest is slow).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import duckdb
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from audit.errors import MalformedEventError
+from audit.events.models import EVENT_TYPES, Envelope
+from audit.events.parse import parse_line
+from audit.ingest.pipeline import _FileResult, _Session
+from audit.ingest.reader import Batch
+from audit.ingest.summary import FileSummary
+from audit.store.fields import ROUND_TYPES, TYPES, Field, fields_of
+from audit.store.rows import EVENT_COLUMNS, event_row
+
+# --------------------------------------------------------------------------- the field table
+
+
+@pytest.mark.parametrize("etype", sorted(TYPES))
+def test_field_table_matches_the_model(etype: str) -> None:
+    model = EVENT_TYPES[etype]
+    envelope = set(Envelope.model_fields)
+    own = {n: f for n, f in model.model_fields.items() if n not in envelope}
+    spec = {f.name: f for f in fields_of(etype)}
+    assert set(own) == set(spec)
+    for name, f in spec.items():
+        info = own[name]
+        if f.presence == "required":
+            assert info.is_required(), name
+        else:
+            assert not info.is_required(), name
+            default = info.get_default(call_default_factory=True)
+            expected = list(f.default) if isinstance(f.default, tuple) else f.default
+            assert default == expected, name
+    assert (etype in ROUND_TYPES) == ("round" in own)
+
+
+# --------------------------------------------------------------------------- running the bulk step
+
+
+@pytest.fixture(scope="module")
+def session() -> Iterator[_Session]:
+    con = duckdb.connect(":memory:")
+    con.execute("SET TimeZone = 'UTC'")
+    try:
+        yield _Session(con)
+    finally:
+        con.close()
+
+
+def run_bulk(session: _Session, lines: list[str]) -> tuple[dict[int, dict[str, Any]], set[int]]:
+    """(rows the bulk validator accepted, by line number; line numbers accepted in the end)."""
+    block = "\n".join(lines).encode("utf-8")
+    batch = Batch(1, [block], [1], len(lines))
+    assert session.validate(batch) == []
+    cur = session.con.execute("SELECT * FROM _batch WHERE valid")
+    names = [d[0] for d in cur.description]
+    accepted = {r[0]: dict(zip(names, r, strict=True)) for r in cur.fetchall()}
+    result = _FileResult(FileSummary("x"))
+    session.recheck(result)
+    final = {r[0] for r in session.con.execute("SELECT line_no FROM _batch").fetchall()}
+    return accepted, final
+
+
+def python_accepts(line: str) -> Any:
+    try:
+        return parse_line(line)
+    except MalformedEventError:
+        return None
+
+
+# --------------------------------------------------------------------------- strategies
+
+SAFE_TEXT = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), min_codepoint=32), min_size=1, max_size=12
+)
+RANKS = [*"A23456789TJQKajqkt", "10"]
+SUITS = list("SHDCshdc")
+
+
+@st.composite
+def timestamps(draw: st.DrawFn) -> str:
+    d = draw(st.datetimes(min_value=dt.datetime(2000, 1, 1), max_value=dt.datetime(2099, 12, 31)))
+    sep = draw(st.sampled_from(["T", "t", " "]))
+    frac = draw(st.sampled_from(["", ".5", ".123", ".123456"]))
+    off = draw(st.sampled_from(["Z", "z", "+01:00", "-05:30", "+00:00", "+23:59", "-00:00"]))
+    return d.strftime("%Y-%m-%d") + sep + d.strftime("%H:%M:%S") + frac + off
+
+
+def money(lo: Decimal) -> st.SearchStrategy[Decimal]:
+    return st.decimals(min_value=lo, max_value=Decimal("99999999"), places=2, allow_nan=False)
+
+
+def value_for(f: Field) -> st.SearchStrategy[Any]:
+    k = f.kind
+    if k == "int":
+        return st.integers(min_value=f.lo, max_value=min(f.hi, f.lo + 10**9))
+    if k == "str":
+        return st.text(max_size=12)
+    if k == "nonempty":
+        return SAFE_TEXT
+    if k == "currency":
+        return st.from_regex(r"\A[A-Z]{3}\Z")
+    if k == "bool":
+        return st.booleans()
+    if k == "enum":
+        return st.sampled_from(f.values)
+    if k == "card":
+        return st.builds(lambda r, s: r + s, st.sampled_from(RANKS), st.sampled_from(SUITS))
+    if k == "cards":
+        return st.lists(value_for(Field("c", "card")), max_size=6)
+    if k == "spots":
+        return st.lists(st.integers(min_value=0, max_value=9), max_size=4)
+    if k == "money":
+        return money(Decimal("-99999999"))
+    if k == "stake":
+        return money(Decimal(0))
+    raise AssertionError(k)
+
+
+@st.composite
+def valid_events(draw: st.DrawFn) -> dict[str, Any]:
+    etype = draw(st.sampled_from(sorted(TYPES)))
+    obj: dict[str, Any] = {
+        "id": draw(SAFE_TEXT),
+        "seq": draw(st.integers(min_value=1, max_value=10**12)),
+        "ts": draw(timestamps()),
+        "table": draw(SAFE_TEXT),
+        "shoe": draw(SAFE_TEXT),
+        "type": etype,
+    }
+    if draw(st.booleans()):
+        obj["v"] = 1
+    for f in fields_of(etype):
+        present = f.presence == "required" or draw(st.booleans())
+        if present:
+            obj[f.name] = draw(value_for(f))
+        elif f.presence == "optional" and draw(st.integers(0, 3)) == 0:
+            obj[f.name] = None
+    if obj.get("by") == "box" or obj.get("to") == "box":
+        obj["box"] = draw(st.integers(1, 7))
+    if etype == "burn" and obj.get("cards") and obj.get("count") is not None:
+        obj["count"] = len(obj["cards"])
+    return obj
+
+
+JSON_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=6),
+    st.lists(st.integers(0, 9), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+RAW_NUMBERS = st.sampled_from(
+    ["3.0", "1e2", "37.505", "37.500", "-0.0", "0.1", "1.005", "12345678901234567.89",
+     "37.5000000000000001", "1E400", "NaN", "Infinity", "-Infinity", "18446744073709551616",
+     "9223372036854775808", "-1", "0", "7"]
+)  # fmt: skip
+
+
+def encode(obj: dict[str, Any], spaced: bool) -> str:
+    def default(o: Any) -> Any:
+        raise TypeError(o)
+
+    text = json.dumps(
+        {k: (_Raw(str(v)) if isinstance(v, Decimal) else v) for k, v in obj.items()},
+        separators=(", ", ": ") if spaced else (",", ":"),
+        default=default,
+        cls=_Encoder,
+    )
+    return text
+
+
+class _Raw(str):
+    """A number written as given (json.dumps would quote a str)."""
+
+
+class _Encoder(json.JSONEncoder):
+    def encode(self, o: Any) -> str:
+        if isinstance(o, dict):
+            sep_item, sep_key = self.item_separator, self.key_separator
+            parts = [json.dumps(k) + sep_key + self.encode(v) for k, v in o.items()]
+            return "{" + sep_item.join(parts) + "}"
+        if isinstance(o, _Raw):
+            return str.__str__(o)
+        return super().encode(o)
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> tuple[str, bool]:
+    """A TEL/1 line, valid or mutated, and whether it is an ordinary valid line."""
+    obj = draw(valid_events())
+    keys = list(obj)
+    ordinary = True
+    mutation = draw(st.integers(0, 14))
+    if mutation == 1 and keys:
+        del obj[draw(st.sampled_from(keys))]
+        ordinary = False
+    elif mutation == 2:
+        obj[draw(st.sampled_from(keys))] = draw(JSON_VALUES)
+        ordinary = False
+    elif mutation == 3:
+        obj[draw(st.sampled_from(keys))] = _Raw(draw(RAW_NUMBERS))
+        ordinary = False
+    elif mutation == 4:
+        obj[draw(st.text(min_size=1, max_size=5))] = draw(JSON_VALUES)
+        ordinary = False  # an extra key is valid, but goes down the slow path
+    elif mutation == 5:
+        obj[draw(st.sampled_from(keys))] = None
+        ordinary = False
+    elif mutation == 6:
+        obj["v"] = _Raw(draw(st.sampled_from(["1", "true", "1.0", "2", "null", '"1"', "1.00"])))
+        ordinary = False
+    elif mutation == 7:
+        obj["type"] = draw(st.one_of(st.text(max_size=8), st.integers()))
+        ordinary = False
+    elif mutation == 8:
+        obj["ts"] = draw(
+            st.sampled_from(
+                ["2026-11-28T20:00:00", "2026-11-28T24:00:00+01:00", "2026-11-28T20:00:00+24:00",
+                 "2026-11-28T20:00:00.1234567+01:00", "2026-02-29T20:00:00Z",
+                 "2026-11-28T20:00:00+01:60", "0000-01-01T00:00:00Z", "2026-11-28T20:00:00+0100",
+                 "2026-11-28T20:00:60Z", "2026-13-01T00:00:00Z"]
+            )
+        )  # fmt: skip
+        ordinary = False
+    spaced = draw(st.booleans())
+    text = encode(obj, spaced)
+    if mutation == 9:  # duplicate a key: Python keeps the last, DuckDB the first
+        key = draw(st.sampled_from(list(obj)))
+        text = text[:-1] + f',"{key}":' + json.dumps(draw(JSON_VALUES)) + "}"
+        ordinary = False
+    elif mutation == 10:
+        text = text[:-1] + ",}"
+        ordinary = False
+    elif mutation == 11:
+        text = draw(st.sampled_from(["[1, 2]", '"x"', "42", "null", "{", text[: len(text) // 2]]))
+        ordinary = False
+    elif mutation == 12:
+        text = "  " + text + " \t"
+    return text, ordinary
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(st.lists(lines(), min_size=1, max_size=25))
+def test_bulk_validator_agrees_with_parse_line(
+    session: _Session, cases: list[tuple[str, bool]]
+) -> None:
+    texts = [t for t, _ in cases]
+    bulk_rows, final = run_bulk(session, texts)
+    for i, (text, ordinary) in enumerate(cases, start=1):
+        event = python_accepts(text)
+        if i in bulk_rows:
+            assert event is not None, f"bulk accepted a line the models reject: {text}"
+            expected = event_row(event, text)
+            got = bulk_rows[i]
+            for col in EVENT_COLUMNS:
+                assert got[col] == expected[col], (col, text, got[col], expected[col])
+        elif ordinary:
+            pytest.fail(f"bulk rejected an ordinary valid line: {text}")
+        assert (i in final) == (event is not None), text

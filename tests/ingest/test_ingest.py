@@ -1,0 +1,232 @@
+"""Ingest: idempotent by event id, conflicts quarantined, gaps found, files atomic.
+
+event-log.md "Files": the same event may arrive twice; an equal copy (as a
+JSON value) is a harmless duplicate, a different one with the same id is a
+conflict (first copy kept, LOG_ID_CONFLICT). "seq ... a gap means lost
+events" (LOG_SEQ_GAP). cli.md "Gaming day".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+
+from audit.findings import Code, Severity
+from audit.ingest import ingest_paths
+from audit.ingest.reader import Batch
+from audit.store import ShoeKey, Store
+from tests.ingest.helpers import ROUND_FILE, dumps, ev, shoe_events, write_events, write_lines
+
+
+def _count(store: Store, sql: str) -> int:
+    return int(store.con.execute(sql).fetchall()[0][0])
+
+
+def test_the_worked_round_goes_in(store: Store) -> None:
+    summary = ingest_paths(store, [ROUND_FILE])
+    assert (summary.lines, summary.events, summary.new, summary.duplicates, summary.rejected) == (
+        26,
+        26,
+        26,
+        0,
+        0,
+    )
+    assert summary.gaming_days == [dt.date(2026, 11, 28)]
+    (info,) = store.shoe_info().values()
+    assert info.key == ShoeKey("T07", "T07-20261128-01")
+    assert (info.profile, info.decks, info.dealer) == ("it-casino-6d", 6, "D042")
+    assert (info.first_seq, info.last_seq, info.events) == (1, 26, 26)
+    assert info.opened_at == dt.datetime(2026, 11, 28, 19, 0, tzinfo=dt.UTC)
+    row = store.con.execute(
+        "SELECT ts_local, utc_offset_min, amount, card FROM events WHERE id = 'T07-24'"
+    ).fetchall()[0]
+    assert row[0] == dt.datetime(2026, 11, 28, 20, 4, 21) and row[1] == 60
+    assert str(row[2]) == "75.00"
+    files = store.con.execute("SELECT path, lines, events, new_events FROM input_files").fetchall()
+    assert files == [(str(ROUND_FILE), 26, 26, 26)]
+
+
+def test_same_file_twice_adds_nothing(store: Store) -> None:
+    ingest_paths(store, [ROUND_FILE])
+    again = ingest_paths(store, [ROUND_FILE])
+    assert (again.new, again.duplicates, again.rejected) == (0, 26, 0)
+    assert again.gaming_days == []
+    assert _count(store, "SELECT count(*) FROM events") == 26
+    assert _count(store, "SELECT count(*) FROM input_files") == 1
+
+
+def test_overlapping_exports(store: Store, tmp_path: Path) -> None:
+    events = shoe_events(rounds=3)  # 25 events
+    first = write_events(tmp_path / "a" / "T07.jsonl", events[:15])
+    # The second export repeats 5 events, written by another tool: other key order and spacing.
+    second = write_lines(
+        tmp_path / "b" / "T07.jsonl",
+        [json.dumps(dict(reversed(list(e.items()))), indent=None) for e in events[10:]],
+    )
+    ingest_paths(store, [first])
+    summary = ingest_paths(store, [second])
+    assert (summary.new, summary.duplicates, summary.rejected) == (10, 5, 0)
+    assert _count(store, "SELECT count(*) FROM events") == 25
+    assert store.all_findings() == []
+
+
+def test_duplicate_within_one_file(store: Store, tmp_path: Path) -> None:
+    e = ev(1, "shuffle", method="wash")
+    path = write_lines(
+        tmp_path / "T07.jsonl", [dumps(e), dumps(e), dumps(ev(2, "cut", by="dealer"))]
+    )
+    summary = ingest_paths(store, [path])
+    assert (summary.new, summary.duplicates, summary.rejected) == (2, 1, 0)
+
+
+def test_money_equal_as_a_value_is_a_duplicate(store: Store, tmp_path: Path) -> None:
+    bet = dumps(ev(5, "bet", round=1, box=1, spot=0, amount=37.5))
+    same = bet.replace('"amount":37.5', '"amount":37.50')
+    path = write_lines(tmp_path / "T07.jsonl", [bet, same])
+    summary = ingest_paths(store, [path])
+    assert (summary.new, summary.duplicates, summary.rejected) == (1, 1, 0)
+
+
+def test_id_conflict_keeps_the_first_copy(store: Store, tmp_path: Path) -> None:
+    first = write_events(tmp_path / "a.jsonl", [ev(8, "bet", round=1, box=1, spot=0, amount=50)])
+    second = write_events(tmp_path / "b.jsonl", [ev(8, "bet", round=1, box=1, spot=0, amount=500)])
+    ingest_paths(store, [first])
+    summary = ingest_paths(store, [second])
+    assert (summary.new, summary.duplicates, summary.rejected) == (0, 0, 1)
+    assert store.con.execute("SELECT amount FROM events").fetchall() == [(50,)]
+    (finding,) = store.all_findings()
+    assert finding.code is Code.LOG_ID_CONFLICT and finding.severity is Severity.CRITICAL
+    assert finding.source == f"{second}:1"
+    assert finding.events == ("T07-8",)
+    assert f"first seen at {first}:1" in finding.message
+    # Re-ingesting the conflicting file reports the conflict once, not twice.
+    ingest_paths(store, [second])
+    assert len(store.all_findings()) == 1
+
+
+def test_id_conflict_within_one_file(store: Store, tmp_path: Path) -> None:
+    a = ev(3, "shuffle", method="wash")
+    b = ev(3, "shuffle", method="riffle")
+    path = write_lines(tmp_path / "T07.jsonl", [dumps(a), dumps(b)])
+    summary = ingest_paths(store, [path])
+    assert (summary.new, summary.rejected) == (1, 1)
+    (finding,) = store.all_findings()
+    assert finding.source == f"{path}:2" and f"first seen at {path}:1" in finding.message
+    assert store.con.execute("SELECT method FROM events").fetchall() == [("wash",)]
+
+
+def test_seq_gap_is_found_and_filled_by_a_later_file(store: Store, tmp_path: Path) -> None:
+    events = shoe_events(rounds=2)  # seq 1..18
+    missing = [e for e in events if e["seq"] in (6, 7, 8)]
+    kept = [e for e in events if e["seq"] not in (6, 7, 8)]
+    ingest_paths(store, [write_events(tmp_path / "day.jsonl", kept)])
+    (gap,) = store.all_findings(codes=["LOG_SEQ_GAP"])
+    assert gap.message == "table T07: seq 5 → 9, 3 events missing"
+    assert gap.events == ("T07-5", "T07-9")
+    assert gap.severity is Severity.MAJOR
+    ingest_paths(store, [write_events(tmp_path / "late.jsonl", missing)])
+    assert store.all_findings(codes=["LOG_SEQ_GAP"]) == []
+
+
+def test_seq_gaps_are_per_table(store: Store, tmp_path: Path) -> None:
+    t07 = shoe_events(table="T07", rounds=1)
+    t08 = shoe_events(table="T08", rounds=1, first_seq=100)
+    ingest_paths(store, [write_events(tmp_path / "x.jsonl", t07 + t08)])
+    assert store.all_findings(codes=["LOG_SEQ_GAP"]) == []
+
+
+class Boom(Exception):
+    pass
+
+
+def test_interrupted_ingest_leaves_nothing_and_a_rerun_completes(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from audit.ingest import reader
+
+    monkeypatch.setattr(reader, "BLOCK_BYTES", 1_000)  # many batches per file
+    monkeypatch.setattr(reader, "BATCH_BYTES", 2_000)
+    write_events(tmp_path / "logs" / "a.jsonl", shoe_events(table="T01", rounds=3))
+    big = write_events(tmp_path / "logs" / "b.jsonl", shoe_events(table="T02", rounds=40))
+    calls = {"b": 0}
+
+    def hook(path: Path, batch: Batch) -> None:
+        if path == big:
+            calls["b"] += 1
+            if calls["b"] == 3:  # the file is half stored when this happens
+                raise Boom
+
+    with pytest.raises(Boom):
+        ingest_paths(store, [tmp_path / "logs"], on_batch=hook)
+    tables = store.con.execute("SELECT DISTINCT table_id FROM events").fetchall()
+    assert tables == [("T01",)]  # a.jsonl committed, nothing of b.jsonl
+    assert _count(store, "SELECT count(*) FROM input_files") == 1
+    assert [k.table for k in store.shoe_info()] == ["T01"]
+    summary = ingest_paths(store, [tmp_path / "logs"])
+    assert [f.new for f in summary.files] == [0, 284]
+    assert _count(store, "SELECT count(*) FROM events WHERE table_id = 'T02'") == 284
+    assert store.all_findings() == []
+
+
+def test_gzip_and_plain_files_in_a_folder(store: Store, tmp_path: Path) -> None:
+    write_events(
+        tmp_path / "logs" / "2026-11-28" / "T07.jsonl.gz", shoe_events(table="T07"), gz=True
+    )
+    write_events(tmp_path / "logs" / "2026-11-28" / "T08.jsonl", shoe_events(table="T08"))
+    (tmp_path / "logs" / "README.txt").write_text("not a log")
+    summary = ingest_paths(store, [tmp_path / "logs"])
+    assert [Path(f.path).name for f in summary.files] == ["T07.jsonl.gz", "T08.jsonl"]
+    assert summary.new == 22 and summary.rejected == 0
+    sha = store.con.execute("SELECT sha256, size_bytes FROM input_files ORDER BY path").fetchall()
+    gz_bytes = (tmp_path / "logs" / "2026-11-28" / "T07.jsonl.gz").read_bytes()
+    import hashlib
+
+    assert sha[0] == (hashlib.sha256(gz_bytes).hexdigest(), len(gz_bytes))
+
+
+def test_gaming_day_of_a_shoe_opened_after_midnight(store: Store, tmp_path: Path) -> None:
+    # cli.md: a shoe opened at 02:30 on 29 November belongs to gaming day 28 November.
+    late = shoe_events(table="T07", shoe="late", ts_day="2026-11-29T02")
+    ingest_paths(store, [write_events(tmp_path / "a.jsonl", late)])
+    (info,) = store.shoe_info().values()
+    assert info.gaming_day == dt.date(2026, 11, 28)
+
+
+def test_day_start_moves_the_boundary(store: Store, tmp_path: Path) -> None:
+    late = shoe_events(table="T07", shoe="late", ts_day="2026-11-29T02")
+    path = write_events(tmp_path / "a.jsonl", late)
+    summary = ingest_paths(store, [path], day_start="02:00")
+    assert summary.gaming_days == [dt.date(2026, 11, 29)]
+    (info,) = store.shoe_info().values()
+    assert info.gaming_day == dt.date(2026, 11, 29)
+    # Back to the default: every stored shoe is recomputed.
+    ingest_paths(store, [path])
+    (info,) = store.shoe_info().values()
+    assert info.gaming_day == dt.date(2026, 11, 28)
+
+
+def test_gaming_day_uses_the_tables_local_time(store: Store, tmp_path: Path) -> None:
+    events = shoe_events(table="T07", shoe="tz")
+    for e in events:  # 05:30 in New York is 10:30 UTC: still the previous gaming day there
+        e["ts"] = e["ts"].replace("2026-11-28T20", "2026-11-29T05").replace("+01:00", "-05:00")
+    ingest_paths(store, [write_events(tmp_path / "a.jsonl", events)])
+    (info,) = store.shoe_info().values()
+    assert info.gaming_day == dt.date(2026, 11, 28)
+
+
+def test_bad_day_start_is_refused(store: Store) -> None:
+    with pytest.raises(ValueError, match="HH:MM"):
+        ingest_paths(store, [ROUND_FILE], day_start="6am")
+
+
+def test_a_shoe_spanning_two_files_changes_its_digest(store: Store, tmp_path: Path) -> None:
+    events = shoe_events(rounds=2)
+    ingest_paths(store, [write_events(tmp_path / "a.jsonl", events[:10])])
+    (before,) = store.shoe_info().values()
+    ingest_paths(store, [write_events(tmp_path / "b.jsonl", events[10:])])
+    (after,) = store.shoe_info().values()
+    assert before.events_digest != after.events_digest
+    assert (before.events, after.events) == (10, 18)
