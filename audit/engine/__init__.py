@@ -20,7 +20,7 @@ from audit.engine.result import (
     WagerRecord,
 )
 
-ENGINE_VERSION = "1.0.0"
+ENGINE_VERSION = "1.0.1"
 """Bumped whenever a rule changes: shoes audited with another version are re-audited."""
 
 __all__ = [

@@ -156,7 +156,9 @@ def on_no_more_bets(rs: RoundState, e: m.NoMoreBets) -> None:
 def start_burn(rs: RoundState, e: m.Burn) -> None:
     """001: «A puntate effettuate, il banchiere chiude il gioco, bruciando 5 carte».
 
-    With ``bets_close_before_start_burn``, a start burn during round 1 closes betting.
+    With ``bets_close_before_start_burn``, a start burn during round 1's betting
+    closes it. rules.md: «the burn may come before or after round 1's betting»:
+    a burn before any stake is placed (round_open logged first) closes nothing.
     """
-    if rs.rules.bets_close_before_start_burn:
+    if rs.rules.bets_close_before_start_burn and any(v > 0 for v in rs.bets.values()):
         close_betting(rs, e.id, by_burn=True)

@@ -176,8 +176,13 @@ def on_objection(rs: RoundState, e: m.Objection) -> None:
 
 
 def on_insurance(rs: RoundState, e: m.Insurance, index: int) -> None:
-    """Insurance against a dealer ace (000): at most half the stake, before any third card."""
-    rs._finish_deal(e, index)
+    """Insurance against a dealer ace (000): at most half the stake, before any third card.
+
+    000: «prima che i giocatori abbiano ricevuto una terza carta»; rules.md: «placed
+    before any card is dealt after the initial deal», so it may come during the
+    initial deal (once the dealer's ace is out) and does not end it, and a card
+    to the dealer after the deal makes it late as much as a player's third card.
+    """
     b = rs.boxes.get(e.box)
     reasons: list[tuple[str, str]] = []
     if b is None or b.phantom:
@@ -205,8 +210,8 @@ def on_insurance(rs: RoundState, e: m.Insurance, index: int) -> None:
     if not rs.dealer or not is_ace(rs.dealer[0]):
         up = rs.dealer[0] if rs.dealer else "none"
         reasons.append(("insurance_offered", f"the dealer's card is {up}, not an ace"))
-    if any(t[0] == "box" for _, t in rs.play_cards):
-        reasons.append(("insurance_offered", "placed after a third card was dealt"))
+    if rs.play_cards:
+        reasons.append(("insurance_offered", "placed after a card dealt after the initial deal"))
     ratio = r.insurance_max_ratio
     if e.amount * ratio.denominator > stake * ratio.numerator:
         reasons.append(("insurance_max_ratio", f"{e.amount} is over {ratio} of the stake {stake}"))
@@ -236,8 +241,11 @@ def on_insurance(rs: RoundState, e: m.Insurance, index: int) -> None:
 
 
 def on_even_money(rs: RoundState, e: m.EvenMoney, index: int) -> None:
-    """Even money (001): a blackjack against a dealer ace taken 1:1 at once."""
-    rs._finish_deal(e, index)
+    """Even money (001): a blackjack against a dealer ace taken 1:1 at once.
+
+    «potrà richiedere l'immediato pagamento»: as soon as the blackjack is out,
+    which may be before the initial deal is over; it does not end the deal.
+    """
     h = rs._hand_for(e, e.box, 0, "even money")
     reasons: list[str] = []
     if h is not None:

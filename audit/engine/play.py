@@ -23,6 +23,24 @@ from audit.profiles.model import Rules
 
 
 @dataclass
+class Skip:
+    """A card that went past a hand still owed a card (a split hand, a double).
+
+    rules.md, "How many findings": one breach, one finding. The skip is judged
+    once it is known how it ended: the owed card came later (one
+    ``DEAL_OUT_OF_TURN``), or never (a double or split ace left without its one
+    card is ``PLAY_DOUBLE_CARDS`` / ``PLAY_SPLIT_ACES_CARDS``, else
+    ``DEAL_OUT_OF_TURN``).
+    """
+
+    event_id: str
+    box: int | None
+    hand: int | None
+    card: str
+    reported: bool = False
+
+
+@dataclass
 class PlayHand:
     """One hand of a box while the round is replayed (mutable working state)."""
 
@@ -41,6 +59,7 @@ class PlayHand:
     bust_index: int | None = None
     bust_event: str | None = None
     even_money: set[int] = field(default_factory=set)
+    skipped: Skip | None = None
 
     @property
     def key(self) -> tuple[int, int]:
@@ -57,6 +76,20 @@ class PlayHand:
             return False
         return len(self.cards) < 2 or (self.state.doubled and self.cards_after_double == 0)
 
+    def owed_code(self, rules: Rules) -> Code | None:
+        """The code for a hand left without its one card (rules.md catalogue), or None.
+
+        ``PLAY_DOUBLE_CARDS``: a doubled hand receives other than exactly one card;
+        ``PLAY_SPLIT_ACES_CARDS``: a hand from split aces likewise (000).
+        """
+        if self.surrendered:
+            return None
+        if self.state.doubled and self.cards_after_double == 0:
+            return Code.PLAY_DOUBLE_CARDS
+        if self.state.split_aces and rules.split_aces_one_card and len(self.cards) < 2:
+            return Code.PLAY_SPLIT_ACES_CARDS
+        return None
+
     @property
     def natural(self) -> bool:
         return len(self.cards) >= 2 and self.state.natural
@@ -71,8 +104,12 @@ class PlayHand:
 
     @property
     def split_21(self) -> bool:
-        """A two-card 21 after a split: an ordinary 21, paid even money (000)."""
-        return self.state.from_split and is_two_card_21(self.cards)
+        """A two-card 21 after a split: an ordinary 21, paid even money (000).
+
+        Exactly two cards (rules.md, the PAY_ code choice): a third card makes it
+        another total, whatever the first two were.
+        """
+        return self.state.from_split and len(self.cards) == 2 and is_two_card_21(self.cards)
 
     def stake(self, spot: int) -> Decimal:
         """The spot's stake on this hand, a double's extra included."""

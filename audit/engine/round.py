@@ -24,6 +24,7 @@ from audit.engine.play import (
     HIT_RULE,
     PlayBox,
     PlayHand,
+    Skip,
     hit_violation,
 )
 from audit.engine.result import Step, WagerRecord
@@ -335,12 +336,16 @@ class RoundState:
                 rule="mandatory_hit_max",
             )
 
-    def _advance_to(self, target: PlayHand | None, evidence: str) -> PlayHand | None:
+    def _advance_to(
+        self, target: PlayHand | None, evidence: str, skip: Skip | None = None
+    ) -> PlayHand | None:
         """Close the hands played before ``target`` (None: all); return one that needed a card.
 
         Hit and stand are optional events (event-log.md): a card to a later hand
         shows the earlier ones stood. A skipped hand that still needed a card
-        (a split hand, a double) makes the card out of turn.
+        (a split hand, a double) is marked with ``skip``, judged when its card
+        comes late or at the round's end (:meth:`_owed_card_late`,
+        :meth:`_owed_cards_at_end`).
         """
         order = self.turn_order()
         skipped_needing: PlayHand | None = None
@@ -353,14 +358,76 @@ class RoundState:
                 skipped_needing = skipped_needing or h
                 h.done = True
                 h.flagged = True
+                h.skipped = h.skipped or skip
             else:
                 self._stand(h, evidence)
         return skipped_needing
 
+    def _report_skip(self, skip: Skip, message: str, events: list[str]) -> None:
+        """One ``DEAL_OUT_OF_TURN`` per card that went past a hand owed a card."""
+        if skip.reported:
+            return
+        skip.reported = True
+        self._add(
+            Code.DEAL_OUT_OF_TURN,
+            message,
+            events=events,
+            box=skip.box,
+            hand=skip.hand,
+            actual=skip.card,
+        )
+
+    def _owed_card_late(self, h: PlayHand, e: m.CardDealt) -> None:
+        """A skipped hand gets the card it was owed: the skip was one card out of turn."""
+        skip = h.skipped
+        assert skip is not None
+        h.skipped = None
+        where = "the dealer" if skip.box is None else f"box {skip.box} hand {skip.hand}"
+        self._report_skip(
+            skip,
+            f"{skip.card} went to {where} while box {h.box} hand {h.number} still needed "
+            f"its card; it got it later ({e.card})",
+            [skip.event_id, e.id],
+        )
+
+    def _owed_cards_at_end(self) -> None:
+        """At the round's end: a double or split ace left without its one card (000).
+
+        ``PLAY_DOUBLE_CARDS`` / ``PLAY_SPLIT_ACES_CARDS`` on that hand ("other than
+        exactly one card"); another skipped hand never served is the card that
+        went past it, ``DEAL_OUT_OF_TURN``.
+        """
+        for h in self.turn_order():
+            code = h.owed_code(self.rules)
+            skip = h.skipped
+            if code is not None:
+                self._add(
+                    code,
+                    f"box {h.box} hand {h.number} ({','.join(h.cards)}) never received "
+                    "its one card",
+                    events=[*h.card_events[-1:], *([skip.event_id] if skip else [])],
+                    box=h.box,
+                    hand=h.number,
+                    expected="exactly one card",
+                    actual=",".join(h.cards),
+                    rule=HIT_RULE[code],
+                )
+            elif skip is not None and h.needs_card:
+                where = "the dealer" if skip.box is None else f"box {skip.box} hand {skip.hand}"
+                self._report_skip(
+                    skip,
+                    f"{skip.card} went to {where} while box {h.box} hand {h.number} still "
+                    "needed its card",
+                    [skip.event_id],
+                )
+
     def _is_after(self, a: PlayHand, b: PlayHand | None) -> bool:
+        """Whether ``a`` plays after ``b``; a hand outside the turn order (a late box) never."""
         if b is None:
             return True
         order = self.turn_order()
+        if a not in order or b not in order:
+            return False
         return order.index(a) > order.index(b)
 
     def _play_card(self, e: m.CardDealt, index: int, pos: int, exempt: bool) -> None:
@@ -388,13 +455,16 @@ class RoundState:
             cur = self.current()
             out_of_turn = False
             if not exempt:
-                if h.done and code is None:
+                if h.done and h.skipped is not None and h.needs_card:
+                    if code is None:
+                        self._owed_card_late(h, e)
+                elif h.done and code is None:
                     out_of_turn = True
                     why = f"box {e.box} hand {e.hand} had already ended"
                 elif h is not cur and self._is_after(h, cur):
-                    needing = self._advance_to(h, e.id)
+                    skip = Skip(e.id, e.box, e.hand, e.card)
+                    needing = self._advance_to(h, e.id, skip)
                     if needing is not None and code is None:
-                        out_of_turn = True
                         why = f"box {needing.box} hand {needing.number} still needed its card"
             if code is None and out_of_turn:
                 code = Code.DEAL_OUT_OF_TURN
@@ -417,7 +487,7 @@ class RoundState:
             target="box",
             box=e.box,
             hand=e.hand,
-            allowed=code is None,
+            allowed=code is None and not why,
             why_not=why or None,
             **self._hand_step_kw(h),
         )
@@ -429,18 +499,13 @@ class RoundState:
         round); ``DEAL_OUT_OF_TURN`` when a player hand still needed a card.
         """
         self.play_cards.append((index, ("dealer", None)))
-        out_of_turn = False if exempt else self._advance_to(None, e.id) is not None
+        skip = Skip(e.id, None, None, e.card)
+        out_of_turn = False if exempt else self._advance_to(None, e.id, skip) is not None
         before = list(self.dealer)
         word = dealer_rule_word(before, self.rules, self.all_decided()) if before else "draw"
         why = None
         if out_of_turn:
             why = "a player hand still needed its card"
-            self._add(
-                Code.DEAL_OUT_OF_TURN,
-                f"{e.card} to the dealer while a player hand still needed its card",
-                events=[e.id],
-                actual="dealer",
-            )
         elif (
             not self.rules.dealer_plays_freely
             and before
@@ -516,7 +581,10 @@ class RoundState:
         The dealer may stop once every player hand is decided (rules.md); open
         insurance needs the second card.
         """
-        if self.voided or self.rules.dealer_plays_freely or not self.deal_done:
+        if self.voided:
+            return
+        self._owed_cards_at_end()
+        if self.rules.dealer_plays_freely or not self.deal_done:
             return
         for h in self.turn_order():
             if not h.done:

@@ -113,8 +113,16 @@ class ShoeTracker:
         return self.max_pos
 
     def shuffled(self, order: list[str] | None) -> None:
-        """A shuffle step: the last one's ``order`` (if any) is the order to check against."""
+        """A shuffle step: the last one's ``order`` (if any) is the order to check against.
+
+        With ``shuffle_every_round`` (002) it is a full reshuffle «di tutte le carte
+        (comprese quelle giocate)»: every card is back in the pack, so the count
+        behind ``SHOE_CARD_EXCESS`` starts again.
+        """
         self.order = tuple(order) if order is not None else None
+        if self.rules.shuffle_every_round:
+            self.counts.clear()
+            self.excess_flagged.clear()
 
     def cut_card(self, event: CutCard) -> None:
         """The cut card is placed: check the cards left behind it (rules.md, "cut card depth").
