@@ -201,14 +201,14 @@ class Store:
 
     # ------------------------------------------------------------------ events
 
-    def load_shoe_events(self, keys: Iterable[ShoeKey]) -> dict[ShoeKey, list[AnyEvent]]:
-        """Every stored event of each shoe, in ``seq`` order, as TEL/1 models.
+    def load_shoe_rows(self, keys: Iterable[ShoeKey]) -> dict[ShoeKey, list[dict[str, Any]]]:
+        """Every stored event of each shoe as a plain row, in ``seq`` order.
 
-        Unknown types come back as :class:`UnknownEvent` (the engine skips
-        them; ingest already reported them as ``LOG_UNKNOWN_TYPE``).
+        Rows are cheap to send to worker processes; :func:`audit.store.rows.build_event`
+        turns one into its TEL/1 model.
         """
         wanted = sorted(set(keys))
-        out: dict[ShoeKey, list[AnyEvent]] = {k: [] for k in wanted}
+        out: dict[ShoeKey, list[dict[str, Any]]] = {k: [] for k in wanted}
         if not wanted:
             return out
         cols = [c for c in EVENT_COLUMNS if c not in ("ts", "raw")]
@@ -221,18 +221,25 @@ class Store:
                 ORDER BY e.table_id, e.shoe, e.seq, e.id""",
             params=[[k.table for k in wanted], [k.shoe for k in wanted]],
         ).to_arrow_table()
-        columns = {name: table.column(name).to_pylist() for name in table.column_names}
-        names = list(columns)
         current: ShoeKey | None = None
-        bucket: list[AnyEvent] = []
-        for values in zip(*columns.values(), strict=True):
-            row = dict(zip(names, values, strict=True))
+        bucket: list[dict[str, Any]] = []
+        for row in table.to_pylist():
             key = ShoeKey(row["table_id"], row["shoe"])
             if key != current:
                 bucket = out[key]
                 current = key
-            bucket.append(build_event(row))
+            bucket.append(row)
         return out
+
+    def load_shoe_events(self, keys: Iterable[ShoeKey]) -> dict[ShoeKey, list[AnyEvent]]:
+        """Every stored event of each shoe, in ``seq`` order, as TEL/1 models.
+
+        Unknown types come back as :class:`UnknownEvent` (the engine skips
+        them; ingest already reported them as ``LOG_UNKNOWN_TYPE``).
+        """
+        return {
+            k: [build_event(r) for r in rows] for k, rows in self.load_shoe_rows(keys).items()
+        }
 
     # ------------------------------------------------------------------ findings
 
