@@ -11,19 +11,23 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
+from typing import Any
 
 from audit.engine import ENGINE_VERSION, ShoeContext, ShoeReplay, replay_shoe
 from audit.events.models import AnyEvent
 from audit.findings import Code
 from audit.profiles import Profile, ProfileRegistry
 from audit.store import ShoeAuditResult, ShoeKey, Store
+from audit.store.rows import build_event
 
-BATCH_SHOES = 64
-"""Shoes per batch: large enough to amortise a transaction, small enough to stream."""
+BATCH_EVENTS = 20_000
+"""Events per batch (whole shoes): large enough to amortise a transaction and a
+worker round trip, small enough to keep memory flat whatever the night's size."""
 
 
 @dataclass(slots=True)
@@ -40,10 +44,11 @@ class RunSummary:
 
 @dataclass(frozen=True, slots=True)
 class ShoeJob:
-    """Everything one shoe's replay needs, picklable for a worker process."""
+    """Everything one shoe's replay needs, as plain rows: cheap to send to a worker."""
 
     key: ShoeKey
-    events: list[AnyEvent]
+    names: list[str]
+    rows: list[tuple[Any, ...]]
     profile_id: str | None
     context: ShoeContext
     events_digest: str | None
@@ -54,9 +59,11 @@ def profile_for(registry: ProfileRegistry, profile_id: str | None) -> Profile | 
     return registry.get(profile_id) if profile_id is not None and profile_id in registry else None
 
 
-def _replay_job(job: ShoeJob, registry: ProfileRegistry) -> ShoeAuditResult:
+def replay_job(job: ShoeJob, registry: ProfileRegistry) -> ShoeAuditResult:
+    """Build one shoe's events from its rows and replay them under its profile."""
     profile = profile_for(registry, job.profile_id)
-    replay = replay_shoe(job.events, profile, job.context)
+    events = [build_event(dict(zip(job.names, r, strict=True))) for r in job.rows]
+    replay = replay_shoe(events, profile, job.context)
     return ShoeAuditResult(
         key=job.key,
         engine_version=ENGINE_VERSION,
@@ -77,8 +84,8 @@ def _init_worker(registry: ProfileRegistry) -> None:
 
 
 def _worker_batch(jobs: list[ShoeJob]) -> list[ShoeAuditResult]:
-    assert _WORKER_REGISTRY is not None
-    return [_replay_job(j, _WORKER_REGISTRY) for j in jobs]
+    assert _WORKER_REGISTRY is not None, "worker started without its registry"
+    return [replay_job(j, _WORKER_REGISTRY) for j in jobs]
 
 
 def shoe_contexts(store: Store, keys: Sequence[ShoeKey]) -> dict[ShoeKey, ShoeContext]:
@@ -104,11 +111,6 @@ def replay_stored_shoe(
     return replay_shoe(events, profile, context), events
 
 
-def _batches(keys: Sequence[ShoeKey], size: int) -> Iterator[Sequence[ShoeKey]]:
-    for i in range(0, len(keys), size):
-        yield keys[i : i + size]
-
-
 def run_audit(
     store: Store,
     registry: ProfileRegistry,
@@ -117,7 +119,7 @@ def run_audit(
     table: str | None = None,
     gaming_day: dt.date | None = None,
     workers: int | None = None,
-    batch_shoes: int = BATCH_SHOES,
+    batch_events: int = BATCH_EVENTS,
     progress: Callable[[int, int], None] | None = None,
 ) -> RunSummary:
     """Audit every shoe that is new, changed, or audited by another engine/profile version.
@@ -140,49 +142,57 @@ def run_audit(
         return summary
     infos = store.shoe_info(keys)
     contexts = shoe_contexts(store, keys)
+
+    def jobs_of(names: list[str], rows: dict[ShoeKey, list[tuple[Any, ...]]]) -> list[ShoeJob]:
+        return [
+            ShoeJob(
+                key=k,
+                names=names,
+                rows=shoe_rows,
+                profile_id=infos[k].profile if k in infos else None,
+                context=contexts.get(k, ShoeContext()),
+                events_digest=infos[k].events_digest if k in infos else None,
+            )
+            for k, shoe_rows in rows.items()
+        ]
+
+    done = 0
+
+    def record(results: list[ShoeAuditResult]) -> None:
+        nonlocal done
+        store.replace_findings(results)
+        for r in results:
+            summary.shoes += 1
+            summary.rounds += r.rounds
+            summary.findings += len(r.findings)
+            for f in r.findings:
+                summary.by_code[str(f.code)] = summary.by_code.get(str(f.code), 0) + 1
+        done += len(results)
+        if progress is not None:
+            progress(done, len(keys))
+
     n_workers = workers or os.cpu_count() or 1
-    n_workers = max(1, min(n_workers, len(keys) // 8 or 1))
-    pool: Executor | None = None
-    if n_workers > 1:
-        pool = ProcessPoolExecutor(
+    n_workers = max(1, min(n_workers, len(keys) // 4 or 1))
+    batches = store.iter_shoe_rows(keys, batch_events=batch_events)
+    if n_workers == 1:
+        for names, rows in batches:
+            record([replay_job(j, registry) for j in jobs_of(names, rows)])
+    else:
+        # Workers build events and replay; this process streams the next batch out
+        # of DuckDB and writes finished ones back, one transaction per batch, in order.
+        with ProcessPoolExecutor(
             n_workers,
             mp_context=get_context("spawn"),
             initializer=_init_worker,
             initargs=(registry,),
-        )
-    try:
-        done = 0
-        for batch in _batches(keys, batch_shoes):
-            events = store.load_shoe_events(batch)
-            jobs = [
-                ShoeJob(
-                    key=k,
-                    events=events.get(k, []),
-                    profile_id=infos[k].profile if k in infos else None,
-                    context=contexts.get(k, ShoeContext()),
-                    events_digest=infos[k].events_digest if k in infos else None,
-                )
-                for k in batch
-            ]
-            if pool is None:
-                results = [_replay_job(j, registry) for j in jobs]
-            else:
-                chunk = max(1, len(jobs) // n_workers + (len(jobs) % n_workers > 0))
-                parts = [jobs[i : i + chunk] for i in range(0, len(jobs), chunk)]
-                results = [r for part in pool.map(_worker_batch, parts) for r in part]
-            store.replace_findings(results)
-            for r in results:
-                summary.shoes += 1
-                summary.rounds += r.rounds
-                summary.findings += len(r.findings)
-                for f in r.findings:
-                    summary.by_code[str(f.code)] = summary.by_code.get(str(f.code), 0) + 1
-            done += len(batch)
-            if progress is not None:
-                progress(done, len(keys))
-    finally:
-        if pool is not None:
-            pool.shutdown()
+        ) as pool:
+            pending: deque[Future[list[ShoeAuditResult]]] = deque()
+            for names, rows in batches:
+                pending.append(pool.submit(_worker_batch, jobs_of(names, rows)))
+                while len(pending) > 2 * n_workers:
+                    record(pending.popleft().result())
+            while pending:
+                record(pending.popleft().result())
     summary.seconds = time.perf_counter() - t0
     summary.by_code = dict(sorted(summary.by_code.items(), key=lambda kv: Code(kv[0]).value))
     return summary
