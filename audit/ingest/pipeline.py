@@ -20,6 +20,7 @@ recomputed, in the same transaction.
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from os import PathLike
@@ -94,8 +95,9 @@ def _readable(raw: str) -> dict[str, Any]:
         return {}
     out: dict[str, Any] = {}
     for key, col in (("id", "id"), ("table", "table_id"), ("shoe", "shoe")):
-        if isinstance(obj.get(key), str) and obj[key]:
-            out[col] = obj[key]
+        value = obj.get(key)
+        if isinstance(value, str) and value and value.encode("utf-8", "replace").decode() == value:
+            out[col] = value
     ts = obj.get("ts")
     if isinstance(ts, str):
         try:
@@ -188,26 +190,12 @@ class _Session:
             try:
                 event = parse_line(raw)
                 row = event_row(event, raw)
-                self.pa.table(  # fails for values DuckDB cannot hold: quarantine those
-                    {k: [row[k]] for k in ("id", "table_id", "shoe", "type")}
-                )
-                for col in ("seq", "round"):
-                    if row[col] is not None and not -(2**63) <= row[col] < 2**63:
-                        raise MalformedEventError(f"{col} {row[col]} is out of range")
+                _check_storable(row)
                 rescued.append((line_no, row))
             except MalformedEventError as exc:
                 result.quarantined.append(
                     _Quarantined(
                         line_no, "LOG_MALFORMED", exc.reason, raw[:RAW_KEEP], **_readable(raw)
-                    )
-                )
-            except (UnicodeEncodeError, self.pa.ArrowException) as exc:
-                result.quarantined.append(
-                    _Quarantined(
-                        line_no,
-                        "LOG_MALFORMED",
-                        f"cannot be stored: {exc}",
-                        raw[:RAW_KEEP].encode("utf-8", "replace").decode("utf-8"),
                     )
                 )
         if rescued:
@@ -240,6 +228,37 @@ class _Session:
             )
         finally:
             self.con.unregister("_rescued")
+
+
+_MONEY_LIMIT = Decimal(10) ** 16
+
+
+def _check_storable(row: dict[str, Any]) -> None:
+    """Refuse values the models accept but the database cannot hold.
+
+    The models take any integer and any amount; the columns are BIGINT and
+    DECIMAL(18,2), and text must be valid Unicode (no lone surrogates).
+    """
+    for col, value in row.items():
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int) and not -(2**63) <= value < 2**63:
+            raise MalformedEventError(
+                f"{col} {value} is out of range (the store keeps 64-bit ints)"
+            )
+        if isinstance(value, Decimal) and abs(value) >= _MONEY_LIMIT:
+            raise MalformedEventError(f"{col} {value} is out of range (money below 10^16)")
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, int) and not -(2**63) <= item < 2**63:
+                    raise MalformedEventError(f"{col} item {item} is out of range")
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise MalformedEventError(
+                    f"{col} is not valid Unicode (a lone surrogate)"
+                ) from None
 
 
 def _quarantine_rejects(rejects: Iterable[Reject], result: _FileResult) -> None:

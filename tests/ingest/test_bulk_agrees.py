@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
@@ -75,6 +76,20 @@ def run_bulk(session: _Session, lines: list[str]) -> tuple[dict[int, dict[str, A
     session.recheck(result)
     final = {r[0] for r in session.con.execute("SELECT line_no FROM _batch").fetchall()}
     return accepted, final
+
+
+def storable(event: Any) -> bool:
+    """Whether the database can hold the event's values (BIGINT, DECIMAL(18,2)).
+
+    The models accept any integer and any 2-decimal amount; the store cannot,
+    and quarantines such a line ("cannot be stored" / "out of range").
+    """
+    for value in event.__dict__.values():
+        if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+            return False
+        if isinstance(value, Decimal) and abs(value) >= Decimal(10) ** 16:
+            return False
+    return True
 
 
 def python_accepts(line: str) -> Any:
@@ -243,6 +258,9 @@ def lines(draw: st.DrawFn) -> tuple[str, bool]:
         ordinary = False
     spaced = draw(st.booleans())
     text = encode(obj, spaced)
+    strings = " ".join(v for v in obj.values() if isinstance(v, str))
+    if re.search(r"[,\[\]{}]|nan|inf", strings, re.IGNORECASE):
+        ordinary = False  # text that looks like the guards' patterns may take the slow path
     if mutation == 9:  # duplicate a key: Python keeps the last, DuckDB the first
         key = draw(st.sampled_from(list(obj)))
         text = text[:-1] + f',"{key}":' + json.dumps(draw(JSON_VALUES)) + "}"
@@ -259,7 +277,7 @@ def lines(draw: st.DrawFn) -> tuple[str, bool]:
 
 
 @settings(
-    max_examples=60,
+    max_examples=40,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -279,4 +297,4 @@ def test_bulk_validator_agrees_with_parse_line(
                 assert got[col] == expected[col], (col, text, got[col], expected[col])
         elif ordinary:
             pytest.fail(f"bulk rejected an ordinary valid line: {text}")
-        assert (i in final) == (event is not None), text
+        assert (i in final) == (event is not None and storable(event)), text
