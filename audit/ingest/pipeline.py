@@ -20,9 +20,9 @@ recomputed, in the same transaction.
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from os import PathLike
 from pathlib import Path
 from typing import Any
