@@ -87,7 +87,7 @@ def main() -> None:
                     times.append(time.perf_counter() - t)
                 results[name] = (rounds, statistics.median(times))
 
-    base_rounds, base_s = results["engine"]
+    _, base_s = results["engine"]
     print(f"\n{'what':<10} {'rounds':>9} {'median s':>9} {'rounds/s':>10} {'vs engine':>10}")
     for name, (rounds, secs) in results.items():
         rate = rounds / secs

@@ -84,9 +84,7 @@ Card = Annotated[
 ]
 
 # RFC 3339: date, 'T' (or space), time, optional fraction, and a mandatory offset.
-_RFC3339 = re.compile(
-    r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
-)
+_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 
 
 def _timestamp(v: Any) -> dt.datetime:

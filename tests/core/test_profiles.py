@@ -47,7 +47,7 @@ def test_profile_values_from_rules_md() -> None:
 
 
 def test_unknown_profile_lists_the_known_ones() -> None:
-    with pytest.raises(UnknownProfileError, match="unknown profile: 'nope'.*it-casino-5d"):
+    with pytest.raises(UnknownProfileError, match=r"unknown profile: 'nope'.*it-casino-5d"):
         load_registry().get("nope")
 
 
