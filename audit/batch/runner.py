@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
+from decimal import Decimal
 from multiprocessing import get_context
 from typing import Any
 
@@ -64,6 +65,7 @@ def replay_job(job: ShoeJob, registry: ProfileRegistry) -> ShoeAuditResult:
     profile = profile_for(registry, job.profile_id)
     events = [build_event(dict(zip(job.names, r, strict=True))) for r in job.rows]
     replay = replay_shoe(events, profile, job.context)
+    staked = [w for r in replay.rounds for w in r.wagers if w.kind != "bonus"]
     return ShoeAuditResult(
         key=job.key,
         engine_version=ENGINE_VERSION,
@@ -72,6 +74,8 @@ def replay_job(job: ShoeJob, registry: ProfileRegistry) -> ShoeAuditResult:
         rounds=len(replay.rounds),
         findings=replay.findings,
         events_digest=job.events_digest,
+        wagers=len(staked),
+        handle=sum((w.stake for w in staked), Decimal(0)),
     )
 
 

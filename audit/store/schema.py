@@ -106,6 +106,8 @@ CREATE TABLE shoe_audits (
     events_digest VARCHAR NOT NULL,
     audited_at TIMESTAMPTZ NOT NULL,
     rounds BIGINT NOT NULL,
+    wagers BIGINT NOT NULL DEFAULT 0,
+    handle DECIMAL(18,2) NOT NULL DEFAULT 0,
     PRIMARY KEY (table_id, shoe)
 );
 CREATE TABLE findings ({_FINDING_COLUMNS},

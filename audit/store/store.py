@@ -340,6 +340,8 @@ class Store:
                 else (info[r.key].events_digest if r.key in info else ""),
                 r.audited_at or now,
                 r.rounds,
+                r.wagers,
+                r.handle,
             )
             for r in results
         ]
@@ -359,7 +361,7 @@ class Store:
                     f"INSERT INTO findings VALUES ({', '.join('?' * 18)})",
                     rows,
                 )
-            con.executemany(f"INSERT INTO shoe_audits VALUES ({', '.join('?' * 8)})", audits)
+            con.executemany(f"INSERT INTO shoe_audits VALUES ({', '.join('?' * 10)})", audits)
 
     def all_findings(
         self,

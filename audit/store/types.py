@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from audit.findings import Finding
 
@@ -48,5 +49,9 @@ class ShoeAuditResult:
     profile_digest: str | None
     rounds: int
     findings: Sequence[Finding] = field(default_factory=tuple)
+    wagers: int = 0
+    """Wagers with a stake (main and insurance) in the shoe's replayed rounds."""
+    handle: Decimal = Decimal(0)
+    """The sum of those wagers' stakes, doubles and splits included."""
     events_digest: str | None = None
     audited_at: dt.datetime | None = None

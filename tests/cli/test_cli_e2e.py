@@ -155,3 +155,18 @@ def test_ingest_of_a_missing_path_fails_clearly(runner: CliRunner, db: Path) -> 
     code, out = invoke(runner, "ingest", "--db", str(db), "/no/such/place")
     assert code == 1
     assert "Error:" in out and "/no/such/place" in out
+
+
+def test_run_records_wagers_and_handle_for_the_report(
+    runner: CliRunner, db: Path, logs: Path
+) -> None:
+    """Worked example: box 4 stakes 20; box 1 splits 50 into 50 + 50 and doubles hand 0."""
+    from decimal import Decimal
+
+    from audit.store import open_store
+
+    invoke(runner, "ingest", "--db", str(db), str(logs))
+    invoke(runner, "run", "--db", str(db), "--workers", "1")
+    with open_store(db, read_only=True) as store:
+        row = store.con.execute("SELECT rounds, wagers, handle FROM shoe_audits").fetchall()
+    assert row == [(1, 3, Decimal("170.00"))]
