@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -181,6 +183,29 @@ def ingest_cmd(
 # --------------------------------------------------------------------------- run
 
 
+@contextmanager
+def _progress_bar(what: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on a terminal (``tick(done, total)``); nothing when piped."""
+    if not is_terminal():
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task(what, total=None)
+
+        def tick(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield tick
+
+
 def _run(
     db: Path,
     profiles: Path | None,
@@ -194,40 +219,16 @@ def _run(
     from audit.profiles import load_registry
 
     registry = load_registry(profiles)
-    with _open(db) as store:
-        if is_terminal():
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-            with Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeRemainingColumn(),
-                transient=True,
-            ) as bar:
-                task = bar.add_task("auditing shoes", total=None)
-
-                def tick(done: int, total: int) -> None:
-                    bar.update(task, completed=done, total=total)
-
-                summary = run_audit(
-                    store,
-                    registry,
-                    all_shoes=all_shoes,
-                    table=table,
-                    gaming_day=gaming_day,
-                    workers=workers,
-                    progress=tick,
-                )
-        else:
-            summary = run_audit(
-                store,
-                registry,
-                all_shoes=all_shoes,
-                table=table,
-                gaming_day=gaming_day,
-                workers=workers,
-            )
+    with _open(db) as store, _progress_bar("auditing shoes") as tick:
+        summary = run_audit(
+            store,
+            registry,
+            all_shoes=all_shoes,
+            table=table,
+            gaming_day=gaming_day,
+            workers=workers,
+            progress=tick,
+        )
     rate = summary.rounds / summary.seconds if summary.seconds else 0.0
     typer.echo(
         f"audited {summary.shoes:,} shoes, {summary.rounds:,} rounds in {summary.seconds:.1f} s "
