@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from audit.store.fields import COLUMN_TYPES
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APP_ID = "shoe-audit"
 
 _TYPED = ",\n    ".join(f'"{name}" {sql_type}' for name, sql_type in COLUMN_TYPES.items())
@@ -114,7 +114,12 @@ CREATE TABLE findings ({_FINDING_COLUMNS},
     origin VARCHAR NOT NULL
 );
 """
-"""Version 1 of the schema, created in one transaction on a new database."""
+"""The current schema, created in one transaction on a new database."""
 
-MIGRATIONS: dict[int, str] = {}
+MIGRATIONS: dict[int, str] = {
+    2: """
+    ALTER TABLE shoe_audits ADD COLUMN wagers BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE shoe_audits ADD COLUMN handle DECIMAL(18,2) NOT NULL DEFAULT 0;
+    """,
+}
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""

@@ -1,0 +1,46 @@
+"""A database written by an older shoe-audit is migrated in place, once, on open."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from audit.errors import StoreError
+from audit.store import open_store
+from audit.store.schema import SCHEMA_VERSION
+
+
+def make_v1(path: Path) -> None:
+    open_store(path).close()
+    con = duckdb.connect(str(path))
+    con.execute("ALTER TABLE shoe_audits DROP COLUMN wagers")
+    con.execute("ALTER TABLE shoe_audits DROP COLUMN handle")
+    con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    con.close()
+
+
+def test_version_1_database_gains_wagers_and_handle(tmp_path: Path) -> None:
+    db = tmp_path / "old.duckdb"
+    make_v1(db)
+    with open_store(db) as store:
+        cols = {
+            c
+            for (c,) in store.con.execute(
+                "SELECT column_name FROM information_schema.columns "
+                "WHERE table_name = 'shoe_audits'"
+            ).fetchall()
+        }
+        version = store.con.execute(
+            "SELECT value FROM meta WHERE key = 'schema_version'"
+        ).fetchone()
+    assert {"wagers", "handle"} <= cols
+    assert version == (str(SCHEMA_VERSION),)
+
+
+def test_read_only_open_of_an_old_database_asks_for_a_migration(tmp_path: Path) -> None:
+    db = tmp_path / "old.duckdb"
+    make_v1(db)
+    with pytest.raises(StoreError, match="needs a migration"):
+        open_store(db, read_only=True)
