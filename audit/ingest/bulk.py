@@ -161,7 +161,7 @@ def _value(f: Field, x: str) -> str:
     elif k == "spots":
         v = f"from_json({x}, '[\"BIGINT\"]')"
     elif k in ("money", "stake"):
-        v = f"CAST({x} AS DECIMAL(18,2))"
+        v = f"TRY_CAST({x} AS DECIMAL(18,2))"
     else:  # pragma: no cover
         raise AssertionError(k)
     if f.presence == "default":
@@ -226,43 +226,6 @@ OUTPUT_COLUMNS: tuple[str, ...] = (
 )
 
 
-_TYPED_SQL = {
-    "int": "BIGINT",
-    "str": "VARCHAR",
-    "nonempty": "VARCHAR",
-    "currency": "VARCHAR",
-    "enum": "VARCHAR",
-    "bool": "BOOLEAN",
-    "card": "VARCHAR",
-    "cards": "VARCHAR[]",
-    "spots": "BIGINT[]",
-    "money": "VARCHAR",  # the number's text, cast exactly below
-    "stake": "VARCHAR",
-}
-
-
-def _card_norm(c: str) -> str:
-    return f"CASE WHEN strlen({c}) = 3 THEN 'T' || upper({c}[3]) ELSE upper({c}) END"
-
-
-def _typed_value(f: Field) -> str:
-    """The column value of ``f`` from the typed struct ``v`` (the line is valid)."""
-    v = f"v.{_q(f.name)}"
-    if f.kind == "card":
-        v = _card_norm(v)
-    elif f.kind == "cards":
-        v = f"list_transform({v}, lambda c: {_card_norm('c')})"
-    elif f.kind in ("money", "stake"):
-        v = f"TRY_CAST({v} AS DECIMAL(18,2))"  # computed for invalid lines too
-    if f.presence == "default":
-        if f.kind == "cards":
-            return f"COALESCE({v}, []::VARCHAR[])"
-        if f.kind == "bool":
-            return f"COALESCE({v}, {'true' if f.default else 'false'})"
-        return f"COALESCE({v}, {f.default!r})"
-    return v
-
-
 def _branch(etype: str | None, source: str) -> str:
     """The query for the lines of one type (``None``: every other line)."""
     fields = _all_fields(etype)
@@ -289,21 +252,8 @@ def _branch(etype: str | None, source: str) -> str:
     own = {f.name: f for f in (fields_of(etype) if etype is not None else ())}
     typed = []
     for c in TYPED_COLUMNS:
-        value = _typed_value(own[c]) if c in own else "NULL"
+        value = _value(own[c], _x(c)) if c in own else "NULL"
         typed.append(f"{value} AS {_q(c)}")
-    # Values come from a second, typed parse: once a line is known to be
-    # valid, DuckDB's lenient casts cannot change a value, and a typed parse
-    # is cheaper than string work on every JSON text.
-    typed_fields = [f for f in fields if f.name not in ("v", "ts")]
-    envelope_text = ("id", "table", "shoe", "type")
-    typed_struct = (
-        "{"
-        + ",".join(
-            f'"{f.name}":"{"VARCHAR" if f.name in envelope_text else _TYPED_SQL[f.kind]}"'
-            for f in typed_fields
-        )
-        + "}"
-    )
     slow = _all_of(
         [
             "len(keys) = len(list_distinct(keys))",
@@ -315,7 +265,7 @@ def _branch(etype: str | None, source: str) -> str:
             "ELSE strlen(line) - strlen(replace(replace(line, '[', ''), '{', '')) <= 200 END",
         ]
     )
-    rnd = "v.round" if etype in ROUND_TYPES else "NULL::BIGINT"
+    rnd = _int_value(_x("round")) if etype in ROUND_TYPES else "NULL::BIGINT"
     ts = _x("ts")
     body = f"{ts}[2:-2]"
     return f"""
@@ -332,15 +282,15 @@ SELECT
     } AS valid,
   has_extra,
   line AS raw,
-  v.id AS id,
-  v."table" AS table_id,
-  v.shoe AS shoe,
+  {_str_value(_x("id"))} AS id,
+  {_str_value(_x("table"))} AS table_id,
+  {_str_value(_x("shoe"))} AS shoe,
   {rnd} AS round,
-  v.seq AS seq,
+  {_int_value(_x("seq"))} AS seq,
   CAST(ts_local - to_minutes(utc_offset_min) AS TIMESTAMPTZ) AS ts,
   ts_local,
   utc_offset_min,
-  v.type AS type,
+  {_str_value(_x("type"))} AS type,
   {"true" if etype is not None else "false"} AS known_type,
   {", ".join(typed)}
 FROM (
@@ -365,7 +315,6 @@ FROM (
                   * (TRY_CAST({body}[-5:-4] AS INTEGER) * 60
                      + TRY_CAST({body}[-2:-1] AS INTEGER))
         END AS utc_offset_min,
-        CASE WHEN s IS NOT NULL THEN json_transform(line, {_lit(typed_struct)}) END AS v
       FROM (
         SELECT line_no, line,
           CASE WHEN starts_with(ltrim(line, e' \\t\\r'), '{{')

@@ -108,32 +108,77 @@ def _readable(raw: str) -> dict[str, Any]:
     return out
 
 
+_SPLIT_SQL = f"""
+SELECT line_no, line,
+  CASE WHEN strlen(line) > {MAX_LINE_BYTES} THEN 'long'
+       WHEN ltrim(line, e' \\t\\r') = '' THEN 'blank' END AS skip,
+  r[1] AS ty, r[2] AS rid
+FROM (
+  SELECT line_no, line,
+    CASE WHEN strlen(line) <= {MAX_LINE_BYTES}
+         THEN TRY(json_extract_string(line, ['$.type', '$.id'])) END AS r
+  FROM (
+    SELECT first_line + generate_subscripts(l, 1) - 1 AS line_no, unnest(l) AS line
+    FROM (SELECT first_line, string_split(text, chr(10)) AS l FROM _blocks)))
+"""
+
+
 class _Session:
     """One DuckDB connection doing the per-batch work (the store's, or a scratch one).
 
-    The bulk query is planned once (``PREPARE``) and run per batch: planning
-    the 23-branch query costs about as much as running it on 100k lines.
+    With a store (``direct``), the lines whose id is new to the database and
+    to the batch go straight from the bulk query into ``events``; only the
+    others (an id seen before, or a line the bulk validator did not accept)
+    come back to Python as the batch's ``rest``.
+
+    Per-batch data lives in Arrow tables that a query sees under a name
+    (``relation.query(name, sql)``), never in temp tables or registered views:
+    an ingest runs in one transaction per file, and DuckDB keeps every version
+    of a temp table or view that a transaction replaced until it ends, so
+    memory would grow with the file. The bulk query is a temp view, parsed once.
     """
 
-    def __init__(self, con: Any) -> None:
+    def __init__(self, con: Any, *, direct: bool) -> None:
         import pyarrow as pa
+        import pyarrow.compute as pc
 
         self.con = con
         self.pa = pa
-        cols = ", ".join(f"{_q(c)} {t}" for c, t in _EVENT_SQL_TYPES.items())
-        con.execute(f"CREATE OR REPLACE TEMP TABLE _batch (line_no BIGINT, valid BOOLEAN, {cols})")
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE _all_lines "
-            "(line_no BIGINT, line VARCHAR, skip VARCHAR, ty VARCHAR)"
-        )
+        self.pc = pc
+        self.direct = direct
+        self.rest: Any = None
+        """The batch's lines that need Python (an Arrow table of bulk rows)."""
         out_cols = ", ".join(
             _q(c) for c in bulk.OUTPUT_COLUMNS if c in _EVENT_SQL_TYPES or c in ("line_no", "valid")
         )
-        source = "(SELECT line_no, line, ty FROM _all_lines WHERE skip IS NULL)"
-        con.execute(
-            f"PREPARE _bulk AS INSERT INTO _batch BY NAME SELECT {out_cols} "
-            f"FROM ({bulk.select_sql(source)})"
-        )
+        self.empty_lines = pa.table(
+            {"line_no": pa.array([], pa.int64()), "line": pa.array([], pa.string()),
+             "skip": pa.array([], pa.string()), "ty": pa.array([], pa.string()),
+             "rid": pa.array([], pa.string()), "dup": pa.array([], pa.bool_())}
+        )  # fmt: skip
+        views = {
+            "_v_all": "skip IS NULL",
+            "_v_fresh": "skip IS NULL AND NOT dup",
+            "_v_dup": "skip IS NULL AND dup",
+        }
+        for name, cond in views.items():
+            source = f"(SELECT line_no, line, ty FROM _all_lines WHERE {cond})"
+            self._query(
+                self.empty_lines,
+                "_all_lines",
+                f"CREATE OR REPLACE TEMP VIEW {name} AS "
+                f"SELECT {out_cols} FROM ({bulk.select_sql(source)})",
+            )
+        self.schema = self._arrow(self.empty_lines, "_all_lines", "SELECT * FROM _v_all").schema
+
+    def _query(self, table: Any, name: str, sql: str) -> list[tuple[Any, ...]]:
+        """Run ``sql`` with the Arrow ``table`` visible as ``name``; all rows."""
+        rows: list[tuple[Any, ...]] = self.con.from_arrow(table).query(name, sql).fetchall()
+        return rows
+
+    def _arrow(self, table: Any, name: str, sql: str) -> Any:
+        """Run ``sql`` with the Arrow ``table`` visible as ``name``; an Arrow table."""
+        return self.con.from_arrow(table).query(name, sql).to_arrow_table()
 
     def _blocks_table(self, batch: Batch) -> Any:
         pa = self.pa
@@ -145,89 +190,106 @@ class _Session:
         text = pa.concat_arrays(texts) if texts else pa.array([], pa.large_string())
         return pa.table({"first_line": pa.array(batch.block_first_lines, pa.int64()), "text": text})
 
-    def validate(self, batch: Batch) -> list[Reject]:
-        """Fill ``_batch`` with the batch's lines; return the too-long ones."""
-        con = self.con
-        con.execute("DELETE FROM _all_lines")
-        con.register("_blocks", self._blocks_table(batch))
-        try:
-            con.execute(
-                f"""INSERT INTO _all_lines
-                    SELECT line_no, line,
-                      CASE WHEN strlen(line) > {MAX_LINE_BYTES} THEN 'long'
-                           WHEN ltrim(line, e' \\t\\r') = '' THEN 'blank' END,
-                      CASE WHEN strlen(line) <= {MAX_LINE_BYTES}
-                           THEN TRY(json_extract_string(line, '$.type')) END
-                    FROM (
-                      SELECT first_line + generate_subscripts(l, 1) - 1 AS line_no,
-                             unnest(l) AS line
-                      FROM (SELECT first_line, string_split(text, chr(10)) AS l FROM _blocks))"""
-            )
-        finally:
-            con.unregister("_blocks")
-        too_long = con.execute(
+    def _split(self, batch: Batch) -> tuple[Any, list[Reject]]:
+        """The batch's numbered lines (an Arrow table), and the too-long ones."""
+        lines = self._arrow(self._blocks_table(batch), "_blocks", _SPLIT_SQL)
+        too_long = self._query(
+            lines,
+            "_all_lines",
             f"""SELECT line_no, strlen(line), substr(line, 1, {RAW_KEEP}) FROM _all_lines
-                WHERE skip = 'long' ORDER BY line_no"""
-        ).fetchall()
-        con.execute("DELETE FROM _batch")
-        con.execute("EXECUTE _bulk")
-        return [
+                WHERE skip = 'long' ORDER BY line_no""",
+        )
+        rejects = [
             Reject(n, f"line too long ({size:,} bytes; the limit is 1 MB)", raw)
             for n, size, raw in too_long
         ]
+        return lines, rejects
+
+    def validate(self, batch: Batch) -> list[Reject]:
+        """Every line of the batch through the bulk query into ``rest``."""
+        lines, rejects = self._split(batch)
+        lines = lines.append_column("dup", self.pa.nulls(lines.num_rows, self.pa.bool_()))
+        self.rest = self._arrow(lines, "_all_lines", "SELECT * FROM _v_all")
+        return rejects
+
+    def store(self, batch: Batch, file_id: int, result: _FileResult) -> list[Reject]:
+        """New events straight into ``events``; the other lines into ``rest``.
+
+        Returns the too-long lines. Lines the bulk validator did not accept
+        come back with ``valid`` false, for :meth:`recheck`.
+        """
+        pa, pc = self.pa, self.pc
+        lines, rejects = self._split(batch)
+        # Ids that need care: seen before, or more than once in this batch.
+        dup_ids = self._arrow(
+            lines,
+            "_all_lines",
+            """SELECT rid FROM _all_lines WHERE skip IS NULL AND rid IS NOT NULL
+               GROUP BY rid HAVING count(*) > 1
+               UNION
+               SELECT e.id FROM events e SEMI JOIN _all_lines a ON a.rid = e.id""",
+        ).column("rid")
+        dup = pc.fill_null(pc.is_in(lines.column("rid"), value_set=dup_ids.combine_chunks()), False)
+        lines = lines.append_column("dup", dup)
+        inserted = self._query(
+            lines,
+            "_all_lines",
+            f"INSERT INTO events BY NAME SELECT {_EV_COLS}, {int(file_id)}::BIGINT AS file_id, "
+            "line_no FROM _v_fresh WHERE valid",
+        )[0][0]
+        result.summary.events += inserted
+        result.summary.new += inserted
+        parts = []
+        if len(dup_ids):
+            parts.append(self._arrow(lines, "_all_lines", "SELECT * FROM _v_dup"))
+        # What the bulk query did not accept: its raw line, for parse_line.
+        unaccepted = self._query(
+            lines,
+            "_all_lines",
+            f"""SELECT a.line_no, a.line FROM _all_lines a
+                WHERE a.skip IS NULL AND NOT a.dup
+                  AND NOT EXISTS (SELECT 1 FROM events e
+                                  WHERE e.file_id = {int(file_id)} AND e.line_no = a.line_no)""",
+        )
+        if unaccepted:
+            parts.append(
+                pa.Table.from_pylist(
+                    [{"line_no": n, "valid": False, "raw": line} for n, line in unaccepted],
+                    schema=self.schema,
+                )
+            )
+        self.rest = pa.concat_tables(parts) if parts else self.schema.empty_table()
+        return rejects
 
     def recheck(self, result: _FileResult) -> None:
-        """Ask parse_line about every line the bulk validator did not accept."""
-        con = self.con
-        rows = con.execute(
-            "SELECT line_no, raw FROM _batch WHERE NOT valid ORDER BY line_no"
-        ).fetchall()
-        if not rows:
+        """Ask parse_line about every line of ``rest`` the bulk validator did not accept."""
+        pa = self.pa
+        rest = self.rest
+        if rest is None or rest.num_rows == 0:
             return
-        con.execute("DELETE FROM _batch WHERE NOT valid")
+        valid = rest.column("valid").to_pylist()
+        if all(valid):
+            return
+        bad = [i for i, v in enumerate(valid) if not v]
+        line_nos = rest.column("line_no").take(bad).to_pylist()
+        raws = rest.column("raw").take(bad).to_pylist()
         rescued = []
-        for line_no, raw in rows:
+        for line_no, raw in zip(line_nos, raws, strict=True):
             try:
                 event = parse_line(raw)
                 row = event_row(event, raw)
                 _check_storable(row)
-                rescued.append((line_no, row))
+                rescued.append({"line_no": line_no, "valid": True, **row})
             except MalformedEventError as exc:
                 result.quarantined.append(
                     _Quarantined(
                         line_no, "LOG_MALFORMED", exc.reason, raw[:RAW_KEEP], **_readable(raw)
                     )
                 )
+        kept = rest.filter(pa.array(valid))
         if rescued:
-            self._insert_rescued(rescued, result)
-
-    def _insert_rescued(
-        self, rescued: list[tuple[int, dict[str, Any]]], result: _FileResult
-    ) -> None:
-        pa = self.pa
-        cols: dict[str, list[Any]] = {"line_no": [n for n, _ in rescued]}
-        cols["valid"] = [True] * len(rescued)
-        for c in _EVENT_SQL_TYPES:
-            cols[c] = [r[c] for _, r in rescued]
-        try:
-            table = pa.table(cols)
-        except (pa.ArrowException, OverflowError) as exc:  # e.g. money beyond DECIMAL(18,2)
-            for n, r in rescued:
-                result.quarantined.append(
-                    _Quarantined(
-                        n, "LOG_MALFORMED", f"cannot be stored: {exc}", r["raw"][:RAW_KEEP]
-                    )
-                )
-            return
-        self.con.register("_rescued", table)
-        try:
-            self.con.execute(
-                "INSERT INTO _batch BY NAME SELECT line_no, valid, "
-                + ", ".join(f"CAST({_q(c)} AS {t}) AS {_q(c)}" for c, t in _EVENT_SQL_TYPES.items())
-                + " FROM _rescued"
-            )
-        finally:
-            self.con.unregister("_rescued")
+            kept = pa.concat_tables([kept, pa.Table.from_pylist(rescued, schema=self.schema)])
+        self.rest = kept
 
 
 _MONEY_LIMIT = Decimal(10) ** 16
@@ -267,39 +329,44 @@ def _quarantine_rejects(rejects: Iterable[Reject], result: _FileResult) -> None:
 
 
 def _merge(session: _Session, store: Store, file_id: int, path: str, result: _FileResult) -> None:
-    """Insert the batch's new events; count duplicates; quarantine id conflicts."""
-    con = session.con
+    """Merge the batch's ``rest`` into ``events``: new ids in, duplicates counted,
+    conflicting copies quarantined (the first copy wins)."""
+    pc = session.pc
+    rest = session.rest
+    if rest is None or rest.num_rows == 0:
+        return
     s = result.summary
-    s.events += con.execute("SELECT count(*) FROM _batch").fetchall()[0][0]
-    # Ids already stored, and ids repeated within this batch (first copy wins).
-    con.execute(
-        """CREATE OR REPLACE TEMP TABLE _hits AS
-           SELECT b.line_no, b.id, b.raw, e.raw AS first_raw, e.file_id AS first_file,
-                  e.line_no AS first_line
-           FROM _batch b JOIN events e ON e.id = b.id"""
+    s.events += rest.num_rows
+    # Ids already stored, and ids repeated within the batch (first copy wins).
+    hits = session._arrow(
+        rest,
+        "_rest",
+        """WITH stored AS (
+             SELECT b.line_no, b.id, b.raw, e.raw AS first_raw, e.file_id AS first_file,
+                    e.line_no AS first_line
+             FROM _rest b JOIN events e ON e.id = b.id
+           ), repeated AS (
+             SELECT line_no, id, raw, first_raw, NULL::BIGINT AS first_file, first_line
+             FROM (
+               SELECT line_no, id, raw, first_value(raw) OVER w AS first_raw,
+                      first_value(line_no) OVER w AS first_line, row_number() OVER w AS rn
+               FROM _rest WHERE id NOT IN (SELECT id FROM stored)
+               WINDOW w AS (PARTITION BY id ORDER BY line_no))
+             WHERE rn > 1
+           )
+           SELECT * FROM stored UNION ALL SELECT * FROM repeated""",
     )
-    con.execute(
-        """INSERT INTO _hits
-           SELECT line_no, id, raw, first_raw, NULL, first_line FROM (
-             SELECT line_no, id, raw,
-                    first_value(raw) OVER w AS first_raw, first_value(line_no) OVER w AS first_line,
-                    row_number() OVER w AS rn
-             FROM _batch
-             WHERE id IN (SELECT id FROM _batch GROUP BY id HAVING count(*) > 1)
-               AND id NOT IN (SELECT id FROM _hits)
-             WINDOW w AS (PARTITION BY id ORDER BY line_no))
-           WHERE rn > 1"""
-    )
-    hits = con.execute(
+    differing = session._query(
+        hits,
+        "_hits",
         """SELECT h.line_no, h.id, h.raw, h.first_raw, h.first_line, f.path
            FROM _hits h LEFT JOIN input_files f ON f.file_id = h.first_file
            WHERE NOT CASE WHEN h.raw = h.first_raw THEN true
                           ELSE json(h.raw) = json(h.first_raw) END
-           ORDER BY h.line_no"""
-    ).fetchall()
-    n_hits = con.execute("SELECT count(*) FROM _hits").fetchall()[0][0]
+           ORDER BY h.line_no""",
+    )
     conflicts = 0
-    for line_no, eid, raw, first_raw, first_line, first_path in hits:
+    for line_no, eid, raw, first_raw, first_line, first_path in differing:
         if loads(raw) == loads(first_raw):
             continue
         conflicts += 1
@@ -314,19 +381,18 @@ def _merge(session: _Session, store: Store, file_id: int, path: str, result: _Fi
                 **_readable(raw),
             )
         )
-    s.duplicates += n_hits - conflicts
+    s.duplicates += hits.num_rows - conflicts
     s.events -= conflicts
-    inserted = con.execute(
-        f"""INSERT INTO events
-            SELECT {_EV_COLS}, ? AS file_id, line_no FROM _batch
-            WHERE line_no NOT IN (SELECT line_no FROM _hits)""",
-        [file_id],
-    ).fetchall()[0][0]
-    s.new += inserted
-    unknown = con.execute(
-        """SELECT line_no, type FROM _batch WHERE NOT known_type ORDER BY line_no"""
-    ).fetchall()
-    result.unknown.extend(unknown)
+    if hits.num_rows:
+        keep = pc.invert(pc.is_in(rest.column("line_no"), value_set=hits.column("line_no")))
+        rest = rest.filter(keep)
+    if rest.num_rows:
+        inserted = session._query(
+            rest,
+            "_rest",
+            f"INSERT INTO events SELECT {_EV_COLS}, {int(file_id)} AS file_id, line_no FROM _rest",
+        )[0][0]
+        s.new += inserted
 
 
 def _finish_file(
@@ -467,7 +533,7 @@ def _ingest_file(
                 if hook is not None:
                     hook(path, batch)
                 _quarantine_rejects(batch.rejects, result)
-                _quarantine_rejects(session.validate(batch), result)
+                _quarantine_rejects(session.store(batch, file_id, result), result)
                 session.recheck(result)
                 _merge(session, store, file_id, str(path), result)
         except FileError as exc:
@@ -476,7 +542,9 @@ def _ingest_file(
             result.summary.error = str(exc)
             result.quarantined.append(_Quarantined(reader.lines + 1, "LOG_MALFORMED", str(exc), ""))
         result.summary.rejected = len(result.quarantined)
-        result.summary.unknown_types = len(result.unknown)
+        result.summary.unknown_types = con.execute(
+            "SELECT count(*) FROM events WHERE file_id = ? AND NOT known_type", [file_id]
+        ).fetchall()[0][0]
         days = _refresh_derived(store, file_id)  # before file_id may become an older one
         _finish_file(store, path, reader, file_id, result, now)
     return result.summary, days
@@ -502,7 +570,7 @@ def ingest_paths(
         with store.transaction():
             store.set_meta("day_start", day_start)
             store.refresh_shoes()
-    session = _Session(store.con)
+    session = _Session(store.con, direct=True)
     summary = IngestSummary()
     days: set[dt.date] = set()
     now = dt.datetime.now(dt.UTC)
@@ -534,7 +602,7 @@ def validate_paths(paths: Iterable[StrPath]) -> ValidationReport:
     con = duckdb.connect(":memory:")
     try:
         con.execute("SET TimeZone = 'UTC'")
-        session = _Session(con)
+        session = _Session(con, direct=False)
         for path in files:
             result = _FileResult(FileSummary(str(path)))
             reader = LogReader(path)
@@ -543,13 +611,17 @@ def validate_paths(paths: Iterable[StrPath]) -> ValidationReport:
                     _quarantine_rejects(batch.rejects, result)
                     _quarantine_rejects(session.validate(batch), result)
                     session.recheck(result)
-                    result.summary.events += con.execute("SELECT count(*) FROM _batch").fetchall()[
-                        0
-                    ][0]
+                    rest = session.rest
+                    result.summary.events += rest.num_rows
                     result.unknown.extend(
-                        con.execute(
-                            "SELECT line_no, type FROM _batch WHERE NOT known_type ORDER BY line_no"
-                        ).fetchall()
+                        (n, t)
+                        for n, t, known in zip(
+                            rest.column("line_no").to_pylist(),
+                            rest.column("type").to_pylist(),
+                            rest.column("known_type").to_pylist(),
+                            strict=True,
+                        )
+                        if not known
                     )
             except FileError as exc:
                 result.summary.error = str(exc)

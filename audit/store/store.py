@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from decimal import Decimal
@@ -442,8 +443,19 @@ class Store:
         return [_finding(r) for r in self.con.execute(sql, params).fetchall()]
 
 
-def open_store(path: str | PathLike[str], *, read_only: bool = False) -> Store:
+DEFAULT_MEMORY_LIMIT = "1GB"
+"""DuckDB's own default is 80% of the RAM: an ingest of a large file would
+keep that much of it cached. A fixed limit keeps memory flat whatever the size
+of the input (DuckDB spills to disk beyond it)."""
+
+
+def open_store(
+    path: str | PathLike[str], *, read_only: bool = False, memory_limit: str | None = None
+) -> Store:
     """Open (creating or migrating) the audit database at ``path``.
+
+    ``memory_limit`` bounds DuckDB's memory (default ``SHOE_AUDIT_MEMORY`` or
+    1GB).
 
     Raises :class:`audit.errors.StoreError` when the file is not a DuckDB
     database, is not a shoe-audit database, is newer than this program, or is
@@ -467,6 +479,9 @@ def open_store(path: str | PathLike[str], *, read_only: bool = False) -> Store:
         raise StoreError(f"cannot open database {p!r}: {why}") from None
     try:
         con.execute("SET TimeZone = 'UTC'")
+        con.execute("SET enable_progress_bar = false")
+        limit = memory_limit or os.environ.get("SHOE_AUDIT_MEMORY") or DEFAULT_MEMORY_LIMIT
+        con.execute("SET memory_limit = ?", [limit])
         _migrate(con, p, read_only)
     except BaseException:
         con.close()

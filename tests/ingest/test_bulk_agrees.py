@@ -59,7 +59,7 @@ def session() -> Iterator[_Session]:
     con = duckdb.connect(":memory:")
     con.execute("SET TimeZone = 'UTC'")
     try:
-        yield _Session(con)
+        yield _Session(con, direct=False)
     finally:
         con.close()
 
@@ -69,12 +69,10 @@ def run_bulk(session: _Session, lines: list[str]) -> tuple[dict[int, dict[str, A
     block = "\n".join(lines).encode("utf-8")
     batch = Batch(1, [block], [1], len(lines))
     assert session.validate(batch) == []
-    cur = session.con.execute("SELECT * FROM _batch WHERE valid")
-    names = [d[0] for d in cur.description]
-    accepted = {r[0]: dict(zip(names, r, strict=True)) for r in cur.fetchall()}
-    result = _FileResult(FileSummary("x"))
-    session.recheck(result)
-    final = {r[0] for r in session.con.execute("SELECT line_no FROM _batch").fetchall()}
+    rest = session.rest.to_pylist()
+    accepted = {r["line_no"]: r for r in rest if r["valid"]}
+    session.recheck(_FileResult(FileSummary("x")))
+    final = set(session.rest.column("line_no").to_pylist())
     return accepted, final
 
 
