@@ -150,12 +150,19 @@ if mode == "baseline":
     con.execute(f"CREATE TABLE t AS SELECT * FROM read_json('{src}')")
     n = con.execute("SELECT count(*) FROM t").fetchall()[0][0]
     con.close()
-else:
+elif mode == "ingest":
     from audit.ingest import ingest_paths
     from audit.store import open_store
     store = open_store(db)
     summary = ingest_paths(store, [src])
     n = summary.new
+    store.close()
+else:  # load: every shoe of an ingested database back as models
+    from audit.store import open_store
+    store = open_store(db)
+    keys = list(store.shoe_info())
+    t = time.perf_counter()
+    n = sum(len(v) for v in store.load_shoe_events(keys).values())
     store.close()
 secs = time.perf_counter() - t
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -164,9 +171,9 @@ print(json.dumps({"secs": secs, "rows": n, "rss": rss}))
 
 
 def _run(mode: str, src: Path, workdir: Path) -> dict[str, float]:
-    db = workdir / f"{mode}.duckdb"
+    db = workdir / f"{'ingest' if mode == 'load' else mode}.duckdb"
     for p in (db, Path(f"{db}.wal")):
-        if p.exists():
+        if p.exists() and mode != "load":
             p.unlink()
     out = subprocess.run(
         [sys.executable, "-c", _CHILD, mode, str(src), str(db)],
@@ -185,6 +192,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3, help="runs of each (the median is reported)")
     ap.add_argument("--workdir", type=Path, default=None, help="where the file and databases go")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument(
+        "--memory-check",
+        action="store_true",
+        help="also ingest the first quarter of the file and compare peak RSS",
+    )
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         work = Path(tmp)
@@ -209,6 +221,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"peak RSS read_json:   {max(r['rss'] for r in base) / 2**20:.0f} MiB")
         print(f"peak RSS ingest:      {max(r['rss'] for r in ours) / 2**20:.0f} MiB")
         assert all(r["rows"] == n for r in ours), "ingest did not store every event"
+        load = _run("load", src, work)
+        print(
+            f"load_shoe_events:     {load['rows']:,.0f} events in {load['secs']:.2f} s "
+            f"({load['rows'] / load['secs']:,.0f} events/s)"
+        )
+        if args.memory_check:
+            quarter = work / "quarter.jsonl"
+            with src.open("rb") as f, quarter.open("wb") as out:
+                for i, line in enumerate(f):
+                    if i >= n // 4:
+                        break
+                    out.write(line)
+            small = _run("ingest", quarter, work)
+            print(
+                f"peak RSS ingest of {small['rows']:,.0f} events: {small['rss'] / 2**20:.0f} MiB, "
+                f"of {n:,} events: {max(r['rss'] for r in ours) / 2**20:.0f} MiB "
+                "(DuckDB memory_limit: SHOE_AUDIT_MEMORY, default 1GB)"
+            )
     return 0
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from audit.errors import MalformedEventError, NoLogsError
 from audit.events.parse import MAX_LINE_BYTES, loads, parse_line
@@ -156,20 +156,38 @@ class _Session:
              "skip": pa.array([], pa.string()), "ty": pa.array([], pa.string()),
              "rid": pa.array([], pa.string()), "dup": pa.array([], pa.bool_())}
         )  # fmt: skip
-        views = {
-            "_v_all": "skip IS NULL",
-            "_v_fresh": "skip IS NULL AND NOT dup",
-            "_v_dup": "skip IS NULL AND dup",
-        }
-        for name, cond in views.items():
-            source = f"(SELECT line_no, line, ty FROM _all_lines WHERE {cond})"
+        self.out_cols = out_cols
+        self._views: set[str] = set()
+        casts = ", ".join(
+            f"NULL::{t} AS {_q(c)}"
+            for c, t in {"line_no": "BIGINT", "valid": "BOOLEAN", **_EVENT_SQL_TYPES}.items()
+        )
+        self.schema = con.sql(f"SELECT {casts}").to_arrow_table().schema
+
+    _VIEWS: ClassVar[dict[str, str]] = {
+        "_v_all": "skip IS NULL",
+        "_v_fresh": "skip IS NULL AND NOT dup",
+        "_v_dup": "skip IS NULL AND dup",
+    }
+
+    def _view(self, name: str) -> str:
+        """The bulk query over some of ``_all_lines`` as a temp view (made once, when needed).
+
+        The lines are read once into a materialised CTE: the 23 branches of
+        the query would otherwise each scan the Arrow table.
+        """
+        if name not in self._views:
+            cond = self._VIEWS[name]
             self._query(
                 self.empty_lines,
                 "_all_lines",
                 f"CREATE OR REPLACE TEMP VIEW {name} AS "
-                f"SELECT {out_cols} FROM ({bulk.select_sql(source)})",
+                f"WITH _src AS MATERIALIZED "
+                f"(SELECT line_no, line, ty FROM _all_lines WHERE {cond}) "
+                f"SELECT {self.out_cols} FROM ({bulk.select_sql('_src')})",
             )
-        self.schema = self._arrow(self.empty_lines, "_all_lines", "SELECT * FROM _v_all").schema
+            self._views.add(name)
+        return name
 
     def _query(self, table: Any, name: str, sql: str) -> list[tuple[Any, ...]]:
         """Run ``sql`` with the Arrow ``table`` visible as ``name``; all rows."""
@@ -209,7 +227,7 @@ class _Session:
         """Every line of the batch through the bulk query into ``rest``."""
         lines, rejects = self._split(batch)
         lines = lines.append_column("dup", self.pa.nulls(lines.num_rows, self.pa.bool_()))
-        self.rest = self._arrow(lines, "_all_lines", "SELECT * FROM _v_all")
+        self.rest = self._arrow(lines, "_all_lines", f"SELECT * FROM {self._view('_v_all')}")
         return rejects
 
     def store(self, batch: Batch, file_id: int, result: _FileResult) -> list[Reject]:
@@ -235,13 +253,13 @@ class _Session:
             lines,
             "_all_lines",
             f"INSERT INTO events BY NAME SELECT {_EV_COLS}, {int(file_id)}::BIGINT AS file_id, "
-            "line_no FROM _v_fresh WHERE valid",
+            f"line_no FROM {self._view('_v_fresh')} WHERE valid",
         )[0][0]
         result.summary.events += inserted
         result.summary.new += inserted
         parts = []
         if len(dup_ids):
-            parts.append(self._arrow(lines, "_all_lines", "SELECT * FROM _v_dup"))
+            parts.append(self._arrow(lines, "_all_lines", f"SELECT * FROM {self._view('_v_dup')}"))
         # What the bulk query did not accept: its raw line, for parse_line.
         unaccepted = self._query(
             lines,

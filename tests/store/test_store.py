@@ -18,6 +18,7 @@ from audit.events.parse import parse_line
 from audit.findings import Code, Finding, Severity
 from audit.ingest import ingest_paths
 from audit.store import ShoeAuditResult, ShoeKey, Store, open_store
+from audit.store.schema import SCHEMA_VERSION
 from tests.ingest.helpers import ROUND_FILE, dumps, ev, shoe_events, write_events, write_lines
 
 KEY = ShoeKey("T07", "T07-20261128-01")
@@ -27,7 +28,7 @@ KEY = ShoeKey("T07", "T07-20261128-01")
 
 def test_new_database_has_the_schema(tmp_path: Path) -> None:
     with open_store(tmp_path / "a.duckdb") as store:
-        assert store.meta("schema_version") == "1"
+        assert store.meta("schema_version") == str(SCHEMA_VERSION)
         tables = {
             r[0] for r in store.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
         }
