@@ -110,9 +110,15 @@ def build_event(row: dict[str, Any]) -> AnyEvent:
         if name in _MONEY:
             value = _money(value)
         values[name] = value
+    extra: dict[str, Any] = {}
     if row["has_extra"]:
         obj = loads(row["raw"])
-        for key, value in obj.items():
-            if key not in known:
-                values[key] = value
-    return cls.model_construct(**values)  # type: ignore[return-value]
+        extra = {key: value for key, value in obj.items() if key not in known}
+    # What model_construct does, without its per-field default handling (every
+    # field is given): several times faster, and the same model.
+    event = cls.__new__(cls)
+    object.__setattr__(event, "__dict__", values)
+    object.__setattr__(event, "__pydantic_fields_set__", set(values))
+    object.__setattr__(event, "__pydantic_extra__", extra)
+    object.__setattr__(event, "__pydantic_private__", None)
+    return event  # type: ignore[return-value]
