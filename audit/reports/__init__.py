@@ -7,8 +7,8 @@ the package; ``templates_dir`` overrides any template it holds)::
     ctx = build_hand_context(shoe_replay, 14, profile)   # or render_hand(...) directly
     text = render_hand(shoe_replay, 14, "text", color=True, profile=profile)
 
-    rctx = build_report_context(store, ["2026-11-28"])
-    path = render_report(rctx, Path("audit-reports"), "html", store=store)
+    rctx = build_report_context(store, ["2026-11-28"], replayer=replay_one_shoe)
+    path = render_report(rctx, Path("audit-reports"), "html")
 """
 
 from audit.reports.context import HandContext, ReportContext

@@ -18,6 +18,12 @@ Conventions shared by every object:
   autoescape, Markdown and terminal filters).
 - Tuples, never lists, so that a context is immutable and hashable enough to be
   rendered twice with byte-identical output.
+- Dealer attribution (every "by dealer" figure of :class:`ReportContext`): a
+  round is credited to the dealer in charge when it opened, the ``dealer`` of
+  the latest ``shoe_open`` or ``dealer_change`` before its ``round_open`` in
+  ``seq`` order within the same table and shoe; a finding is credited with its
+  round, and a finding without a round (shoe-level, or raised while reading a
+  file) to the dealer who opened its shoe.
 """
 
 from __future__ import annotations
@@ -372,7 +378,8 @@ class MoneyRow:
     """Money impact of findings for one table or one dealer.
 
     Attributes:
-        key: the table id or dealer id.
+        key: the table id or dealer id (a dealer is credited per round, see the module
+            docstring); ``"?"`` when no ``shoe_open`` names one.
         overpaid: the sum of positive impacts (the house paid too much), money string.
         underpaid: the sum of negative impacts as a positive amount, money string.
         net: overpaid minus underpaid (positive: the house lost money), money string.
@@ -391,8 +398,9 @@ class RateRow:
     """Error rates for one table or one dealer.
 
     Attributes:
-        key: the table id or dealer id.
-        rounds: rounds audited.
+        key: the table id or dealer id (a dealer is credited per round, see the module
+            docstring); ``"?"`` when no ``shoe_open`` names one.
+        rounds: rounds audited (of that table; dealt by that dealer).
         findings: round-level findings (findings with a round number).
         critical: round-level critical findings.
         per_1000: findings per 1,000 rounds, written with one decimal (``"12.5"``).
@@ -415,7 +423,8 @@ class CriticalRow:
 
     Attributes:
         finding: the finding.
-        dealer: the dealer of the finding's shoe, or None.
+        dealer: the dealer in charge of the finding's round (for a finding without a round,
+            the dealer who opened its shoe), or None.
         gaming_day: the gaming day (ISO date) the finding belongs to.
         hand_href: the relative link to the round's hand page (``hands/T07/.../r14.html``),
             or None when the finding has no round (a shoe-level or log finding).
@@ -434,8 +443,8 @@ class ShoeIntegrityRow:
     Attributes:
         table: the table id.
         shoe: the shoe id.
-        gaming_day: the shoe's gaming day (ISO date), or None.
-        dealer: the shoe's dealer, or None.
+        gaming_day: the shoe's gaming day (ISO date).
+        dealer: the dealer who opened the shoe, or None.
         codes: the integrity codes found (``SHOE_CARD_EXCESS``, ``SHOE_POSITION_GAP``,
             ``SHOE_ORDER_MISMATCH``, ``SHOE_RECONCILIATION``), sorted.
         findings: how many integrity findings.
@@ -444,7 +453,7 @@ class ShoeIntegrityRow:
 
     table: str
     shoe: str
-    gaming_day: str | None
+    gaming_day: str
     dealer: str | None
     codes: tuple[str, ...]
     findings: int
@@ -497,7 +506,7 @@ class OpenShoeRow:
         table: the table id.
         shoe: the shoe id.
         profile: the shoe's profile id.
-        dealer: the shoe's dealer.
+        dealer: the dealer who opened the shoe, or None.
         gaming_day: the shoe's gaming day (ISO date).
         rounds: rounds seen so far.
         last_ts: the timestamp of the shoe's last event, as written in the log.
@@ -507,9 +516,9 @@ class OpenShoeRow:
     shoe: str
     profile: str | None
     dealer: str | None
-    gaming_day: str | None
+    gaming_day: str
     rounds: int
-    last_ts: str | None
+    last_ts: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -520,13 +529,13 @@ class InputFileRow:
         path: the path as ingested.
         sha256: the SHA-256 of its bytes (hex).
         size: its size in bytes.
-        events: events read from it, or None when unknown.
+        events: events read from it.
     """
 
     path: str
     sha256: str
     size: int
-    events: int | None
+    events: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -600,9 +609,9 @@ class ReportContext:
         by_severity: findings by severity, most severe first (every severity, even at 0).
         by_code: findings by code, most frequent first, then by code.
         money_by_table: money impact per table, by table id.
-        money_by_dealer: money impact per dealer, by dealer id.
+        money_by_dealer: money impact per dealer (credited per round), by dealer id.
         rates_by_table: error rates per table, by table id.
-        rates_by_dealer: error rates per dealer, by dealer id.
+        rates_by_dealer: error rates per dealer (credited per round), by dealer id.
         critical: every critical finding, by table, shoe, round, box, hand, spot, code.
         shoe_integrity: shoes with integrity findings, by table then shoe.
         data_quality: the state of the input.

@@ -14,11 +14,13 @@ import dataclasses
 import datetime as dt
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from audit.errors import NotFoundError
+from audit.events.models import AnyEvent
 from audit.findings import Code, Severity, money_str
 from audit.profiles import ProfileRegistry, load_registry
 from audit.reports.context import (
@@ -40,10 +42,17 @@ from audit.reports.context import (
     ShoeIntegrityRow,
     Summary,
 )
-from audit.reports.sources import Replayer, Sources, connection_of, hand_contexts
+from audit.reports.sources import FINDINGS, ROUNDS, SHOES, Sources
 from audit.reports.templating import render
 
+if TYPE_CHECKING:
+    from audit.engine import ShoeReplay
+    from audit.store import Store
+
 ReportFormat = Literal["html", "md"]
+
+Replayer = Callable[[str, str], "tuple[ShoeReplay, Sequence[AnyEvent]]"]
+"""Replays one stored shoe (table, shoe) and returns the replay and its events."""
 
 INTEGRITY_CODES = (
     Code.SHOE_CARD_EXCESS,
@@ -56,37 +65,47 @@ QUARANTINE_SAMPLE = 50
 
 
 def build_report_context(
-    store: Any,
+    store: Store,
     gaming_days: Sequence[dt.date | str],
     *,
-    generated_at: str | None = None,
-    hand_pages: bool = True,
     replayer: Replayer | None = None,
     registry: ProfileRegistry | None = None,
+    generated_at: str | None = None,
 ) -> ReportContext:
-    """Aggregate the store's findings, shoes and inputs for ``gaming_days``.
+    """Aggregate the store's findings, shoes, rounds and inputs for ``gaming_days``.
 
-    ``store`` is an :class:`audit.store.Store` or a raw DuckDB connection to an
-    audit database. Every figure is computed in SQL. With ``hand_pages`` (the
-    default), the shoes holding a critical finding are replayed through the
-    engine to build one hand page per such round (:attr:`ReportContext.hand_pages`).
-    ``replayer(table, shoe) -> (ShoeReplay, events)`` replays a stored shoe for
-    those pages (pass the batch runner's, so pages match ``run`` exactly; by
-    default the events are read from the store and replayed here); ``registry``
-    is the profile registry (default: :func:`audit.profiles.load_registry`).
-    ``generated_at`` is printed in the report when given; leave it None (the
-    default) for byte-identical output from the same input.
+    Every figure is computed in DuckDB SQL (:mod:`audit.reports.sources`).
+    Rounds, findings and money are credited per dealer to the dealer in charge
+    when the round opened (the latest ``shoe_open`` or ``dealer_change`` before
+    its ``round_open``); a finding without a round goes to the shoe's opening
+    dealer. With ``replayer(table, shoe) -> (ShoeReplay, events)`` (the batch
+    runner's :func:`audit.batch.replay_stored_shoe`, so that pages match
+    ``run`` exactly), the shoes holding a critical finding are replayed to
+    build one hand page per such round (:attr:`ReportContext.hand_pages`);
+    without it the report has no hand pages. ``registry`` is the profile
+    registry (default: :func:`audit.profiles.load_registry`). ``generated_at``
+    is printed in the report when given; leave it None (the default) for
+    byte-identical output from the same input.
     """
     days = sorted({d if isinstance(d, dt.date) else dt.date.fromisoformat(d) for d in gaming_days})
-    con = connection_of(store)
-    src = Sources(con, days)
+    profiles = registry or load_registry()
+    with Sources(store.con, days) as src:
+        return _build(src, days, replayer, profiles, generated_at)
 
+
+def _build(
+    src: Sources,
+    days: list[dt.date],
+    replayer: Replayer | None,
+    profiles: ProfileRegistry,
+    generated_at: str | None,
+) -> ReportContext:
     summary_row = src.one(
         f"""
         SELECT count(DISTINCT table_id), count(*), coalesce(sum(rounds), 0),
                coalesce(sum(wagers), 0), coalesce(sum(handle), 0),
                CASE WHEN count(DISTINCT currency) = 1 THEN min(currency) END
-        FROM ({src.shoes}) s
+        FROM {SHOES}
         """
     )
     fsum = src.one(
@@ -95,7 +114,7 @@ def build_report_context(
                coalesce(sum(impact) FILTER (WHERE impact > 0), 0),
                coalesce(-sum(impact) FILTER (WHERE impact < 0), 0),
                coalesce(sum(impact), 0)
-        FROM ({src.findings}) f
+        FROM {FINDINGS}
         """
     )
     summary = Summary(
@@ -112,7 +131,7 @@ def build_report_context(
         net=_money(fsum[4]),
     )
 
-    sev_counts = dict(src.all(f"SELECT severity, count(*) FROM ({src.findings}) f GROUP BY 1"))
+    sev_counts = dict(src.all(f"SELECT severity, count(*) FROM {FINDINGS} GROUP BY 1"))
     sev_max = max(sev_counts.values(), default=0)
     by_severity = tuple(
         CountRow(
@@ -121,32 +140,26 @@ def build_report_context(
         for s in SEVERITIES
     )
     code_rows = src.all(
-        f"SELECT code, count(*) AS n FROM ({src.findings}) f GROUP BY 1 ORDER BY n DESC, code"
+        f"SELECT code, count(*) AS n FROM {FINDINGS} GROUP BY 1 ORDER BY n DESC, code"
     )
     code_max = max((n for _, n in code_rows), default=0)
     by_code = tuple(CountRow(c, _severity_of(c), n, _pct(n, code_max)) for c, n in code_rows)
 
-    money_by_table = _money_rows(src, "table_id")
-    money_by_dealer = _money_rows(src, "dealer")
-    rates_by_table = _rate_rows(src, "table_id")
-    rates_by_dealer = _rate_rows(src, "dealer")
-
-    profiles = registry or load_registry()
     crit = src.all(
         f"""
         SELECT f.code, f.severity, f.message, f.table_id, f.shoe, f.round, f.box, f.hand,
                f.spot, f.expected, f.actual, f.impact, f.rule, f.events, f.source,
-               s.dealer, f.gaming_day, s.profile
-        FROM ({src.findings}) f LEFT JOIN ({src.shoes}) s USING (table_id, shoe)
+               f.dealer, f.gaming_day, s.profile
+        FROM {FINDINGS} f LEFT JOIN {SHOES} s USING (table_id, shoe)
         WHERE f.severity = 'critical'
         ORDER BY f.table_id NULLS FIRST, f.shoe NULLS FIRST, f.round NULLS FIRST,
                  f.box NULLS FIRST, f.hand NULLS FIRST, f.spot NULLS FIRST, f.code, f.message
         """
     )
     pages: tuple[HandPage, ...] = ()
-    if hand_pages:
+    if replayer is not None:
         wanted = sorted({(r[3], r[4], r[5]) for r in crit if None not in (r[3], r[4], r[5])})
-        pages = _hand_pages(store, wanted, src, replayer, profiles)
+        pages = _hand_pages(wanted, replayer, profiles)
     written = {p.href for p in pages}
     critical = tuple(
         CriticalRow(
@@ -160,20 +173,20 @@ def build_report_context(
 
     integ = src.all(
         f"""
-        SELECT f.table_id, f.shoe, min(s.gaming_day), min(s.dealer),
+        SELECT f.table_id, f.shoe, s.gaming_day, s.dealer,
                list(DISTINCT f.code ORDER BY f.code), count(*),
                list(f.message ORDER BY f.round NULLS FIRST, f.message)[1:5]
-        FROM ({src.findings}) f LEFT JOIN ({src.shoes}) s USING (table_id, shoe)
+        FROM {FINDINGS} f JOIN {SHOES} s USING (table_id, shoe)
         WHERE list_contains($codes, f.code)
-        GROUP BY 1, 2 ORDER BY 1, 2
+        GROUP BY ALL ORDER BY 1, 2
         """,
         codes=[str(c) for c in INTEGRITY_CODES],
     )
     shoe_integrity = tuple(
         ShoeIntegrityRow(
-            table=r[0] or "?",
-            shoe=r[1] or "?",
-            gaming_day=r[2].isoformat() if r[2] is not None else None,
+            table=r[0],
+            shoe=r[1],
+            gaming_day=r[2].isoformat(),
             dealer=r[3],
             codes=tuple(r[4]),
             findings=r[5],
@@ -183,7 +196,7 @@ def build_report_context(
     )
 
     log_counts = dict(
-        src.all(f"SELECT code, count(*) FROM ({src.findings}) f WHERE code LIKE 'LOG_%' GROUP BY 1")
+        src.all(f"SELECT code, count(*) FROM {FINDINGS} WHERE code LIKE 'LOG_%' GROUP BY 1")
     )
     qcount, qsample = src.quarantine(QUARANTINE_SAMPLE)
     data_quality = DataQuality(
@@ -203,28 +216,26 @@ def build_report_context(
             shoe=r[1],
             profile=r[2],
             dealer=r[3],
-            gaming_day=r[4].isoformat() if r[4] is not None else None,
-            rounds=int(r[5] or 0),
+            gaming_day=r[4].isoformat(),
+            rounds=int(r[5]),
             last_ts=r[6],
         )
         for r in src.all(
             f"""
             SELECT table_id, shoe, profile, dealer, gaming_day, rounds, last_ts
-            FROM ({src.shoes}) s WHERE NOT closed ORDER BY table_id, shoe
+            FROM {SHOES} WHERE NOT closed ORDER BY table_id, shoe
             """
         )
     )
 
-    used_profiles = [
-        p for (p,) in src.all(f"SELECT DISTINCT profile FROM ({src.shoes}) s ORDER BY 1") if p
-    ]
+    used_profiles = [p for (p,) in src.all(f"SELECT DISTINCT profile FROM {SHOES} ORDER BY 1") if p]
     reproducibility = Reproducibility(
         input_files=tuple(InputFileRow(*r) for r in src.input_files()),
         profiles=tuple(
             ProfileView(p.id, p.title, p.seed, p.digest)
             for p in (profiles.get(pid) for pid in used_profiles if pid in profiles)
         ),
-        engine_versions=tuple(v for (v,) in src.engine_versions()),
+        engine_versions=tuple(src.engine_versions()),
     )
 
     label = days[0].isoformat() if len(days) == 1 else f"{days[0]} to {days[-1]}" if days else "-"
@@ -234,10 +245,10 @@ def build_report_context(
         summary=summary,
         by_severity=by_severity,
         by_code=by_code,
-        money_by_table=money_by_table,
-        money_by_dealer=money_by_dealer,
-        rates_by_table=rates_by_table,
-        rates_by_dealer=rates_by_dealer,
+        money_by_table=_money_rows(src, "table_id"),
+        money_by_dealer=_money_rows(src, "dealer"),
+        rates_by_table=_rate_rows(src, "table_id"),
+        rates_by_dealer=_rate_rows(src, "dealer"),
         critical=critical,
         shoe_integrity=shoe_integrity,
         data_quality=data_quality,
@@ -310,13 +321,26 @@ def _href_or_none(table: str | None, shoe: str | None, round_no: int | None) -> 
 
 
 def _hand_pages(
-    store: Any,
-    wanted: list[tuple[str, str, int]],
-    src: Sources,
-    replayer: Replayer | None,
-    registry: ProfileRegistry,
+    wanted: list[tuple[str, str, int]], replayer: Replayer, registry: ProfileRegistry
 ) -> tuple[HandPage, ...]:
-    contexts = hand_contexts(store, wanted, src, replayer, registry)
+    """One hand page per wanted round, each shoe replayed once; rounds the replay lacks
+    (or shoes under a profile the registry does not have) get no page."""
+    from audit.reports.hand import build_hand_context
+
+    by_shoe: dict[tuple[str, str], list[int]] = {}
+    for table, shoe, rnd in wanted:
+        by_shoe.setdefault((table, shoe), []).append(rnd)
+    contexts: list[HandContext] = []
+    for (table, shoe), rounds in sorted(by_shoe.items()):
+        replay, events = replayer(table, shoe)
+        if replay.profile_id is None or replay.profile_id not in registry:
+            continue
+        profile = registry.get(replay.profile_id)
+        for rnd in sorted(set(rounds)):
+            try:
+                contexts.append(build_hand_context(replay, rnd, profile, events=events))
+            except NotFoundError:
+                continue
     hrefs = {(c.table, c.shoe, c.round): hand_href(c.table, c.shoe, c.round) for c in contexts}
 
     def link(c: HandContext, rl: RoundLink | None) -> RoundLink | None:
@@ -365,21 +389,28 @@ def _per_1000(n: int, rounds: int) -> str:
     return f"{Decimal(n) * 1000 / Decimal(rounds):.1f}"
 
 
+_KEYS = {
+    "table_id": f"SELECT table_id AS key FROM {SHOES}",
+    "dealer": f"SELECT dealer AS key FROM {SHOES} UNION SELECT dealer FROM {ROUNDS}",
+}
+"""Every table, or every dealer (opening a shoe or taking over one), of the period."""
+
+
 def _money_rows(src: Sources, key: str) -> tuple[MoneyRow, ...]:
     rows = src.all(
         f"""
-        WITH k AS (SELECT DISTINCT {key} AS key FROM ({src.shoes}) s),
+        WITH k AS ({_KEYS[key]}),
              m AS (
-               SELECT s.{key} AS key,
-                      coalesce(sum(f.impact) FILTER (WHERE f.impact > 0), 0) AS over,
-                      coalesce(-sum(f.impact) FILTER (WHERE f.impact < 0), 0) AS under,
-                      coalesce(sum(f.impact), 0) AS net,
+               SELECT f.{key} AS key,
+                      sum(f.impact) FILTER (WHERE f.impact > 0) AS over,
+                      -sum(f.impact) FILTER (WHERE f.impact < 0) AS under,
+                      sum(f.impact) AS net,
                       count(f.impact) AS n
-               FROM ({src.findings}) f JOIN ({src.shoes}) s USING (table_id, shoe)
+               FROM {FINDINGS} f SEMI JOIN {SHOES} s USING (table_id, shoe)
                GROUP BY 1)
-        SELECT k.key, coalesce(m.over, 0), coalesce(m.under, 0), coalesce(m.net, 0),
+        SELECT DISTINCT k.key, coalesce(m.over, 0), coalesce(m.under, 0), coalesce(m.net, 0),
                coalesce(m.n, 0)
-        FROM k LEFT JOIN m USING (key)
+        FROM k LEFT JOIN m ON k.key IS NOT DISTINCT FROM m.key
         ORDER BY k.key NULLS LAST
         """
     )
@@ -398,15 +429,17 @@ def _money_rows(src: Sources, key: str) -> tuple[MoneyRow, ...]:
 def _rate_rows(src: Sources, key: str) -> tuple[RateRow, ...]:
     rows = src.all(
         f"""
-        WITH r AS (SELECT {key} AS key, sum(rounds) AS rounds FROM ({src.shoes}) s GROUP BY 1),
+        WITH k AS ({_KEYS[key]}),
+             r AS (SELECT {key} AS key, count(*) AS rounds FROM {ROUNDS} GROUP BY 1),
              f AS (
-               SELECT s.{key} AS key, count(*) AS n,
+               SELECT f.{key} AS key, count(*) AS n,
                       count(*) FILTER (WHERE f.severity = 'critical') AS c
-               FROM ({src.findings}) f JOIN ({src.shoes}) s USING (table_id, shoe)
+               FROM {FINDINGS} f SEMI JOIN {SHOES} s USING (table_id, shoe)
                WHERE f.round IS NOT NULL GROUP BY 1)
-        SELECT r.key, coalesce(r.rounds, 0), coalesce(f.n, 0), coalesce(f.c, 0)
-        FROM r LEFT JOIN f USING (key)
-        ORDER BY r.key NULLS LAST
+        SELECT DISTINCT k.key, coalesce(r.rounds, 0), coalesce(f.n, 0), coalesce(f.c, 0)
+        FROM k LEFT JOIN r ON k.key IS NOT DISTINCT FROM r.key
+               LEFT JOIN f ON k.key IS NOT DISTINCT FROM f.key
+        ORDER BY k.key NULLS LAST
         """
     )
     rates = [(r[0] if r[0] is not None else "?", int(r[1]), int(r[2]), int(r[3])) for r in rows]

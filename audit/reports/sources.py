@@ -1,51 +1,146 @@
 """The report's view of the audit database: the one place that knows its tables.
 
-:class:`Sources` turns the store's tables into a few normalised subqueries
-(``shoes``, ``findings``) restricted to the report's gaming days, which the
-report's aggregate SQL reads. Columns the store may not have (yet) are
-detected once, and the subqueries fall back to what can be derived from the
-``events`` table, so the report keeps working while the schema grows.
+:class:`Sources` reads the store's tables (:mod:`audit.store.schema`) for a
+set of gaming days into three temporary tables, which every aggregate query
+of the report reads (never a Python loop over rows):
 
-Normalised columns:
+``report_shoes``, one row per shoe of the period: ``table_id, shoe, profile,
+dealer`` (the dealer who opened the shoe), ``gaming_day, currency``
+(``shoe_open.currency``), ``closed`` (a ``shoe_close`` was logged),
+``last_ts`` (the ``ts`` of its last event as the log wrote it), ``rounds,
+wagers, handle`` (as the engine counted them, ``shoe_audits``), ``replayed``
+(audited under a known profile).
 
-``shoes``: ``table_id, shoe, profile, dealer, gaming_day, currency, closed,
-rounds, wagers, handle, last_ts``.
+``report_rounds``, one row per round of a replayed shoe: ``table_id, shoe,
+round, dealer``. A round belongs to the dealer in charge when it opened: the
+``dealer`` of the latest ``shoe_open`` or ``dealer_change`` before the round's
+``round_open`` in ``seq`` order, within the same table and shoe (a round whose
+``round_open`` is missing opens with its first event).
 
-``findings``: ``code, severity, table_id, shoe, round, box, hand, spot,
-expected, actual, impact (DECIMAL), rule, events (VARCHAR[]), source, message,
-gaming_day`` (replay findings and ingest findings together).
+``report_findings``, every finding of the period, exactly what ``shoe-audit
+findings`` lists for those gaming days (replay findings, ingest findings and
+quarantined lines): ``code, severity, table_id, shoe, round, box, hand, spot,
+expected, actual, impact, rule, events, source, message, gaming_day, dealer``.
+``dealer`` is its round's dealer (``report_rounds``); a finding without a
+round (shoe-level, or raised while reading a file) goes to the shoe's opening
+dealer.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
-from audit.errors import NotFoundError
-from audit.events.models import AnyEvent, ShoeOpen
-from audit.events.parse import loads, parse_object
-from audit.profiles import ProfileRegistry
-from audit.reports.context import HandContext
+from audit.findings import Code
 
-if TYPE_CHECKING:
-    from audit.engine import ShoeReplay
+SHOES = "report_shoes"
+ROUNDS = "report_rounds"
+FINDINGS = "report_findings"
 
+_FINDING_COLUMNS = """code, severity, table_id, shoe, round, box, hand, spot, expected, actual,
+    impact, rule, events, source, message, gaming_day, ordinal"""
 
-def connection_of(store: Any) -> Any:
-    """The DuckDB connection of a :class:`audit.store.Store`, or the connection itself."""
-    return getattr(store, "con", store)
+# A quarantined line is a finding of its own code's severity (LOG_MALFORMED, LOG_ID_CONFLICT).
+_QUARANTINE_SEVERITY = (
+    "CASE q.code "
+    + " ".join(f"WHEN '{c}' THEN '{c.severity}'" for c in Code if c.startswith("LOG_"))
+    + " END"
+)
+
+_SHOES_SQL = f"""
+CREATE OR REPLACE TEMP TABLE {SHOES} AS
+WITH s AS (SELECT * FROM shoes WHERE list_contains($days, gaming_day)),
+     e AS (
+       SELECT table_id, shoe,
+              arg_min(currency, seq) FILTER (WHERE type = 'shoe_open') AS currency,
+              bool_or(type = 'shoe_close') AS closed
+       FROM events
+       WHERE type IN ('shoe_open', 'shoe_close')
+         AND (table_id, shoe) IN (SELECT table_id, shoe FROM s)
+       GROUP BY table_id, shoe),
+     last AS (
+       SELECT e.table_id, e.shoe, min(json_extract_string(e.raw, '$.ts')) AS last_ts
+       FROM events e JOIN s
+         ON e.table_id = s.table_id AND e.shoe = s.shoe AND e.seq = s.last_seq
+       GROUP BY e.table_id, e.shoe)
+SELECT s.table_id, s.shoe, s.profile, s.dealer, s.gaming_day, e.currency,
+       coalesce(e.closed, false) AS closed, last.last_ts,
+       coalesce(a.rounds, 0) AS rounds, coalesce(a.wagers, 0) AS wagers,
+       coalesce(a.handle, 0) AS handle, a.engine_version,
+       a.profile_digest IS NOT NULL AS replayed
+FROM s LEFT JOIN e USING (table_id, shoe) LEFT JOIN last USING (table_id, shoe)
+LEFT JOIN shoe_audits a USING (table_id, shoe)
+"""
+
+_ROUNDS_SQL = f"""
+CREATE OR REPLACE TEMP TABLE {ROUNDS} AS
+WITH ev AS (
+       SELECT e.table_id, e.shoe, e.round, e.seq, e.type, e.dealer
+       FROM events e JOIN {SHOES} s USING (table_id, shoe)
+       WHERE s.replayed),
+     r AS (
+       SELECT table_id, shoe, round,
+              coalesce(min(seq) FILTER (WHERE type = 'round_open'), min(seq)) AS opened_seq
+       FROM ev WHERE round IS NOT NULL
+       GROUP BY table_id, shoe, round),
+     d AS (SELECT table_id, shoe, seq, dealer FROM ev
+           WHERE type IN ('shoe_open', 'dealer_change'))
+SELECT r.table_id, r.shoe, r.round, d.dealer
+FROM r ASOF LEFT JOIN d
+  ON r.table_id = d.table_id AND r.shoe = d.shoe AND r.opened_seq > d.seq
+"""
+
+# Mirrors Store.all_findings (the `findings` command), restricted to the period.
+_FINDINGS_SQL = f"""
+CREATE OR REPLACE TEMP TABLE {FINDINGS} AS
+WITH day_start AS (
+       SELECT CAST(split_part(value, ':', 1) AS INTEGER) * 60
+              + CAST(split_part(value, ':', 2) AS INTEGER) AS minutes
+       FROM meta WHERE key = 'day_start'),
+     q AS (
+       SELECT q.code, {_QUARANTINE_SEVERITY} AS severity, q.table_id, q.shoe,
+              NULL::BIGINT AS round, NULL::BIGINT AS box, NULL::BIGINT AS hand,
+              NULL::BIGINT AS spot, NULL::VARCHAR AS expected, NULL::VARCHAR AS actual,
+              NULL::DECIMAL(18,2) AS impact, NULL::VARCHAR AS rule,
+              CASE WHEN q.id IS NULL THEN []::VARCHAR[] ELSE [q.id] END AS events,
+              q.path || ':' || q.line_no AS source,
+              q.path || ':' || q.line_no || ': ' || q.reason AS message,
+              coalesce(s.gaming_day,
+                       CAST(q.ts_local - to_minutes((SELECT minutes FROM day_start)) AS DATE))
+                AS gaming_day,
+              q.line_no AS ordinal
+       FROM quarantine q LEFT JOIN shoes s USING (table_id, shoe)),
+     f AS (
+       SELECT {_FINDING_COLUMNS} FROM q
+       UNION ALL SELECT {_FINDING_COLUMNS} FROM log_findings
+       UNION ALL SELECT {_FINDING_COLUMNS} FROM findings)
+SELECT f.* EXCLUDE (ordinal), coalesce(r.dealer, s.dealer) AS dealer
+FROM f
+LEFT JOIN {ROUNDS} r USING (table_id, shoe, round)
+LEFT JOIN {SHOES} s USING (table_id, shoe)
+WHERE list_contains($days, f.gaming_day)
+"""
 
 
 class Sources:
-    """Normalised subqueries over the store for a set of gaming days."""
+    """The period's shoes, rounds and findings, as temporary tables on ``con``.
+
+    Use as a context manager: the temporary tables are dropped on exit.
+    """
 
     def __init__(self, con: Any, days: Sequence[dt.date]) -> None:
         self.con = con
         self.days = list(days)
-        self.columns = self._columns()
-        self.shoes = self._shoes_sql()
-        self.findings = self._findings_sql()
+        for sql in (_SHOES_SQL, _ROUNDS_SQL, _FINDINGS_SQL):
+            self.all(sql)
+
+    def __enter__(self) -> Sources:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for table in (FINDINGS, ROUNDS, SHOES):
+            self.con.execute(f"DROP TABLE IF EXISTS {table}")
 
     # ------------------------------------------------------------------ running queries
 
@@ -56,248 +151,49 @@ class Sources:
         return list(self.con.execute(sql, used).fetchall())
 
     def one(self, sql: str, **params: Any) -> tuple[Any, ...]:
-        rows = self.all(sql, **params)
-        return rows[0]
+        return self.all(sql, **params)[0]
 
-    # ------------------------------------------------------------------ schema
+    # ------------------------------------------------------------------ inputs
 
-    def _columns(self) -> dict[str, set[str]]:
-        rows = self.con.execute(
-            "SELECT table_name, column_name FROM information_schema.columns "
-            "WHERE table_schema = current_schema()"
-        ).fetchall()
-        cols: dict[str, set[str]] = {}
-        for t, c in rows:
-            cols.setdefault(t, set()).add(c)
-        return cols
-
-    def has(self, table: str, *columns: str) -> bool:
-        return table in self.columns and all(c in self.columns[table] for c in columns)
-
-    def _col(self, table: str, *candidates: str, default: str = "NULL") -> str:
-        for c in candidates:
-            if self.has(table, c):
-                return f'"{c}"'
-        return default
-
-    def _shoes_sql(self) -> str:
-        t = self._col("shoes", "table_id", "table")
-        ev_t = self._col("events", "table_id", "table")
-        closed = (
-            'coalesce(s."closed", false)'
-            if self.has("shoes", "closed")
-            else (
-                f"EXISTS (SELECT 1 FROM events e WHERE e.{ev_t} = s.{t} AND e.shoe = s.shoe "
-                "AND e.type = 'shoe_close')"
-                if self.has("events", "type", "shoe")
-                else "true"
-            )
-        )
-        audits = self.has("shoe_audits", "shoe")
-        a_t = self._col("shoe_audits", "table_id", "table")
-        rounds = "a.rounds" if self.has("shoe_audits", "rounds") else "NULL"
-        wagers = "a.wagers" if self.has("shoe_audits", "wagers") else "NULL"
-        handle = "a.handle" if self.has("shoe_audits", "handle") else "NULL"
-        currency = 's."currency"' if self.has("shoes", "currency") else "NULL"
-        last_ts = (
-            "CAST(s.last_ts AS VARCHAR)"
-            if self.has("shoes", "last_ts")
-            else (
-                f"(SELECT CAST(max(e.ts) AS VARCHAR) FROM events e WHERE e.{ev_t} = s.{t} "
-                "AND e.shoe = s.shoe)"
-                if self.has("events", "ts", "shoe")
-                else "NULL"
-            )
-        )
-        join = f"LEFT JOIN shoe_audits a ON a.{a_t} = s.{t} AND a.shoe = s.shoe" if audits else ""
-        if not audits:
-            rounds = wagers = handle = "NULL"
-        return f"""
-            SELECT s.{t} AS table_id, s.shoe AS shoe, s.profile AS profile, s.dealer AS dealer,
-                   CAST(s.gaming_day AS DATE) AS gaming_day, {currency} AS currency,
-                   {closed} AS closed, coalesce({rounds}, 0) AS rounds,
-                   coalesce({wagers}, 0) AS wagers,
-                   CAST(coalesce({handle}, 0) AS DECIMAL(18, 2)) AS handle,
-                   {last_ts} AS last_ts
-            FROM shoes s {join}
-            WHERE list_contains($days, CAST(s.gaming_day AS DATE))
-        """
-
-    def _one_findings_sql(self, table: str) -> str:
-        t = self._col(table, "table_id", "table")
-        s_t = self._col("shoes", "table_id", "table")
-        day = (
-            "CAST(f.gaming_day AS DATE)"
-            if self.has(table, "gaming_day")
-            else f"(SELECT CAST(min(s.gaming_day) AS DATE) FROM shoes s "
-            f"WHERE s.{s_t} = f.{t} AND s.shoe = f.shoe)"
-        )
-        events = "f.events" if self.has(table, "events") else "[]::VARCHAR[]"
-        source = "f.source" if self.has(table, "source") else "NULL"
-        return f"""
-            SELECT f.code AS code, f.severity AS severity, f.{t} AS table_id, f.shoe AS shoe,
-                   f."round" AS "round", f.box AS box, f.hand AS hand, f.spot AS spot,
-                   CAST(f.expected AS VARCHAR) AS expected, CAST(f.actual AS VARCHAR) AS actual,
-                   CAST(f.impact AS DECIMAL(18, 2)) AS impact, f.rule AS rule,
-                   CAST({events} AS VARCHAR[]) AS events, {source} AS source,
-                   f.message AS message, {day} AS gaming_day
-            FROM {table} f
-        """
-
-    def _findings_sql(self) -> str:
-        parts = [
-            self._one_findings_sql(t) for t in ("findings", "log_findings") if t in self.columns
-        ]
-        if not parts:
-            raise NotFoundError("the database has no findings table: run `shoe-audit run` first")
-        union = " UNION ALL ".join(parts)
-        return f"SELECT * FROM ({union}) u WHERE list_contains($days, u.gaming_day)"
-
-    # ------------------------------------------------------------------ other tables
+    def _period_files(self) -> str:
+        """The ``file_id`` of every file that holds events of the period's shoes."""
+        return f"""SELECT DISTINCT e.file_id FROM events e
+                   WHERE (e.table_id, e.shoe) IN (SELECT table_id, shoe FROM {SHOES})"""
 
     def quarantine(self, limit: int) -> tuple[int, list[tuple[str, str]]]:
-        """Quarantined lines of the period's files: the count and the first ``limit``."""
-        if "quarantine" not in self.columns:
-            return 0, []
-        path = self._col("quarantine", "path", "file")
-        line = self._col("quarantine", "line", "line_no", "lineno")
-        reason = self._col("quarantine", "reason", "error", "message")
-        where = self._period_files_filter(f"q.{path}")
+        """Quarantined lines of the period's files: the count and the first ``limit``.
+
+        A line is the period's when its ``file:line`` finding is (its shoe's
+        gaming day, else its own ``ts``), or when it has no gaming day (not
+        readable JSON) and its file holds events of the period's shoes.
+        """
+        where = f"""(q.path || ':' || q.line_no) IN (SELECT source FROM {FINDINGS})
+                    OR (q.ts_local IS NULL AND q.file_id IN ({self._period_files()}))"""
         n = self.one(f"SELECT count(*) FROM quarantine q WHERE {where}")[0]
         rows = self.all(
-            f"""
-            SELECT CAST(q.{path} AS VARCHAR) || ':' || CAST(q.{line} AS VARCHAR),
-                   CAST(q.{reason} AS VARCHAR)
-            FROM quarantine q WHERE {where}
-            ORDER BY q.{path}, q.{line} LIMIT {int(limit)}
-            """
+            f"""SELECT q.path || ':' || q.line_no, q.reason FROM quarantine q WHERE {where}
+                ORDER BY q.path, q.line_no, q.code LIMIT {int(limit)}"""
         )
         return int(n), [(str(a), str(b)) for a, b in rows]
 
-    def _period_files_filter(self, path_expr: str) -> str:
-        # the files that hold events of the period's shoes; every file when that is unknown
-        ev_file = self._col("events", "path", "file", "source_file")
-        if ev_file == "NULL" or not self.has("events", "shoe"):
-            return "true"
-        ev_t = self._col("events", "table_id", "table")
-        return (
-            f"{path_expr} IN (SELECT DISTINCT e.{ev_file} FROM events e JOIN ({self.shoes}) s "
-            f"ON e.{ev_t} = s.table_id AND e.shoe = s.shoe) OR {path_expr} NOT IN "
-            f"(SELECT DISTINCT e2.{ev_file} FROM events e2 WHERE e2.{ev_file} IS NOT NULL)"
-        )
-
-    def input_files(self) -> list[tuple[str, str, int, int | None]]:
-        """The period's input files: path, SHA-256, size, events (by path)."""
-        if "input_files" not in self.columns:
-            return []
-        path = self._col("input_files", "path")
-        sha = self._col("input_files", "sha256")
-        size = self._col("input_files", "size", "size_bytes", "bytes")
-        n = self._col("input_files", "events", "n_events", "lines")
-        where = self._period_files_filter(f"i.{path}")
+    def input_files(self) -> list[tuple[str, str, int, int]]:
+        """The period's input files: path, SHA-256, size in bytes, events read (by path)."""
         rows = self.all(
-            f"SELECT CAST(i.{path} AS VARCHAR), CAST(i.{sha} AS VARCHAR), "
-            f"coalesce(i.{size}, 0), i.{n} FROM input_files i WHERE {where} ORDER BY 1"
+            f"""SELECT i.path, i.sha256, i.size_bytes, i.events FROM input_files i
+                WHERE i.file_id IN ({self._period_files()})
+                   OR i.file_id IN (SELECT q.file_id FROM quarantine q
+                                    WHERE (q.path || ':' || q.line_no)
+                                          IN (SELECT source FROM {FINDINGS}))
+                ORDER BY i.path, i.sha256"""
         )
-        return [(r[0], r[1], int(r[2]), None if r[3] is None else int(r[3])) for r in rows]
+        return [(str(p), str(h), int(size), int(n)) for p, h, size, n in rows]
 
-    def engine_versions(self) -> list[tuple[str]]:
-        if not self.has("shoe_audits", "engine_version"):
-            return []
-        a_t = self._col("shoe_audits", "table_id", "table")
+    def engine_versions(self) -> list[str]:
+        """The engine versions that audited the period's shoes."""
         return [
-            (str(v),)
+            str(v)
             for (v,) in self.all(
-                f"SELECT DISTINCT a.engine_version FROM shoe_audits a JOIN ({self.shoes}) s "
-                f"ON a.{a_t} = s.table_id AND a.shoe = s.shoe ORDER BY 1"
+                f"SELECT DISTINCT engine_version FROM {SHOES} "
+                "WHERE engine_version IS NOT NULL ORDER BY 1"
             )
         ]
-
-    def first_shoe_of_day(self, table: str, shoe: str) -> bool:
-        """Whether this shoe is its table's first of its gaming day (card inspection, 001)."""
-        if not self.has("shoes", "opened_at"):
-            return True
-        t = self._col("shoes", "table_id", "table")
-        rows = self.all(
-            f"""
-            SELECT s.shoe FROM shoes s
-            JOIN shoes me ON me.{t} = s.{t} AND me.gaming_day = s.gaming_day
-            WHERE me.{t} = $t AND me.shoe = $s
-            ORDER BY s.opened_at NULLS LAST, s.shoe LIMIT 1
-            """,
-            t=table,
-            s=shoe,
-        )
-        return not rows or rows[0][0] == shoe
-
-
-def load_events(store: Any, table: str, shoe: str) -> list[AnyEvent]:
-    """One shoe's events in ``seq`` order, through the store's API or its ``events`` table."""
-    loader = getattr(store, "load_shoe_events", None)
-    if loader is not None:
-        from audit.store import ShoeKey
-
-        key = ShoeKey(table, shoe)
-        return list(loader([key]).get(key, []))
-    con = connection_of(store)
-    cols = {
-        c
-        for (c,) in con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = 'events'"
-        ).fetchall()
-    }
-    t = "table_id" if "table_id" in cols else '"table"'
-    raw = "raw" if "raw" in cols else "json"
-    rows = con.execute(
-        f"SELECT CAST({raw} AS VARCHAR) FROM events WHERE {t} = ? AND shoe = ? ORDER BY seq",
-        [table, shoe],
-    ).fetchall()
-    return [parse_object(loads(r[0])) for r in rows]
-
-
-Replayer = Callable[[str, str], "tuple[ShoeReplay, Sequence[AnyEvent]]"]
-"""Replays one stored shoe (table, shoe) and returns the replay and its events."""
-
-
-def hand_contexts(
-    store: Any,
-    wanted: Sequence[tuple[str, str, int]],
-    src: Sources,
-    replayer: Replayer | None = None,
-    registry: ProfileRegistry | None = None,
-) -> list[HandContext]:
-    """Replay each shoe named in ``wanted`` once and build the wanted rounds' contexts.
-
-    ``replayer`` replays a stored shoe (the batch runner's, so that pages match
-    ``run`` exactly); without it the shoe's events are read from the store and
-    replayed here. A round the replay does not have is skipped.
-    """
-    from audit.engine import ShoeContext, replay_shoe
-    from audit.profiles import load_registry
-    from audit.reports.hand import build_hand_context
-
-    registry = registry or load_registry()
-    by_shoe: dict[tuple[str, str], list[int]] = {}
-    for table, shoe, rnd in wanted:
-        by_shoe.setdefault((table, shoe), []).append(rnd)
-    out: list[HandContext] = []
-    for (table, shoe), rounds in sorted(by_shoe.items()):
-        if replayer is not None:
-            replay, events = replayer(table, shoe)
-            if replay.profile_id is None or replay.profile_id not in registry:
-                continue
-            profile = registry.get(replay.profile_id)
-        else:
-            events = load_events(store, table, shoe)
-            opened = next((e for e in events if isinstance(e, ShoeOpen)), None)
-            if opened is None or opened.profile not in registry:
-                continue
-            profile = registry.get(opened.profile)
-            first = src.first_shoe_of_day(table, shoe)
-            replay = replay_shoe(events, profile, ShoeContext(first_shoe_of_gaming_day=first))
-        for rnd in sorted(set(rounds)):
-            try:
-                out.append(build_hand_context(replay, rnd, profile, events=events))
-            except NotFoundError:
-                continue
-    return out

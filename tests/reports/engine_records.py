@@ -1,6 +1,6 @@
 """The event-log.md example round as the engine's own record types (ShoeReplay, RoundReplay,
 Step, ...), built by hand: tests the adapter from engine records to the hand context without
-depending on the engine's rules. Real replays are tested in test_integration.py."""
+depending on the engine's rules. Real replays: test_engine_golden.py, test_report.py."""
 
 from __future__ import annotations
 

@@ -6,14 +6,8 @@ import shutil
 import struct
 import subprocess
 from pathlib import Path
-from typing import Any
 
-import duckdb
 import pytest
-
-from audit.reports import build_report_context, render_report
-from tests.reports import handmade_db
-from tests.reports.test_report import DAY, HOSTILE, with_pages
 
 CHROMIUM = next(
     (p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p),
@@ -48,14 +42,9 @@ def _chromium(tmp_path: Path, *args: str) -> None:
 
 
 @pytest.fixture
-def report(tmp_path: Path) -> Path:
-    db = handmade_db.build(tmp_path / "audit.duckdb", hostile=HOSTILE)
-    con: Any = duckdb.connect(str(db), read_only=True)
-    try:
-        ctx = with_pages(build_report_context(con, [DAY], hand_pages=False))
-    finally:
-        con.close()
-    return render_report(ctx, tmp_path / "out")
+def report(html_out: Path) -> Path:
+    """The report of the shared night (hostile ids and hand pages included)."""
+    return html_out / "index.html"
 
 
 def test_report_screenshot(report: Path, tmp_path: Path) -> None:

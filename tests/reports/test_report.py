@@ -1,132 +1,204 @@
-"""The compliance report, from an audit database: structure, numbers, links, escaping,
-determinism."""
+"""The compliance report of a real audited night (simulated night + hand-written TEL/1,
+ingested and run): structure, numbers against SQL, links, escaping, determinism."""
 
 from __future__ import annotations
 
-import dataclasses
+import datetime as dt
 import re
-import shutil
-from collections.abc import Iterator
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pytest
 
+from audit.findings import money_str
 from audit.reports import build_report_context, render_report
-from audit.reports.context import HandPage, ReportContext
-from audit.reports.hand import build_hand_context
+from audit.reports.context import ReportContext
 from audit.reports.report import hand_href, safe_name
-from tests.reports import handmade_db
-from tests.reports.engine_records import example_events, example_replay
+from audit.store import Store
 from tests.reports.htmlcheck import Page
-
-HOSTILE = "T<script>alert(1)</script>|\"'{{ 7*7 }}"
-DAY = handmade_db.DAY.isoformat()
+from tests.reports.nights import DAY, HOSTILE, HOSTILE_DEALER, NOT_JSON, replayer
 
 
-@pytest.fixture
-def con(tmp_path: Path) -> Iterator[Any]:
-    path = handmade_db.build(tmp_path / "audit.duckdb", hostile=HOSTILE)
-    c = duckdb.connect(str(path), read_only=True)
-    yield c
-    c.close()
-
-
-def with_pages(ctx: ReportContext) -> ReportContext:
-    """Hand pages for the critical rounds, from the engine records of the example round
-    (until the engine replays: then test_integration builds them for real)."""
-    pages, rows = [], []
-    for row in ctx.critical:
-        f = row.finding
-        if f.table is None or f.shoe is None or f.round is None:
-            rows.append(row)
-            continue
-        hctx = build_hand_context(example_replay(), 1, events=example_events())
-        hctx = dataclasses.replace(hctx, table=f.table, shoe=f.shoe, round=f.round)
-        href = hand_href(f.table, f.shoe, f.round)
-        if href not in {p.href for p in pages}:
-            pages.append(HandPage(href=href, context=hctx))
-        rows.append(dataclasses.replace(row, hand_href=href))
-    return dataclasses.replace(ctx, critical=tuple(rows), hand_pages=tuple(pages))
-
-
-def render(con: Any, out: Path, fmt: str = "html") -> Path:
-    ctx = with_pages(build_report_context(con, [DAY], hand_pages=False))
+def render(ctx: ReportContext, out: Path, fmt: str = "html") -> Path:
     return render_report(ctx, out, fmt)  # type: ignore[arg-type]
 
 
-def sql_counts(con: Any, key: str) -> dict[str, int]:
-    rows = con.execute(
-        f"SELECT {key}, count(*) FROM (SELECT * FROM findings UNION ALL SELECT * FROM "
-        "log_findings) WHERE gaming_day = ? GROUP BY 1",
-        [DAY],
-    ).fetchall()
-    return {k: n for k, n in rows}
+def day_findings(store: Store) -> list[Any]:
+    """What `shoe-audit findings --date DAY` lists."""
+    day = dt.date.fromisoformat(DAY)
+    return store.all_findings(gaming_days=(day, day))
 
 
-def test_findings_tables_match_the_findings_table(con: Any, tmp_path: Path) -> None:
-    page = Page(render(con, tmp_path / "out").read_text())
+def sql(store: Store, query: str) -> list[tuple[Any, ...]]:
+    return list(store.con.execute(query, {"day": dt.date.fromisoformat(DAY)}).fetchall())
+
+
+def test_findings_tables_match_the_findings_listing(store: Store, html_out: Path) -> None:
+    page = Page((html_out / "index.html").read_text())
+    listed = day_findings(store)
     by_code = {r[0]: int(r[2]) for r in page.body_rows("by-code")}
-    assert by_code == sql_counts(con, "code")
+    assert by_code == Counter(str(f.code) for f in listed)
     by_sev = {r[0].lower(): int(r[1]) for r in page.body_rows("by-severity")}
-    assert {k: v for k, v in by_sev.items() if v} == sql_counts(con, "severity")
+    assert {k: v for k, v in by_sev.items() if v} == Counter(str(f.severity) for f in listed)
+    replayed = {k: n for k, n in by_code.items() if not k.startswith("LOG_")}
+    assert replayed == dict(
+        sql(store, "SELECT code, count(*) FROM findings WHERE gaming_day = $day GROUP BY 1")
+    )
 
 
-def test_money_tables_match_the_findings_table(con: Any, tmp_path: Path) -> None:
-    page = Page(render(con, tmp_path / "out").read_text())
-    net = {r[0]: r[3].lstrip("+") for r in page.body_rows("money-by-table")}
-    rows = con.execute(
-        "SELECT table_id, sum(impact) FROM findings WHERE gaming_day = ? AND impact IS NOT NULL "
-        "GROUP BY 1",
-        [DAY],
-    ).fetchall()
-    from audit.findings import money_str
-
+def test_money_tables_match_the_findings_table(store: Store, html_out: Path) -> None:
+    page = Page((html_out / "index.html").read_text())
+    net = {r[0]: r[3].lstrip("+") for r in page.body_rows("money-by-table") if r[4] != "0"}
+    rows = sql(
+        store,
+        "SELECT table_id, sum(impact) FROM findings WHERE gaming_day = $day "
+        "AND impact IS NOT NULL GROUP BY 1",
+    )
     assert net == {t: money_str(v) for t, v in rows}
+    # by dealer: each finding's dealer looked up with a correlated subquery (not the
+    # report's ASOF join): the dealer named last before the round's round_open
+    by_dealer = {r[0]: r[3].lstrip("+") for r in page.body_rows("money-by-dealer") if r[4] != "0"}
+    rows = sql(
+        store,
+        """
+        SELECT (SELECT arg_max(d.dealer, d.seq) FROM events d
+                WHERE d.table_id = f.table_id AND d.shoe = f.shoe
+                  AND d.type IN ('shoe_open', 'dealer_change')
+                  AND d.seq < (SELECT min(o.seq) FROM events o
+                               WHERE o.table_id = f.table_id AND o.shoe = f.shoe
+                                 AND o.round = f.round AND o.type = 'round_open')) AS dealer,
+               sum(f.impact)
+        FROM findings f WHERE f.gaming_day = $day AND f.impact IS NOT NULL GROUP BY 1
+        """,
+    )
+    assert by_dealer == {d: money_str(v) for d, v in rows}
 
 
-def test_headline_figures(con: Any, tmp_path: Path) -> None:
-    ctx = build_report_context(con, [DAY], hand_pages=False)
-    s = ctx.summary
-    assert (s.tables, s.shoes, s.rounds, s.wagers, s.handle) == (2, 3, 150, 750, "30000.5")
-    assert (s.overpaid, s.underpaid, s.net) == ("145.5", "10", "135.5")
-    rates = {r.key: (r.rounds, r.findings, r.per_1000) for r in ctx.rates_by_table}
-    assert rates == {"T01": (100, 3, "30.0"), HOSTILE: (50, 3, "60.0")}
-    assert [(o.table, o.shoe) for o in ctx.open_shoes] == [("T01", "T01-B")]
-    assert [r.codes for r in ctx.shoe_integrity] == [("SHOE_POSITION_GAP",)]
-    assert ctx.data_quality.quarantined == 1 and ctx.data_quality.seq_gaps == 1
-    assert ctx.reproducibility.engine_versions == ("1.0.0",)  # not the other day's 0.9.0
+def test_rounds_add_up_per_table_and_per_dealer(store: Store, report_ctx: ReportContext) -> None:
+    s = report_ctx.summary
+    ((rounds, wagers, handle, shoes, tables),) = sql(
+        store,
+        """SELECT sum(a.rounds), sum(a.wagers), sum(a.handle), count(*),
+                  count(DISTINCT s.table_id)
+           FROM shoes s JOIN shoe_audits a USING (table_id, shoe) WHERE s.gaming_day = $day""",
+    )
+    assert (s.rounds, s.wagers, s.handle, s.shoes, s.tables) == (
+        rounds,
+        wagers,
+        money_str(handle),
+        shoes,
+        tables,
+    )
+    assert s.rounds == sum(r.rounds for r in report_ctx.rates_by_table)
+    assert s.rounds == sum(r.rounds for r in report_ctx.rates_by_dealer)
+    assert s.findings == len(day_findings(store))
+    round_level = sum(1 for f in day_findings(store) if f.round is not None)
+    assert round_level == sum(r.findings for r in report_ctx.rates_by_table)
+    assert round_level == sum(r.findings for r in report_ctx.rates_by_dealer)
 
 
-def test_other_gaming_days_are_left_out(con: Any, tmp_path: Path) -> None:
-    text = render(con, tmp_path / "out").read_text()
-    assert "T09" not in text and "0.9.0" not in text
+def test_dealer_change_mid_shoe_credits_rounds_to_the_dealer_in_charge(
+    report_ctx: ReportContext,
+) -> None:
+    # T90: D-OPEN deals rounds 1-2 (round 2 overpays 5), D-RELIEF takes over for
+    # rounds 3-5 (round 4 overpays 5)
+    rates = {r.key: (r.rounds, r.findings, r.critical) for r in report_ctx.rates_by_dealer}
+    assert rates["D-OPEN"] == (2, 1, 1)
+    assert rates["D-RELIEF"] == (3, 1, 1)
+    money = {r.key: (r.net, r.findings) for r in report_ctx.money_by_dealer}
+    assert money["D-OPEN"] == ("5", 1) and money["D-RELIEF"] == ("5", 1)
+    t90 = {
+        (c.finding.code, c.finding.round): c.dealer
+        for c in report_ctx.critical
+        if c.finding.table == "T90"
+    }
+    assert t90 == {
+        ("PAY_WRONG_AMOUNT", 2): "D-OPEN",
+        ("PAY_WRONG_AMOUNT", 4): "D-RELIEF",
+        # a finding without a round goes to the dealer who opened the shoe, even when
+        # its line came after the change
+        ("LOG_ID_CONFLICT", None): "D-OPEN",
+    }
 
 
-def test_every_link_to_a_hand_page_resolves(con: Any, tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    page = Page(render(con, out).read_text())
+def test_every_round_goes_to_the_dealer_last_named_before_it(store: Store) -> None:
+    """The report's rounds against a walk through each shoe's events in seq order
+    (the simulated ventuno table passes the bank mid-shoe many times)."""
+    from audit.reports.sources import ROUNDS, Sources
+
+    expected: dict[tuple[str, str, int], str | None] = {}
+    for key, events in store.load_shoe_events(store.shoe_info().keys()).items():
+        dealer = None
+        for e in events:
+            if e.type in ("shoe_open", "dealer_change"):
+                dealer = e.dealer  # type: ignore[union-attr]
+            elif e.type == "round_open":
+                expected[(key.table, key.shoe, e.round)] = dealer  # type: ignore[union-attr]
+    with Sources(store.con, [dt.date.fromisoformat(DAY)]) as src:
+        got = {(t, s, r): d for t, s, r, d in src.all(f"SELECT * FROM {ROUNDS}")}
+    assert len(set(got.values())) > 5
+    assert got == {k: d for k, d in expected.items() if k[0] != "T09"}
+
+
+def test_other_gaming_days_are_left_out(report_ctx: ReportContext, html_out: Path) -> None:
+    text = (html_out / "index.html").read_text()
+    assert "D-YESTERDAY" not in text and "T09" not in text
+    assert report_ctx.gaming_days == (DAY,)
+
+
+def test_data_quality_and_open_shoes(report_ctx: ReportContext) -> None:
+    dq = report_ctx.data_quality
+    # the bet without a box, the id conflict, and the line that is not JSON (no gaming
+    # day of its own, but its file holds the night's events)
+    assert dq.quarantined == 3 and (dq.malformed, dq.id_conflicts) == (1, 1)
+    assert [q.reason for q in dq.quarantine_sample if q.source.endswith(":102")] == [
+        "not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"
+    ]
+    assert [(o.table, o.dealer, o.rounds) for o in report_ctx.open_shoes] == [
+        (HOSTILE, HOSTILE_DEALER, 1)
+    ]
+    assert report_ctx.open_shoes[0].last_ts == "2026-11-28T20:04:30+01:00"
+    repro = report_ctx.reproducibility
+    assert [Path(f.path).name for f in repro.input_files] == ["night.jsonl"] + [
+        f"T0{i}.jsonl" for i in (1, 2, 3)
+    ]
+    assert all(len(f.sha256) == 64 and f.size > 0 for f in repro.input_files)
+    assert {p.id for p in repro.profiles} == {"it-casino-6d", "it-casino-5d", "ventuno-family"}
+
+
+def test_every_link_to_a_hand_page_resolves(store: Store, html_out: Path) -> None:
+    out = html_out
+    page = Page((out / "index.html").read_text())
     hand_links = [h for h in page.links if h.startswith("hands/")]
-    with_round = [r for r in page.body_rows("critical-findings") if r[2].isdigit()]
-    assert len(hand_links) == len(with_round) == 4
-    for link in hand_links:
+    critical_rounds = sql(
+        store,
+        "SELECT DISTINCT table_id, shoe, round FROM findings "
+        "WHERE gaming_day = $day AND severity = 'critical' AND round IS NOT NULL",
+    )
+    assert len(set(hand_links)) == len(critical_rounds) > 10
+    assert {hand_href(*r) for r in critical_rounds} == set(hand_links)
+    for link in set(hand_links):
         target = (out / link).resolve()
         assert target.is_file() and out.resolve() in target.parents
         assert Page(target.read_text()).count("svg", **{"class": "card"}) > 0
     assert all(not h.startswith(("http:", "https:", "/", "..")) for h in page.links)
 
 
-def test_hostile_ids_are_escaped_in_html(con: Any, tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    index = render(con, out)
-    for path in [index, *out.glob("hands/**/*.html")]:
+def test_hostile_ids_are_escaped_in_html(html_out: Path) -> None:
+    out = html_out
+    index = out / "index.html"
+    pages = [index, *out.glob("hands/**/*.html")]
+    assert any(safe_name(HOSTILE) in str(p) for p in pages)
+    for path in pages:
         page = Page(path.read_text())
-        assert page.count("script") == 0, path
+        assert page.count("script") == 0 and page.count("marquee") == 0, path
         assert not page.unbalanced, path
     text = "".join(Page(index.read_text()).text)
-    assert HOSTILE in text  # shown as text, exactly
-    assert "49" not in text
+    # shown as text, exactly: neither markup nor evaluated by Jinja
+    assert HOSTILE in text and HOSTILE_DEALER in text
+    hostile_page = next(p for p in pages if safe_name(HOSTILE) in str(p))
+    assert HOSTILE in "".join(Page(hostile_page.read_text()).text)
 
 
 def _md_tables(md: str) -> list[list[str]]:
@@ -140,53 +212,71 @@ def _md_tables(md: str) -> list[list[str]]:
     return tables + ([current] if current else [])
 
 
-def test_markdown_tables_stay_intact_with_pipes_in_ids(con: Any, tmp_path: Path) -> None:
-    md = render(con, tmp_path / "out", "md").read_text()
+def test_markdown_tables_stay_intact_with_pipes_in_ids(md_out: Path) -> None:
+    md = (md_out / "report.md").read_text()
     tables = _md_tables(md)
     assert len(tables) >= 10
     for t in tables:
         widths = {len(re.findall(r"(?<!\\)\|", row)) for row in t}
         assert len(widths) == 1, t
-    assert "<script>" not in md and "{{ 7*7 }}" not in md
+    assert "<script>" not in md and "{{ 7*7 }}" not in md and "<marquee>" not in md
     assert "T&lt;script&gt;alert(1)&lt;/script&gt;\\|" in md
 
 
-def test_markdown_links_resolve(con: Any, tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    md = render(con, out, "md").read_text()
+def test_markdown_links_resolve(report_ctx: ReportContext, md_out: Path) -> None:
+    out = md_out
+    md = (out / "report.md").read_text()
     links = re.findall(r"\]\((hands/[^)]+)\)", md)
-    assert len(links) == 4
+    assert len(links) == sum(1 for c in report_ctx.critical if c.hand_href is not None)
     for link in links:
         assert (out / link).is_file()
 
 
-def test_same_input_gives_byte_identical_output(con: Any, tmp_path: Path) -> None:
-    for fmt in ("html", "md"):
-        a, b = tmp_path / f"a-{fmt}", tmp_path / f"b-{fmt}"
-        render(con, a, fmt)
-        render(con, b, fmt)
+def test_same_input_gives_byte_identical_output(
+    store: Store, html_out: Path, md_out: Path, tmp_path: Path
+) -> None:
+    for fmt, a in (("html", html_out), ("md", md_out)):
+        b = tmp_path / fmt
+        render(build_report_context(store, [DAY], replayer=replayer(store)), b, fmt)
         files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
         files_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
-        assert files_a == files_b
+        assert files_a == files_b and len(files_a) > 10
         for rel in files_a:
             assert (a / rel).read_bytes() == (b / rel).read_bytes(), rel
-        shutil.rmtree(a)
-        shutil.rmtree(b)
 
 
-def test_generated_at_is_off_by_default(con: Any, tmp_path: Path) -> None:
-    plain = render_report(build_report_context(con, [DAY], hand_pages=False), tmp_path / "a")
+def test_generated_at_is_off_by_default(store: Store, tmp_path: Path) -> None:
+    plain = render_report(build_report_context(store, [DAY]), tmp_path / "a")
     assert "generated" not in plain.read_text()
-    stamped = build_report_context(con, [DAY], hand_pages=False, generated_at="2026-11-29T07:00Z")
+    stamped = build_report_context(store, [DAY], generated_at="2026-11-29T07:00Z")
     assert "generated 2026-11-29T07:00Z" in render_report(stamped, tmp_path / "b").read_text()
 
 
-def test_print_rules_and_no_external_resources(con: Any, tmp_path: Path) -> None:
-    html = render(con, tmp_path / "out").read_text()
+def test_without_a_replayer_there_are_no_hand_pages(store: Store, tmp_path: Path) -> None:
+    ctx = build_report_context(store, [DAY])
+    assert ctx.hand_pages == () and all(c.hand_href is None for c in ctx.critical)
+    render(ctx, tmp_path / "out")
+    assert not (tmp_path / "out" / "hands").exists()
+
+
+def test_print_rules_and_no_external_resources(html_out: Path) -> None:
+    html = (html_out / "index.html").read_text()
     assert "@page" in html and "@media print" in html and "size: A4" in html
     page = Page(html)
     assert page.count("link") == 0 and page.count("img") == 0 and page.count("script") == 0
     assert page.count("svg", **{"class": "chart"}) >= 4
+
+
+def test_the_dealer_rule_is_stated(html_out: Path, md_out: Path) -> None:
+    html = "".join(Page((html_out / "index.html").read_text()).text)
+    md = (md_out / "report.md").read_text()
+    for text in (html, md.replace("`", "")):
+        assert "credited to the dealer in charge when it opened" in text
+
+
+def test_the_not_json_line_is_quoted_nowhere_raw(html_out: Path, md_out: Path) -> None:
+    assert NOT_JSON not in (html_out / "index.html").read_text()
+    assert NOT_JSON not in (md_out / "report.md").read_text()
 
 
 @pytest.mark.parametrize(
