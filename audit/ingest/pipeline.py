@@ -158,10 +158,9 @@ class _Session:
         )  # fmt: skip
         self.out_cols = out_cols
         self._views: set[str] = set()
-        casts = ", ".join(
-            f"NULL::{t} AS {_q(c)}"
-            for c, t in {"line_no": "BIGINT", "valid": "BOOLEAN", **_EVENT_SQL_TYPES}.items()
-        )
+        # The Arrow schema of the views' rows, in their column order.
+        types = {"line_no": "BIGINT", "valid": "BOOLEAN", **_EVENT_SQL_TYPES}
+        casts = ", ".join(f"NULL::{types[c]} AS {_q(c)}" for c in bulk.OUTPUT_COLUMNS if c in types)
         self.schema = con.sql(f"SELECT {casts}").to_arrow_table().schema
 
     _VIEWS: ClassVar[dict[str, str]] = {
