@@ -1,52 +1,59 @@
-"""A 100,000-round night renders in seconds: every figure is aggregated in DuckDB."""
+"""A real 100,000-round night (simulated, ingested, run) reports in seconds, hand pages
+included: every figure is aggregated in DuckDB, and only shoes with a critical finding
+are replayed. Twenty tables deal 5,000 rounds each, so the night runs over several
+gaming days: the report covers all of them (``--from``/``--to``).
+
+    .venv/bin/pytest -q -s -m slow tests/reports/test_scale.py
+"""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
-import duckdb
 import pytest
 
-from audit.findings import Code
 from audit.reports import build_report_context, render_report
-from tests.reports.handmade_db import SCHEMA
+from audit.store import open_store
+from tests.reports.nights import build_night, replayer
+
+ROUNDS, TABLES = 100_000, 20
 
 
 @pytest.mark.slow
-def test_a_100k_round_night_renders_in_seconds(tmp_path: Path) -> None:
-    db = tmp_path / "big.duckdb"
-    con = duckdb.connect(str(db))
-    con.execute(SCHEMA)
-    # 1,500 shoes x 67 rounds = 100,500 rounds on 30 tables, 60 dealers; ~1% of rounds flagged
-    con.execute(
-        "INSERT INTO shoes SELECT 'T' || (i % 30), 'S' || i, 'it-casino-6d', 6, 'D' || (i % 60), "
-        "NULL, DATE '2026-11-28' FROM range(1500) t(i)"
-    )
-    con.execute(
-        "INSERT INTO shoe_audits SELECT table_id, shoe, '1.0.0', profile, 'x', 67, 335, 16750 "
-        "FROM shoes"
-    )
-    codes = [c for c in Code if not c.startswith("LOG_")]
-    con.execute(
-        "CREATE TEMP TABLE codes AS SELECT unnest(?) AS code, unnest(?) AS sev, "
-        "unnest(range(?)) AS k",
-        [[str(c) for c in codes], [str(c.severity) for c in codes], len(codes)],
-    )
-    con.execute(
-        f"""INSERT INTO findings SELECT c.code, c.sev, s.table_id, s.shoe, 1 + (h % 67),
-            1 + (h % 7), 0, 0, '10', '15',
-            CASE WHEN c.code LIKE 'PAY_%' THEN CAST((h % 41) - 20 AS DECIMAL(18, 2)) END,
-            'win_pays', ['e' || h], NULL, 'synthetic ' || h, DATE '2026-11-28'
-            FROM range(1005) t(h) JOIN shoes s ON s.shoe = 'S' || (h * 7 % 1500)
-            JOIN codes c ON c.k = h % {len(codes)}"""
-    )
-    con.close()
-    ro = duckdb.connect(str(db), read_only=True)
+def test_a_100k_round_night_reports_in_seconds(tmp_path: Path) -> None:
     t0 = time.perf_counter()
-    ctx = build_report_context(ro, ["2026-11-28"], hand_pages=False)
-    render_report(ctx, tmp_path / "out", "html")
-    elapsed = time.perf_counter() - t0
-    ro.close()
-    assert ctx.summary.rounds == 100_500 and ctx.summary.findings == 1005
-    assert elapsed < 5, f"{elapsed:.2f}s"
+    db = build_night(
+        tmp_path, tables=TABLES, rounds=ROUNDS // TABLES, error_rate=0.002, seed=5, extra=[]
+    )
+    built = time.perf_counter() - t0
+    with open_store(db, read_only=True) as store:
+        days = [i.gaming_day for i in store.shoe_info().values()]
+        t0 = time.perf_counter()
+        ctx = build_report_context(store, days, replayer=replayer(store))
+        aggregated = time.perf_counter() - t0
+        index = render_report(ctx, tmp_path / "out", "html")
+        elapsed = time.perf_counter() - t0
+        (rounds,) = store.con.execute("SELECT sum(rounds) FROM shoe_audits").fetchone()
+    pages = len(list((tmp_path / "out" / "hands").rglob("*.html")))
+    print(
+        f"\n{ctx.summary.rounds:,} rounds over {len(ctx.gaming_days)} gaming days, "
+        f"{ctx.summary.findings:,} findings, {pages} hand pages;"
+        f" night built in {built:.1f} s; report in {elapsed:.2f} s"
+        f" ({aggregated:.2f} s context incl. replays, {elapsed - aggregated:.2f} s render)"
+    )
+    assert ctx.summary.rounds == rounds == ROUNDS
+    assert sum(r.rounds for r in ctx.rates_by_dealer) == ROUNDS
+    assert (
+        pages
+        == len(
+            {
+                (c.finding.table, c.finding.shoe, c.finding.round)
+                for c in ctx.critical
+                if c.hand_href is not None
+            }
+        )
+        > 0
+    )
+    assert index.is_file()
+    assert elapsed < 30, f"{elapsed:.2f}s"
