@@ -518,18 +518,8 @@ def _refresh_derived(store: Store, file_id: int) -> list[dt.date]:
            LEFT JOIN shoes s ON s.table_id = g.table_id AND s.shoe = g.next_shoe
            WHERE g.next_seq > g.seq + 1"""
     )
-    con.execute(
-        """INSERT INTO log_findings BY NAME
-           SELECT 'LOG_UNKNOWN_TYPE' AS code, 'minor' AS severity, e.table_id, e.shoe,
-                  [e.id] AS events,
-                  'table ' || e.table_id || ' shoe ' || e.shoe || ': event ' || e.id
-                    || ' has unknown type ' || '''' || e.type || ''''
-                    || ' (stored, not replayed)' AS message,
-                  s.gaming_day, e.seq AS ordinal
-           FROM events e LEFT JOIN shoes s USING (table_id, shoe)
-           WHERE e.file_id = ? AND NOT e.known_type""",
-        [file_id],
-    )
+    # LOG_UNKNOWN_TYPE is the replay's to raise (it knows the round); ingest keeps
+    # the event with known_type false, and validate prints it as a warning.
     days = con.execute(
         """SELECT DISTINCT gaming_day FROM shoes
            WHERE (table_id, shoe) IN (SELECT table_id, shoe FROM _touched)

@@ -286,7 +286,7 @@ class Store:
         """Every stored event of each shoe, in ``seq`` order, as TEL/1 models.
 
         Unknown types come back as :class:`UnknownEvent` (the engine skips
-        them; ingest already reported them as ``LOG_UNKNOWN_TYPE``).
+        them but reports each as ``LOG_UNKNOWN_TYPE``, with its round).
         """
         return {k: [build_event(r) for r in rows] for k, rows in self.load_shoe_rows(keys).items()}
 

@@ -170,3 +170,23 @@ def test_run_records_wagers_and_handle_for_the_report(
     with open_store(db, read_only=True) as store:
         row = store.con.execute("SELECT rounds, wagers, handle FROM shoe_audits").fetchall()
     assert row == [(1, 3, Decimal("170.00"))]
+
+
+def test_unknown_type_is_kept_and_reported_once_with_its_round(
+    runner: CliRunner, db: Path, logs: Path
+) -> None:
+    """event-log.md: an unknown type is stored, not replayed, and reported LOG_UNKNOWN_TYPE."""
+    extra = (
+        '{"id":"T07-99","seq":27,"ts":"2026-11-28T20:04:31+01:00","table":"T07",'
+        '"shoe":"T07-20261128-01","round":1,"type":"chip_count","n":3}\n'
+    )
+    with (logs / "2026-11-28" / "T07.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write(extra)
+    code, out = invoke(runner, "ingest", "--db", str(db), str(logs))
+    assert code == 0 and "rejected 0" in out
+    invoke(runner, "run", "--db", str(db), "--workers", "1")
+    _, out = invoke(runner, "findings", "--db", str(db), "--format", "jsonl")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert sorted(r["code"] for r in rows) == ["LOG_UNKNOWN_TYPE", "PAY_WRONG_OUTCOME"]
+    (unknown,) = [r for r in rows if r["code"] == "LOG_UNKNOWN_TYPE"]
+    assert (unknown["round"], unknown["events"]) == (1, ["T07-99"])
