@@ -45,16 +45,18 @@ def write_report(
 ) -> Path:
     """Render the compliance report for ``days`` (default: the latest) into ``out``."""
     from audit.batch.runner import replay_stored_shoe
+    from audit.engine import ShoeContext
     from audit.profiles import load_registry
     from audit.reports import build_report_context, render_report
     from audit.store import ShoeKey
 
     registry = registry or load_registry()
     chosen = days or [latest_gaming_day(store)]
+    contexts: dict[ShoeKey, ShoeContext] = {}  # each table's outline read once
     ctx = build_report_context(
         store,
         chosen,
         registry=registry,
-        replayer=lambda t, s: replay_stored_shoe(store, registry, ShoeKey(t, s)),
+        replayer=lambda t, s: replay_stored_shoe(store, registry, ShoeKey(t, s), contexts),
     )
     return render_report(ctx, out, fmt, templates_dir=templates)  # type: ignore[arg-type]

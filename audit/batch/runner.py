@@ -104,15 +104,25 @@ def shoe_contexts(store: Store, keys: Sequence[ShoeKey]) -> dict[ShoeKey, ShoeCo
 
 
 def replay_stored_shoe(
-    store: Store, registry: ProfileRegistry, key: ShoeKey
+    store: Store,
+    registry: ProfileRegistry,
+    key: ShoeKey,
+    contexts: dict[ShoeKey, ShoeContext] | None = None,
 ) -> tuple[ShoeReplay, list[AnyEvent]]:
-    """Replay one stored shoe exactly as ``run`` does (for ``hand`` and reports)."""
+    """Replay one stored shoe exactly as ``run`` does (for ``hand`` and reports).
+
+    ``contexts`` is a cache of :func:`shoe_contexts` results: pass the same dict
+    to replay many shoes and each table's outline is read once.
+    """
     events = store.load_shoe_events([key]).get(key, [])
     info = store.shoe_info([key]).get(key)
     profile_id = info.profile if info else None
     profile = profile_for(registry, profile_id)
-    context = shoe_contexts(store, [key]).get(key, ShoeContext())
-    return replay_shoe(events, profile, context), events
+    if contexts is None:
+        contexts = {}
+    if key not in contexts:
+        contexts.update(shoe_contexts(store, [key]))
+    return replay_shoe(events, profile, contexts.get(key, ShoeContext())), events
 
 
 def run_audit(
