@@ -199,6 +199,25 @@ class RoundBase:
         self.drafts.append(draft)
         return draft
 
+    def place_bets(self, plans: list[BoxPlan], lo: int, hi: int) -> dict[int, BoxState]:
+        """Emit every planned ``bet`` (``lo``..``hi`` s apart) and open the boxes."""
+        boxes: dict[int, BoxState] = {}
+        for plan in plans:
+            for spot, amount, player in plan.bets:
+                fields: dict[str, Any] = {"box": plan.box, "spot": spot, "amount": amount}
+                if player is not None:
+                    fields["player"] = player
+                self.emit("bet", self.pause(lo, hi), **fields)
+            boxes[plan.box] = BoxState(
+                box=plan.box,
+                players=dict(plan.players),
+                nmb_stakes=dict(plan.stakes),
+                hands=[Hand(plan.box, 0, [], dict(plan.stakes))],
+            )
+            self.features["boxes"] += 1
+            self.features["spots"] += len(plan.stakes)
+        return boxes
+
     def pause(self, lo: int, hi: int) -> int:
         return self.rng.randint(lo, hi)
 

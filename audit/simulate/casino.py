@@ -62,21 +62,8 @@ class CasinoRound(RoundBase):
         rules = self.rules
         self.features["rounds"] += 1
         self.emit("round_open", self.pause(8, 25))
-        for plan in self.plans:
-            for spot, amount, player in plan.bets:
-                fields: dict[str, Any] = {"box": plan.box, "spot": spot, "amount": amount}
-                if player is not None:
-                    fields["player"] = player
-                self.emit("bet", self.pause(1, 6), **fields)
-            self.boxes[plan.box] = BoxState(
-                box=plan.box,
-                players=dict(plan.players),
-                nmb_stakes=dict(plan.stakes),
-                hands=[Hand(plan.box, 0, [], dict(plan.stakes))],
-            )
-            self.features["boxes"] += 1
-            self.features["spots"] += len(plan.stakes)
-            self.features["bets_behind"] += len(plan.stakes) - 1
+        self.boxes.update(self.place_bets(self.plans, 1, 6))
+        self.features["bets_behind"] += sum(len(p.stakes) - 1 for p in self.plans)
         # 004: "Rien ne va plus" as the first card leaves the shoe
         self.emit("no_more_bets", self.pause(0, 1) if self.start_burn is None else 3)
         if self.start_burn is not None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from audit.events.cards import hand_total
 from audit.findings import Code
-from audit.simulate.base import ZERO, BoxPlan, BoxState, Hand, RoundBase, RoundResult, pay
+from audit.simulate.base import ZERO, BoxPlan, BoxState, RoundBase, RoundResult, pay
 from audit.simulate.strategy import banker_draws, home_player_hits
 
 __all__ = ["VentunoRound"]
@@ -33,20 +33,7 @@ class VentunoRound(RoundBase):
         rules = self.rules
         self.features["rounds"] += 1
         self.emit("round_open", self.pause(5, 20))
-        for plan in self.plans:
-            for spot, amount, player in plan.bets:
-                fields: dict[str, Any] = {"box": plan.box, "spot": spot, "amount": amount}
-                if player is not None:
-                    fields["player"] = player
-                self.emit("bet", self.pause(2, 8), **fields)
-            self.boxes[plan.box] = BoxState(
-                box=plan.box,
-                players=dict(plan.players),
-                nmb_stakes=dict(plan.stakes),
-                hands=[Hand(plan.box, 0, [], dict(plan.stakes))],
-            )
-            self.features["boxes"] += 1
-            self.features["spots"] += len(plan.stakes)
+        self.boxes.update(self.place_bets(self.plans, 2, 8))
         self.emit("no_more_bets", self.pause(2, 6))
         order = sorted(self.boxes)
         for i in range(2):
