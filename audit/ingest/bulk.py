@@ -42,6 +42,7 @@ from audit.store.fields import (
     fields_of,
     known_keys,
 )
+from audit.store.rows import ENVELOPE_COLUMNS
 
 ENVELOPE_FIELDS: tuple[Field, ...] = (
     Field("v", "int", "default", lo=1, hi=1, default=1),  # checked specially below
@@ -212,16 +213,7 @@ OUTPUT_COLUMNS: tuple[str, ...] = (
     "valid",
     "has_extra",
     "raw",
-    "id",
-    "table_id",
-    "shoe",
-    "round",
-    "seq",
-    "ts",
-    "ts_local",
-    "utc_offset_min",
-    "type",
-    "known_type",
+    *ENVELOPE_COLUMNS,
     *TYPED_COLUMNS,
 )
 

@@ -18,7 +18,7 @@ from audit.events.models import EVENT_TYPES, AnyEvent, Envelope, UnknownEvent
 from audit.events.parse import loads
 from audit.store.fields import ROUND_TYPES, TYPED_COLUMNS, fields_of, known_keys
 
-EVENT_COLUMNS: tuple[str, ...] = (
+ENVELOPE_COLUMNS: tuple[str, ...] = (
     "id",
     "table_id",
     "shoe",
@@ -29,10 +29,10 @@ EVENT_COLUMNS: tuple[str, ...] = (
     "utc_offset_min",
     "type",
     "known_type",
-    *TYPED_COLUMNS,
-    "has_extra",
-    "raw",
 )
+"""The envelope columns of ``events``, before the typed ones."""
+
+EVENT_COLUMNS: tuple[str, ...] = (*ENVELOPE_COLUMNS, *TYPED_COLUMNS, "has_extra", "raw")
 """The columns of ``events`` that describe the event (not where it came from)."""
 
 _ENVELOPE = ("id", "seq", "table", "shoe", "type")
