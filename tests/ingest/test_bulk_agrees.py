@@ -296,3 +296,31 @@ def test_bulk_validator_agrees_with_parse_line(
         elif ordinary:
             pytest.fail(f"bulk rejected an ordinary valid line: {text}")
         assert (i in final) == (event is not None and storable(event)), text
+
+
+# --------------------------------------------------------------------------- length that adds up by accident
+
+_SETTLE_LINE = (
+    '{"v":1,"id":"e1","seq":1,"ts":"2026-11-28T20:00:00+01:00","table":"T1","shoe":"S1",'
+    '"type":"settle","round":1,"box":2,"hand":0,"spot":0,"kind":"main","amount":10}'
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "accepted"),
+    [
+        # 1e1 comes back from DuckDB as "10.0", one character longer, which
+        # makes room for a trailing comma (not JSON for Python).
+        (_SETTLE_LINE.replace('"amount":10}', '"amount":1e1,}'), False),
+        # ... or for a space (valid, but not the compact form).
+        (_SETTLE_LINE.replace('"amount":10}', '"amount": 1e1}'), True),
+    ],
+)
+def test_a_line_whose_length_adds_up_by_accident_is_not_taken_on_trust(
+    session: _Session, line: str, accepted: bool
+) -> None:
+    """The fast path trusts a line exactly as long as its fields' texts; a number
+    DuckDB writes longer (an exponent form) must not let a trailing comma through."""
+    _, final = run_bulk(session, [line])
+    assert (python_accepts(line) is not None) is accepted
+    assert (1 in final) is accepted
