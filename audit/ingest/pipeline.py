@@ -20,8 +20,7 @@ recomputed, in the same transaction.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from os import PathLike
@@ -559,21 +558,6 @@ def _ingest_file(
     return result.summary, days
 
 
-@contextmanager
-def _unordered_inserts(con: Any) -> Iterator[None]:
-    """Let DuckDB append a batch's rows in any order (every reader orders by seq).
-
-    With insertion order kept, the rows of a batch are gathered back into
-    line order before they are written; the ingest is faster without.
-    """
-    before = con.execute("SELECT current_setting('preserve_insertion_order')").fetchall()[0][0]
-    con.execute("SET preserve_insertion_order = false")
-    try:
-        yield
-    finally:
-        con.execute(f"SET preserve_insertion_order = {'true' if before else 'false'}")
-
-
 def ingest_paths(
     store: Store,
     paths: Iterable[StrPath],
@@ -598,14 +582,13 @@ def ingest_paths(
     summary = IngestSummary()
     days: set[dt.date] = set()
     now = dt.datetime.now(dt.UTC)
-    with _unordered_inserts(store.con):
-        for path in files:
-            try:
-                fs, file_days = _ingest_file(store, session, path, on_batch, now)
-            except FileError as exc:
-                fs, file_days = FileSummary(str(path), error=str(exc)), []
-            summary.files.append(fs)
-            days.update(file_days)
+    for path in files:
+        try:
+            fs, file_days = _ingest_file(store, session, path, on_batch, now)
+        except FileError as exc:
+            fs, file_days = FileSummary(str(path), error=str(exc)), []
+        summary.files.append(fs)
+        days.update(file_days)
     summary.gaming_days = sorted(days)
     if all(f.error and f.lines == 0 for f in summary.files):
         raise NoLogsError(
