@@ -25,8 +25,12 @@ from audit.events.parse import MAX_LINE_BYTES, parse_line
 
 BLOCK_BYTES = 8 << 20
 """Bytes read from a file at a time."""
-BATCH_BYTES = 48 << 20
-"""Bytes of lines handed to DuckDB at a time (bounded memory per batch)."""
+BATCH_BYTES = 96 << 20
+"""Bytes of lines handed to DuckDB at a time (bounded memory per batch).
+
+Each batch costs a fixed ~0.3 s (planning, the threads' ramp-up and tail),
+so bigger is faster: at 1M events 48 MB took 5.7 s and 600 MB peak RSS,
+96 MB 5.0 s and 720 MB, one 170 MB batch 4.7 s and 860 MB."""
 RAW_KEEP = 10_000
 """Characters of a rejected line kept in quarantine."""
 
