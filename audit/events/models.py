@@ -116,12 +116,23 @@ NonEmpty = Annotated[StrictStr, Field(min_length=1)]
 # --------------------------------------------------------------------------- envelope
 
 
+def _version(v: Any) -> Any:
+    # Literal[1] alone also takes true and 1.0 (both == 1 in Python); TEL/1
+    # wants the integer (event-log.md: "nor a float for an integer").
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ValueError(f"v is the integer 1, got {v!r}")
+    return v
+
+
+Version = Annotated[Literal[1], BeforeValidator(_version)]
+
+
 class Envelope(BaseModel):
     """Fields every event carries."""
 
     model_config = ConfigDict(extra="allow", frozen=True, strict=True)
 
-    v: Literal[1] = 1
+    v: Version = 1
     id: Id
     seq: Annotated[StrictInt, Field(ge=1)]
     ts: Timestamp

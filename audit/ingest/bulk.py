@@ -47,7 +47,7 @@ from audit.store.fields import (
 from audit.store.rows import ENVELOPE_COLUMNS
 
 ENVELOPE_FIELDS: tuple[Field, ...] = (
-    Field("v", "int", "default", lo=1, hi=1, default=1),  # checked specially below
+    Field("v", "int", "default", lo=1, hi=1, default=1),
     Field("id", "nonempty"),
     Field("seq", "int", lo=1, hi=INT64_MAX),
     Field("ts", "str"),  # checked specially below
@@ -95,12 +95,6 @@ def _int_value(x: str) -> str:
 def _check(f: Field, x: str) -> str:
     """SQL that is true when the (non-NULL) JSON text ``x`` is a valid ``f``."""
     k = f.kind
-    if f.name == "v":
-        # Literal[1] in the model also takes true and 1.0 (reported to the lead).
-        return (
-            f"CASE WHEN {x} = '1' OR {x} = 'true' THEN true WHEN {x} = '1.0' "
-            f"THEN NOT regexp_matches(line, {_lit(LONG_NUMBER)}) ELSE false END"
-        )
     if f.name == "ts":
         return (
             f"CASE WHEN ts_local IS NULL THEN false ELSE regexp_full_match({x}, {_lit(_TS_RE)}) END"
@@ -302,11 +296,9 @@ def select_sql(source: str) -> str:
     envelope = [f.name for f in ENVELOPE_FIELDS]
 
     compact_len = " + ".join(_field_len(n) for n in envelope) + " + " + _by_type(_own_len, "0")
-    # Only money (and ``v``) can hold a float, whose text could have grown from
-    # an exponent form; look for one only when such a field has a fraction.
-    floats = ["v"] + [
-        n for n, v in variants.items() if any(f.kind in ("money", "stake") for f in v)
-    ]
+    # Only money can hold a float, whose text could have grown from an
+    # exponent form; look for one only when such a field has a fraction.
+    floats = [n for n, v in variants.items() if any(f.kind in ("money", "stake") for f in v)]
     maybe_grown = " OR ".join(f"contains(COALESCE({_x(n)}, ''), '.')" for n in floats)
 
     checks = [_field_ok(f) for f in ENVELOPE_FIELDS if f.name != "type"]

@@ -108,6 +108,16 @@ def test_card_to_box_needs_the_box() -> None:
             '"type":"round_open","round":1,"v":2}',
             "v",
         ),
+        (
+            '{"id":"x","seq":1,"ts":"2026-11-28T20:00:00+01:00","table":"T","shoe":"S",'
+            '"type":"round_open","round":1,"v":true}',
+            "v is the integer 1",
+        ),
+        (
+            '{"id":"x","seq":1,"ts":"2026-11-28T20:00:00+01:00","table":"T","shoe":"S",'
+            '"type":"round_open","round":1,"v":1.0}',
+            "v is the integer 1",
+        ),
         ("NaN", "not JSON"),
     ],
 )

@@ -298,7 +298,7 @@ def test_bulk_validator_agrees_with_parse_line(
         assert (i in final) == (event is not None and storable(event)), text
 
 
-# --------------------------------------------------------------------------- length that adds up by accident
+# ------------------------------------------------------------------- lengths adding up by accident
 
 _SETTLE_LINE = (
     '{"v":1,"id":"e1","seq":1,"ts":"2026-11-28T20:00:00+01:00","table":"T1","shoe":"S1",'
