@@ -12,7 +12,13 @@ It prints events, seconds for both, their ratio (the target is <= 2.0 at 1M
 events) and the peak RSS of each child process, so memory can be compared
 across sizes (``--events 250000`` against ``--events 1000000``).
 
+With ``--files N`` the same events are cut into N files of consecutive lines
+in one folder (a night's logs come as many files): the baseline reads them
+with one ``read_json`` glob, the ingest the folder, which shows the cost of
+each file (its transaction, its query plans, its derived tables).
+
     .venv/bin/python benchmarks/ingest_bench.py --events 1000000 --runs 3
+    .venv/bin/python benchmarks/ingest_bench.py --events 500000 --files 100
 """
 
 from __future__ import annotations
@@ -140,6 +146,21 @@ def write_synthetic(path: Path, n_events: int, seed: int = 7, tables: int = 12) 
     return written
 
 
+def _cut(src: Path, folder: Path, files: int, lines: int) -> Path:
+    """``src`` cut into ``files`` files of consecutive lines in ``folder``."""
+    folder.mkdir()
+    per = -(-lines // files)
+    with src.open("rb") as f:
+        for i in range(files):
+            with (folder / f"part{i:04d}.jsonl").open("wb") as out:
+                for _ in range(per):
+                    line = f.readline()
+                    if not line:
+                        break
+                    out.write(line)
+    return folder
+
+
 _CHILD = r"""
 import json, os, resource, sys, time
 mode, src, db = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -147,7 +168,8 @@ t = time.perf_counter()
 if mode == "baseline":
     import duckdb
     con = duckdb.connect(db)
-    con.execute(f"CREATE TABLE t AS SELECT * FROM read_json('{src}')")
+    pattern = f"{src}/*.jsonl" if os.path.isdir(src) else src
+    con.execute(f"CREATE TABLE t AS SELECT * FROM read_json('{pattern}')")
     n = con.execute("SELECT count(*) FROM t").fetchall()[0][0]
     con.close()
 elif mode == "ingest":
@@ -192,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3, help="runs of each (the median is reported)")
     ap.add_argument("--workdir", type=Path, default=None, help="where the file and databases go")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--files", type=int, default=1, help="cut the events into this many files")
     ap.add_argument(
         "--memory-check",
         action="store_true",
@@ -205,6 +228,10 @@ def main(argv: list[str] | None = None) -> int:
         n = write_synthetic(src, args.events, seed=args.seed)
         size = src.stat().st_size / 1e6
         print(f"wrote {n:,} events ({size:.0f} MB) in {time.perf_counter() - t:.1f}s")
+        whole = src
+        if args.files > 1:
+            src = _cut(whole, work / "logs", args.files, n)
+            print(f"cut into {args.files} files of ~{n // args.files:,} events in {src}")
         base: list[dict[str, float]] = []
         ours: list[dict[str, float]] = []
         for _ in range(args.runs):  # interleaved, so machine noise hits both alike
@@ -228,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         if args.memory_check:
             quarter = work / "quarter.jsonl"
-            with src.open("rb") as f, quarter.open("wb") as out:
+            with whole.open("rb") as f, quarter.open("wb") as out:
                 for i, line in enumerate(f):
                     if i >= n // 4:
                         break
