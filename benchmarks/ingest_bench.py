@@ -172,6 +172,10 @@ if mode == "baseline":
     con.execute(f"CREATE TABLE t AS SELECT * FROM read_json('{pattern}')")
     n = con.execute("SELECT count(*) FROM t").fetchall()[0][0]
     con.close()
+elif mode == "validate":
+    from audit.ingest import validate_paths
+    report = validate_paths([src])
+    n = sum(f.events for f in report.files)
 elif mode == "ingest":
     from audit.ingest import ingest_paths
     from audit.store import open_store
@@ -193,7 +197,7 @@ print(json.dumps({"secs": secs, "rows": n, "rss": rss}))
 
 
 def _run(mode: str, src: Path, workdir: Path) -> dict[str, float]:
-    db = workdir / f"{'ingest' if mode == 'load' else mode}.duckdb"
+    db = workdir / f"{'ingest' if mode == 'load' else mode}.duckdb"  # validate writes none
     for p in (db, Path(f"{db}.wal")):
         if p.exists() and mode != "load":
             p.unlink()
@@ -215,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workdir", type=Path, default=None, help="where the file and databases go")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--files", type=int, default=1, help="cut the events into this many files")
+    ap.add_argument(
+        "--validate", action="store_true", help="also time `validate` (the checks, nothing stored)"
+    )
     ap.add_argument(
         "--memory-check",
         action="store_true",
@@ -245,6 +252,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"duckdb read_json:     {b:.2f} s  (runs: {runs_b})")
         print(f"shoe-audit ingest:    {o:.2f} s  (runs: {runs_o})")
         print(f"ratio:                {o / b:.2f}  (target <= 2.0)")
+        if args.validate:
+            v = statistics.median(_run("validate", src, work)["secs"] for _ in range(args.runs))
+            print(
+                f"shoe-audit validate:  {v:.2f} s  (ratio {v / b:.2f}: read, split and check, "
+                "nothing stored)"
+            )
         print(f"peak RSS read_json:   {max(r['rss'] for r in base) / 2**20:.0f} MiB")
         print(f"peak RSS ingest:      {max(r['rss'] for r in ours) / 2**20:.0f} MiB")
         assert all(r["rows"] == n for r in ours), "ingest did not store every event"
