@@ -11,16 +11,17 @@ Per batch of lines (see :mod:`audit.ingest.reader`):
    inserted, an equal copy is a duplicate, a different one is quarantined as
    ``LOG_ID_CONFLICT`` (the first copy stays).
 
-One file is one transaction: an interrupted ingest leaves nothing of that file
-behind and running it again completes it. After each file the ``shoes`` rows
-of the shoes it touched and the ``LOG_SEQ_GAP`` findings of its tables are
+A file is stored in one transaction (small files share one, see
+:func:`_groups`): an interrupted ingest leaves no part of a file behind and
+running it again completes it. Before the commit, the ``shoes`` rows of the
+shoes it touched and the ``LOG_SEQ_GAP`` findings of their tables are
 recomputed, in the same transaction.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from os import PathLike
@@ -30,7 +31,15 @@ from typing import Any, ClassVar
 from audit.errors import MalformedEventError, NoLogsError
 from audit.events.parse import MAX_LINE_BYTES, loads, parse_line
 from audit.ingest import bulk
-from audit.ingest.reader import RAW_KEEP, Batch, FileError, LogReader, Reject, find_logs
+from audit.ingest import reader as _reader
+from audit.ingest.reader import (
+    RAW_KEEP,
+    Batch,
+    FileError,
+    LogReader,
+    Reject,
+    find_logs,
+)
 from audit.ingest.summary import FileSummary, IngestSummary, ValidationReport
 from audit.store import Store
 from audit.store.fields import COLUMN_TYPES
@@ -481,14 +490,18 @@ def _finish_file(
     return file_id
 
 
-def _refresh_derived(store: Store, file_id: int) -> list[dt.date]:
-    """Shoes, seq gaps and unknown-type findings for what this file added."""
-    con = store.con
-    con.execute(
-        """CREATE OR REPLACE TEMP TABLE _touched AS
-           SELECT DISTINCT table_id, shoe FROM events WHERE file_id = ?""",
+def _touch(store: Store, file_id: int) -> None:
+    """Note the shoes a file's new events belong to, for :func:`_refresh_derived`."""
+    store.con.execute(
+        """INSERT INTO _touched SELECT DISTINCT table_id, shoe FROM events WHERE file_id = ?
+           EXCEPT SELECT table_id, shoe FROM _touched""",
         [file_id],
     )
+
+
+def _refresh_derived(store: Store) -> list[dt.date]:
+    """Shoes and seq gaps for the shoes in ``_touched``; their gaming days."""
+    con = store.con
     if con.execute("SELECT count(*) FROM _touched").fetchall()[0][0] == 0:
         return []
     store.refresh_shoes("SELECT table_id, shoe FROM _touched")
@@ -531,31 +544,62 @@ def _refresh_derived(store: Store, file_id: int) -> list[dt.date]:
 
 def _ingest_file(
     store: Store, session: _Session, path: Path, hook: BatchHook | None, now: dt.datetime
-) -> tuple[FileSummary, list[dt.date]]:
+) -> FileSummary:
+    """One file into ``events`` and ``input_files``, inside the caller's transaction."""
     result = _FileResult(FileSummary(str(path)))
     reader = LogReader(path)
-    with store.transaction() as con:
-        file_id = con.execute("SELECT nextval('file_ids')").fetchall()[0][0]
+    con = store.con
+    file_id = con.execute("SELECT nextval('file_ids')").fetchall()[0][0]
+    try:
+        for batch in reader.batches():
+            if hook is not None:
+                hook(path, batch)
+            _quarantine_rejects(batch.rejects, result)
+            _quarantine_rejects(session.store(batch, file_id, result), result)
+            session.recheck(result)
+            _merge(session, store, file_id, str(path), result)
+    except FileError as exc:
+        if not reader.opened:
+            raise
+        result.summary.error = str(exc)
+        result.quarantined.append(_Quarantined(reader.lines + 1, "LOG_MALFORMED", str(exc), ""))
+    result.summary.rejected = len(result.quarantined)
+    result.summary.unknown_types = con.execute(
+        "SELECT count(*) FROM events WHERE file_id = ? AND NOT known_type", [file_id]
+    ).fetchall()[0][0]
+    _touch(store, file_id)  # before file_id may become an older one
+    _finish_file(store, path, reader, file_id, result, now)
+    return result.summary
+
+
+GROUP_FILES = 64
+"""Most files in one transaction (see :func:`_groups`)."""
+
+
+def _groups(files: list[Path]) -> Iterator[list[Path]]:
+    """Consecutive files that are committed together.
+
+    A transaction costs a commit and a refresh of the derived tables (tens of
+    ms each), which dominate for small files (a night holds one log per table
+    or more). Small files are therefore grouped, up to about one batch of
+    lines (a gzip counted at 8x its size) or GROUP_FILES files; a big file
+    has a transaction of its own. An interrupted ingest still leaves no part
+    of a file behind: it loses its whole group, and a re-run completes it.
+    """
+    group: list[Path] = []
+    size = 0
+    for path in files:
         try:
-            for batch in reader.batches():
-                if hook is not None:
-                    hook(path, batch)
-                _quarantine_rejects(batch.rejects, result)
-                _quarantine_rejects(session.store(batch, file_id, result), result)
-                session.recheck(result)
-                _merge(session, store, file_id, str(path), result)
-        except FileError as exc:
-            if not reader.opened:
-                raise
-            result.summary.error = str(exc)
-            result.quarantined.append(_Quarantined(reader.lines + 1, "LOG_MALFORMED", str(exc), ""))
-        result.summary.rejected = len(result.quarantined)
-        result.summary.unknown_types = con.execute(
-            "SELECT count(*) FROM events WHERE file_id = ? AND NOT known_type", [file_id]
-        ).fetchall()[0][0]
-        days = _refresh_derived(store, file_id)  # before file_id may become an older one
-        _finish_file(store, path, reader, file_id, result, now)
-    return result.summary, days
+            n = path.stat().st_size * (8 if path.name.endswith(".gz") else 1)
+        except OSError:
+            n = 0
+        if group and (size + n > _reader.BATCH_BYTES or len(group) >= GROUP_FILES):
+            yield group
+            group, size = [], 0
+        group.append(path)
+        size += n
+    if group:
+        yield group
 
 
 def ingest_paths(
@@ -582,13 +626,16 @@ def ingest_paths(
     summary = IngestSummary()
     days: set[dt.date] = set()
     now = dt.datetime.now(dt.UTC)
-    for path in files:
-        try:
-            fs, file_days = _ingest_file(store, session, path, on_batch, now)
-        except FileError as exc:
-            fs, file_days = FileSummary(str(path), error=str(exc)), []
-        summary.files.append(fs)
-        days.update(file_days)
+    for group in _groups(files):
+        with store.transaction() as con:
+            con.execute("CREATE OR REPLACE TEMP TABLE _touched (table_id VARCHAR, shoe VARCHAR)")
+            for path in group:
+                try:
+                    fs = _ingest_file(store, session, path, on_batch, now)
+                except FileError as exc:  # not opened: nothing of it was stored
+                    fs = FileSummary(str(path), error=str(exc))
+                summary.files.append(fs)
+            days.update(_refresh_derived(store))
     summary.gaming_days = sorted(days)
     if all(f.error and f.lines == 0 for f in summary.files):
         raise NoLogsError(

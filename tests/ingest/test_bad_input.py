@@ -208,6 +208,7 @@ def test_unreadable_file_alone(
 def test_unreadable_file_among_others(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The two small files share a transaction: the unreadable one does not undo the other."""
     write_lines(tmp_path / "logs" / "T07.jsonl", [dumps(GOOD_BEFORE)])
     write_lines(
         tmp_path / "logs" / "T08.jsonl", [dumps(ev(1, "shuffle", table="T08", method="wash"))]

@@ -171,6 +171,35 @@ def test_interrupted_ingest_leaves_nothing_and_a_rerun_completes(
     assert store.all_findings() == []
 
 
+def test_small_files_share_a_transaction_and_a_rerun_completes_them(
+    store: Store, tmp_path: Path
+) -> None:
+    """Small files are committed together (a commit per file dominated their cost):
+    an interruption loses the whole group, never part of a file, and a re-run
+    stores every file of it, each with its own input_files row."""
+    paths = [
+        write_events(tmp_path / "logs" / f"T0{t}.jsonl", shoe_events(table=f"T0{t}"))
+        for t in (1, 2, 3)
+    ]
+
+    def hook(path: Path, batch: Batch) -> None:
+        if path == paths[2]:
+            raise Boom
+
+    with pytest.raises(Boom):
+        ingest_paths(store, [tmp_path / "logs"], on_batch=hook)
+    assert _count(store, "SELECT count(*) FROM events") == 0
+    assert _count(store, "SELECT count(*) FROM input_files") == 0
+    summary = ingest_paths(store, [tmp_path / "logs"])
+    assert [f.new for f in summary.files] == [11, 11, 11]
+    rows = store.con.execute(
+        """SELECT f.path, count(*) FROM events e JOIN input_files f USING (file_id)
+           GROUP BY f.path ORDER BY f.path"""
+    ).fetchall()
+    assert rows == [(str(p), 11) for p in paths]
+    assert [k.table for k in store.shoe_info()] == ["T01", "T02", "T03"]
+
+
 def test_gzip_and_plain_files_in_a_folder(store: Store, tmp_path: Path) -> None:
     write_events(
         tmp_path / "logs" / "2026-11-28" / "T07.jsonl.gz", shoe_events(table="T07"), gz=True
