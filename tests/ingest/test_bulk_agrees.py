@@ -324,3 +324,136 @@ def test_a_line_whose_length_adds_up_by_accident_is_not_taken_on_trust(
     _, final = run_bulk(session, [line])
     assert (python_accepts(line) is not None) is accepted
     assert (1 in final) is accepted
+
+
+# ------------------------------------------------------------------- adversarial lines, one by one
+
+_ENV = '"id":"e1","seq":1,"ts":"2026-11-28T20:00:00+01:00","table":"T1","shoe":"S1"'
+
+
+def _line(rest: str) -> str:
+    return "{" + _ENV + "," + rest + "}"
+
+
+def _bulk_accepts(session: _Session, line: str) -> bool:
+    """Whether the bulk query marks the line ``valid`` (reads no other column)."""
+    batch = Batch(1, [line.encode("utf-8")], [1], 1)
+    assert session.validate(batch) == []
+    valid: list[bool | None] = session.rest.column("valid").to_pylist()
+    return valid == [True]
+
+
+def _assert_agrees(session: _Session, line: str) -> None:
+    """Bulk accepts only what parse_line accepts, and stores what event_row gives."""
+    bulk_rows, _ = run_bulk(session, [line])
+    if 1 in bulk_rows:
+        event = python_accepts(line)
+        assert event is not None, f"bulk accepted a line the models reject: {line}"
+        expected = event_row(event, line)
+        for col in EVENT_COLUMNS:
+            assert bulk_rows[1][col] == expected[col], (col, bulk_rows[1][col], expected[col])
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        _line('"type":"c\\u0061rd","round":1,"card":"AS","to":"dealer"'),
+        _line('"t\\u0079pe":"card","round":1,"card":"10h","to":"dealer"'),
+        _line('"type":"card","round":1,"card":"AS","to":"dealer","h\\u0061nd":null'),
+        _line('"type":"card","round":1,"card":"AS","to":"box","box":9,"b\\u006fx":1'),
+        _line('"type":"card","round":1,"card":"AS","to":"box","Box":9,"box":1'),
+        _line('"type":"card","round":1,"card":"AS","to":"dealer","hand\\u0000":null'),
+        _line('"type\\u0000":"round_open","round":1'),
+        _line('"type":"round_open","round\\u0000":1'),
+        _line('"type":"shoe_open","profile":"p","decks":6,"dealer":"d","round":0'),
+        _line('"type":"shoe_open","profile":"p","decks":6,"dealer":"d","box":99'),
+        _line('"type":"action","round":1,"box":1,"hand":null,"action":"hit"'),
+        _line('"type":"card","round":1,"card":"AS","to":"dealer","amount":-5'),
+        _line('"type":"cut","by":"dealer","box":null'),
+        _line('"type":"burn","cards":[],"count":2'),
+        _line('"type":"burn","count":2,"cards":["AS"]'),
+        _line('"type":"bet","round":1,"box":1,"spot":0,"amount":-0.00'),
+        _line('"type":"bet","round":1,"box":1,"spot":0,"amount":5E-3'),
+        _line('"type":"settle","round":1,"box":1,"hand":0,"spot":0,"kind":"main","amount":10.500'),
+        _line('"type":"settle","round":1,"box":1,"hand":0,"spot":0,"kind":"main","amount":0e-99'),
+        _line('"type":"void","round":1,"reason":"a\\u0000b"'),
+        _line('"type":"round_open","round":1,"x":-1e999'),
+        _line('"type":"round_open","round":1,"x":[NaN]'),
+        _line('"type":"round_open","round":1,"x":[1,]'),
+        _line('"type":"round_open","round":1') + "\u00a0",
+        _line('"type":"round_open","round":1').replace('"seq":1', '"seq":+1'),
+        _line('"type":"round_open","round":1').replace('"e1"', '"\\U00e9"'),
+        _line('"type":"round_open","round":1').replace('"e1"', '"e' + "\u0301" * 128 + '"'),
+        _line('"type":"round_open","round":1').replace("+01:00", "-00:30"),
+        _line('"type":"round_open","round":1').replace("T20:00:00+01:00", "t20:00:00.5z"),
+        _line('"type":"round_open","round":1').replace("+01:00", ".1234567+01:00"),
+    ],
+)
+def test_adversarial_lines_agree_with_parse_line(session: _Session, line: str) -> None:
+    _assert_agrees(session, line)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bulk.py checks card lists on upper() of the JSON text: DuckDB's upper() maps U+017F "
+    "(long s) to 'S' as Python does, so the list passes, but the value is built from byte "
+    "lengths (strlen 3 taken for '10x'): 'Aſ' is stored 'T', '10ſ' stays '10S'",
+)
+@pytest.mark.parametrize(
+    "line",
+    [
+        _line('"type":"burn","cards":["A\u017f"]'),
+        _line('"type":"burn","cards":["10\u017f","KD"],"count":2'),
+        _line('"type":"burn","cards":["\\u0041\\u017f"]'),
+        _line('"type":"shuffle","method":"wash","order":["K\u017f"]'),
+    ],
+)
+def test_a_card_list_with_a_long_s_is_stored_as_the_models_normalise_it(
+    session: _Session, line: str
+) -> None:
+    """normalise_card upper-cases before matching, so 'Aſ' is the card 'AS' for the models."""
+    assert python_accepts(line) is not None
+    _assert_agrees(session, line)
+
+
+_BIG = "9" * 4301
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bulk.py does not look at the numbers of unknown fields: Python's json refuses an "
+    "integer of more than 4300 digits (ValueError) and Decimal refuses an exponent beyond "
+    "10**18 (InvalidOperation, which parse_line does not even turn into a rejection); "
+    "DuckDB reads both",
+)
+@pytest.mark.parametrize(
+    "line",
+    [
+        _line(f'"type":"round_open","round":1,"x":{_BIG}'),
+        _line(f'"type":"round_open","round":1,"x":{{"y":[-{_BIG}]}}'),
+        _line(f'"type":"some_new_type","x":{_BIG}'),
+        _line('"type":"round_open","round":1,"x":1e1000000000000000000'),
+        _line('"type":"round_open","round":1,"x":1e-9999999999999999999'),
+    ],
+)
+def test_a_number_python_cannot_read_is_not_accepted(session: _Session, line: str) -> None:
+    """The stored event would fail later: build_event parses the raw line for its extras."""
+    assert not _bulk_accepts(session, line)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bulk.py takes any year 0001-9999 in local time; the UTC instant can fall in year "
+    "0 or 10000, which Python cannot hold (event_row raises OverflowError)",
+)
+@pytest.mark.parametrize(
+    "ts", ["0001-01-01T00:00:00+01:00", "0001-01-01T00:30:00+00:45", "9999-12-31T23:59:59-01:00"]
+)
+def test_a_time_whose_utc_instant_python_cannot_hold_is_not_accepted(
+    session: _Session, ts: str
+) -> None:
+    line = _line('"type":"round_open","round":1').replace("2026-11-28T20:00:00+01:00", ts)
+    event = parse_line(line)  # the models accept it ...
+    with pytest.raises(OverflowError):
+        event_row(event, line)  # ... but Python cannot make its row
+    assert not _bulk_accepts(session, line)
