@@ -20,7 +20,8 @@ def normalise_card(code: str) -> str:
     ``10`` is accepted as a synonym of ``T``, and input is case-insensitive
     (event-log.md, "Cards").
     """
-    m = _CARD_RE.match(code.upper())
+    # ASCII only: str.upper() would make a card of "ſ" (U+017F), which upper-cases to S.
+    m = _CARD_RE.match(code.upper()) if code.isascii() else None
     if m is None:
         raise ValueError(
             f"unknown card {code!r}: expected rank A 2-9 T J Q K (or 10) then suit S H D C"

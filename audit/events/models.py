@@ -47,8 +47,10 @@ def _money(v: Any) -> Decimal:
     d = Decimal(v)
     if not d.is_finite():
         raise ValueError(f"money must be finite, got {v!r}")
-    exp = d.as_tuple().exponent
-    if isinstance(exp, int) and exp < -2 and d != d.quantize(Decimal("0.01")):
+    _, digits, exp = d.as_tuple()
+    # More than 2 decimals unless the extra ones are zeros (10.500 is 10.50);
+    # no quantize, which fails on numbers beyond the context's precision.
+    if isinstance(exp, int) and exp < -2 and any(digits[exp + 2 :]):
         raise ValueError(f"money has at most 2 decimals, got {v!r}")
     return d
 
@@ -84,7 +86,10 @@ Card = Annotated[
 ]
 
 # RFC 3339: date, 'T' (or space), time, optional fraction, and a mandatory offset.
-_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+_RFC3339 = re.compile(  # ASCII digits ([0-9], not \d, which takes any script's digits)
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?"
+    r"([Zz]|[+-][0-9]{2}:[0-9]{2})$"
+)
 
 
 def _timestamp(v: Any) -> dt.datetime:
@@ -95,9 +100,14 @@ def _timestamp(v: Any) -> dt.datetime:
             f"ts must be RFC 3339 with an offset (e.g. 2026-11-28T20:00:00+01:00), got {v!r}"
         )
     try:
-        return dt.datetime.fromisoformat(v.upper().replace("Z", "+00:00"))
+        ts = dt.datetime.fromisoformat(v.upper().replace("Z", "+00:00"))
     except ValueError as exc:
         raise ValueError(f"ts is not a valid date and time: {v!r}") from exc
+    try:
+        ts.astimezone(dt.UTC)
+    except OverflowError:
+        raise ValueError(f"ts falls outside the years 1-9999 in UTC: {v!r}") from None
+    return ts
 
 
 Timestamp = Annotated[

@@ -63,8 +63,9 @@ def parse_object(obj: Any) -> AnyEvent:
 
 def parse_line(line: str | bytes) -> AnyEvent:
     """Parse one line of a TEL/1 file (without its newline)."""
-    if len(line) > MAX_LINE_BYTES:
-        raise MalformedEventError(f"line too long ({len(line):,} bytes; the limit is 1 MB)")
+    size = len(line) if isinstance(line, bytes) else len(line.encode("utf-8", "surrogatepass"))
+    if size > MAX_LINE_BYTES:
+        raise MalformedEventError(f"line too long ({size:,} bytes; the limit is 1 MB)")
     if isinstance(line, bytes):
         try:
             line = line.decode("utf-8")
@@ -74,4 +75,6 @@ def parse_line(line: str | bytes) -> AnyEvent:
         obj = loads(line)
     except (ValueError, RecursionError) as exc:
         raise MalformedEventError(f"not JSON: {exc}") from None
+    except ArithmeticError:  # decimal.InvalidOperation: an exponent Decimal cannot hold
+        raise MalformedEventError("not JSON: a number out of range") from None
     return parse_object(obj)

@@ -13,8 +13,9 @@ but it never accepts one they reject. Where DuckDB's JSON reader is more
 lenient than Python's, or where a re-serialised value hides a detail the
 models care about, a guard sends the line to Python:
 
-* trailing commas (DuckDB's reader allows them), and ``NaN``/``Infinity`` in
-  unknown fields (in known fields they fail the field's own check);
+* trailing commas (DuckDB's reader allows them), and ``NaN``/``Infinity`` or
+  numbers Python may not read (1000 digits, an 18-digit exponent) in unknown
+  fields (in known fields they fail the field's own check);
 * a ``null`` for a field whose default is not ``None`` (the struct cannot tell
   ``"hand": null`` from a missing ``hand``; the key list can);
 * a number with 16 or more digits in a money field (its float form no longer
@@ -60,8 +61,8 @@ TRAILING_COMMA = r",\s*[\]}]"
 NAN_OR_INF = r"[:\[,]\s*[-+]?(?i:nan|inf)"
 LONG_NUMBER = r"[0-9.]{16}"
 
-_RANK = "(?:10|[A2-9TJQK])"
-_CARD = f'"{_RANK}[SHDC]"'
+_RANK = "(?:10|[A2-9TJQKajqkt])"
+_CARD = f'"{_RANK}[SHDCshdc]"'
 _CARDS_RE = rf"\[{_CARD}(?:,{_CARD})*\]"
 _SPOTS_RE = r"\[\]|\[[0-9]{1,18}(?:,[0-9]{1,18})*\]"
 _MONEY_RE = r"-?[0-9]{1,16}(?:\.[0-9]{1,2})?"
@@ -69,6 +70,13 @@ _TS_RE = (
     r'"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,6})?'
     r'(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"'
 )
+
+
+_TS_MIN = "TIMESTAMP '0001-01-01 00:00:00'"
+_TS_MAX = "TIMESTAMP '9999-12-31 23:59:59.999999'"
+UNREADABLE_NUMBER = r"[0-9]{1000}|[eE][-+]?[0-9]{18}"
+"""Where a number may be one Python's reader refuses (over 4300 digits; RE2
+counts to 1000 at most) or Decimal cannot hold (its exponent)."""
 
 
 def _q(name: str) -> str:
@@ -97,7 +105,10 @@ def _check(f: Field, x: str) -> str:
     k = f.kind
     if f.name == "ts":
         return (
-            f"CASE WHEN ts_local IS NULL THEN false ELSE regexp_full_match({x}, {_lit(_TS_RE)}) END"
+            f"CASE WHEN ts_local IS NULL THEN false "
+            # The UTC instant must fall in the years 1-9999 too (Python's datetime).
+            f"WHEN ts_local - to_minutes(utc_offset_min) NOT BETWEEN {_TS_MIN} AND {_TS_MAX} "
+            f"THEN false ELSE regexp_full_match({x}, {_lit(_TS_RE)}) END"
         )
     if f.name == "id":
         return f"({x} <> '\"\"' AND starts_with({x}, '\"') AND length({_str_value(x)}) <= 128)"
@@ -120,7 +131,7 @@ def _check(f: Field, x: str) -> str:
             f" OR (strlen({x}) = 5 AND {x}[2:3] = '10')) AND contains('SHDCshdc', {x}[-2])"
         )
     if k == "cards":
-        return f"({x} = '[]' OR regexp_full_match(upper({x}), {_lit(_CARDS_RE)}))"
+        return f"({x} = '[]' OR regexp_full_match({x}, {_lit(_CARDS_RE)}))"
     if k == "spots":
         return f"regexp_full_match({x}, {_lit(_SPOTS_RE)})"
     if k in ("money", "stake"):
@@ -319,7 +330,7 @@ def select_sql(source: str) -> str:
             *nulls,
             f"NOT regexp_matches(line, {_lit(TRAILING_COMMA)})",
             "CASE WHEN NOT has_extra THEN true "
-            f"ELSE NOT regexp_matches(line, {_lit(NAN_OR_INF)}) END",
+            f"ELSE NOT regexp_matches(line, {_lit(NAN_OR_INF + '|' + UNREADABLE_NUMBER)}) END",
             "CASE WHEN NOT has_extra THEN true "
             "ELSE strlen(line) - strlen(replace(replace(line, '[', ''), '{', '')) <= 200 END",
         ]
