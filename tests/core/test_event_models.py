@@ -119,6 +119,28 @@ def test_card_to_box_needs_the_box() -> None:
             "v is the integer 1",
         ),
         ("NaN", "not JSON"),
+        # Found by review: these raised (InvalidOperation, OverflowError) or passed.
+        (
+            '{"id":"x","seq":1,"ts":"2026-11-28T20:00:00+01:00","table":"T","shoe":"S",'
+            '"type":"settle","round":1,"box":1,"hand":0,"spot":0,"kind":"main",'
+            '"amount":123456789012345678901234567890.123}',
+            "at most 2 decimals",
+        ),
+        (
+            '{"id":"x","seq":1,"ts":"2026-11-28T20:00:00+01:00","table":"T","shoe":"S",'
+            '"type":"round_open","round":1,"x":1e1000000000000000000}',
+            "number out of range",
+        ),
+        (
+            '{"id":"x","seq":1,"ts":"0001-01-01T00:00:00+01:00","table":"T","shoe":"S",'
+            '"type":"round_open","round":1}',
+            "outside the years 1-9999",
+        ),
+        (
+            '{"id":"x","seq":1,"ts":"2026-11-28T20:00:00+01:00","table":"T","shoe":"S",'
+            '"type":"card","round":1,"card":"A\u017f","to":"dealer"}',
+            "unknown card",
+        ),
     ],
 )
 def test_malformed_lines_say_why(text: str, why: str) -> None:
@@ -129,6 +151,12 @@ def test_malformed_lines_say_why(text: str, why: str) -> None:
 def test_line_too_long() -> None:
     with pytest.raises(MalformedEventError, match="line too long"):
         parse_line("x" * 1_000_001)
+
+
+def test_the_line_limit_counts_bytes_as_the_reader_does() -> None:
+    # 500,001 two-byte characters: under 1M characters, over 1 MB.
+    with pytest.raises(MalformedEventError, match="1,000,002 bytes"):
+        parse_line("é" * 500_001)
 
 
 def test_invalid_utf8() -> None:
