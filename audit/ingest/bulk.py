@@ -213,6 +213,7 @@ def _validators(etype: str | None) -> list[str]:
 
 OUTPUT_COLUMNS: tuple[str, ...] = (
     "line_no",
+    "file_id",
     "valid",
     "has_extra",
     "raw",
@@ -285,7 +286,7 @@ def _own_checks(etype: str) -> str:
 
 
 def select_sql(source: str) -> str:
-    """A query over ``source`` (``line_no``, ``line``, ``ty``) with one row per line.
+    """A query over ``source`` (``line_no``, ``file_id``, ``line``, ``ty``): a row per line.
 
     ``ty`` is the line's ``type`` as ``json_extract_string`` gives it (NULL
     when the line is not JSON or has none): it only routes the line to its
@@ -350,6 +351,7 @@ def select_sql(source: str) -> str:
     return f"""
 SELECT
   line_no,
+  file_id,
   {_all_of(["s IS NOT NULL", *checks, f"CASE WHEN fast THEN true ELSE {slow} END"])} AS valid,
   has_extra,
   line AS raw,
@@ -388,7 +390,7 @@ FROM (
       FROM (
         SELECT *, 1::INTEGER << tyc AS tybit, {ts}[-2] IN ('Z', 'z') AS zulu
         FROM (
-          SELECT line_no, line, COALESCE(list_position({_TYPE_LIST}, ty), 0) AS tyc,
+          SELECT line_no, file_id, line, COALESCE(list_position({_TYPE_LIST}, ty), 0) AS tyc,
             CASE WHEN starts_with(ltrim(line, e' \\t\\r'), '{{')
                  THEN TRY(CAST(json_transform(line, {_lit(struct)}) AS {struct_type})) END AS s
           FROM {source}

@@ -1,6 +1,7 @@
 """Ingest and validate: the two entry points of :mod:`audit.ingest`.
 
-Per batch of lines (see :mod:`audit.ingest.reader`):
+Per batch of lines (see :mod:`audit.ingest.reader`; the lines of small files
+are pooled into one batch, each keeping its file's id and line number):
 
 1. DuckDB splits the blocks into numbered lines and runs the bulk validator
    (:mod:`audit.ingest.bulk`) over them;
@@ -21,6 +22,7 @@ recomputed, in the same transaction.
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -50,6 +52,17 @@ StrPath = str | PathLike[str]
 
 BatchHook = Callable[[Path, Batch], None]
 """Called before each batch is stored (tests use it to interrupt an ingest)."""
+
+_Block = tuple[int, int, bytes]
+"""A block of whole lines: the id of its file, the number of its first line, the bytes."""
+
+
+def _blocks_of(batch: Batch, file_id: int) -> list[_Block]:
+    return [
+        (file_id, first, block)
+        for first, block in zip(batch.block_first_lines, batch.blocks, strict=True)
+    ]
+
 
 _EVENT_SQL_TYPES: dict[str, str] = {
     "id": "VARCHAR",
@@ -118,17 +131,17 @@ def _readable(raw: str) -> dict[str, Any]:
 
 
 _SPLIT_SQL = f"""
-SELECT line_no, line,
+SELECT line_no, file_id, line,
   CASE WHEN strlen(line) > {MAX_LINE_BYTES} THEN 'long'
        WHEN ltrim(line, e' \\t\\r') = '' THEN 'blank' END AS skip,
   r[1] AS ty, r[2] AS rid
 FROM (
-  SELECT line_no, line,
+  SELECT line_no, file_id, line,
     CASE WHEN strlen(line) <= {MAX_LINE_BYTES}
          THEN TRY(json_extract_string(line, ['$.type', '$.id'])) END AS r
   FROM (
-    SELECT first_line + generate_subscripts(l, 1) - 1 AS line_no, unnest(l) AS line
-    FROM (SELECT first_line, string_split(text, chr(10)) AS l FROM _blocks)))
+    SELECT first_line + generate_subscripts(l, 1) - 1 AS line_no, file_id, unnest(l) AS line
+    FROM (SELECT first_line, file_id, string_split(text, chr(10)) AS l FROM _blocks)))
 """
 
 
@@ -142,9 +155,9 @@ class _Session:
 
     Per-batch data lives in Arrow tables that a query sees under a name
     (``relation.query(name, sql)``), never in temp tables or registered views:
-    an ingest runs in one transaction per file, and DuckDB keeps every version
-    of a temp table or view that a transaction replaced until it ends, so
-    memory would grow with the file. The bulk query is a temp view, parsed once.
+    a file is stored in one transaction, and DuckDB keeps every version of a
+    temp table or view that a transaction replaced until it ends, so memory
+    would grow with the file. The bulk query is a temp view, parsed once.
     """
 
     def __init__(self, con: Any, *, direct: bool) -> None:
@@ -157,18 +170,20 @@ class _Session:
         self.direct = direct
         self.rest: Any = None
         """The batch's lines that need Python (an Arrow table of bulk rows)."""
+        kept = ("line_no", "file_id", "valid")
         out_cols = ", ".join(
-            _q(c) for c in bulk.OUTPUT_COLUMNS if c in _EVENT_SQL_TYPES or c in ("line_no", "valid")
+            _q(c) for c in bulk.OUTPUT_COLUMNS if c in _EVENT_SQL_TYPES or c in kept
         )
         self.empty_lines = pa.table(
-            {"line_no": pa.array([], pa.int64()), "line": pa.array([], pa.string()),
+            {"line_no": pa.array([], pa.int64()), "file_id": pa.array([], pa.int64()),
+             "line": pa.array([], pa.string()),
              "skip": pa.array([], pa.string()), "ty": pa.array([], pa.string()),
              "rid": pa.array([], pa.string()), "dup": pa.array([], pa.bool_())}
         )  # fmt: skip
         self.out_cols = out_cols
         self._views: set[str] = set()
         # The Arrow schema of the views' rows, in their column order.
-        types = {"line_no": "BIGINT", "valid": "BOOLEAN", **_EVENT_SQL_TYPES}
+        types = {"line_no": "BIGINT", "file_id": "BIGINT", "valid": "BOOLEAN", **_EVENT_SQL_TYPES}
         casts = ", ".join(f"NULL::{types[c]} AS {_q(c)}" for c in bulk.OUTPUT_COLUMNS if c in types)
         self.schema = con.sql(f"SELECT {casts}").to_arrow_table().schema
 
@@ -181,8 +196,8 @@ class _Session:
     def _view(self, name: str) -> str:
         """The bulk query over some of ``_all_lines`` as a temp view (made once, when needed).
 
-        The lines are read once into a materialised CTE: the 23 branches of
-        the query would otherwise each scan the Arrow table.
+        The lines are read once into a materialised CTE, which DuckDB then
+        scans in parallel in small pieces (faster than the Arrow table itself).
         """
         if name not in self._views:
             cond = self._VIEWS[name]
@@ -191,7 +206,7 @@ class _Session:
                 "_all_lines",
                 f"CREATE OR REPLACE TEMP VIEW {name} AS "
                 f"WITH _src AS MATERIALIZED "
-                f"(SELECT line_no, line, ty FROM _all_lines WHERE {cond}) "
+                f"(SELECT line_no, file_id, line, ty FROM _all_lines WHERE {cond}) "
                 f"SELECT {self.out_cols} FROM ({bulk.select_sql('_src')})",
             )
             self._views.add(name)
@@ -206,47 +221,51 @@ class _Session:
         """Run ``sql`` with the Arrow ``table`` visible as ``name``; an Arrow table."""
         return self.con.from_arrow(table).query(name, sql).to_arrow_table()
 
-    def _blocks_table(self, batch: Batch) -> Any:
-        """The batch's blocks, one per Arrow record batch (so DuckDB splits them in parallel)."""
+    def _blocks_table(self, blocks: list[_Block]) -> Any:
+        """The blocks, one per Arrow record batch (so DuckDB splits them in parallel)."""
         pa = self.pa
-        schema = pa.schema([("first_line", pa.int64()), ("text", pa.large_string())])
+        schema = pa.schema(
+            [("file_id", pa.int64()), ("first_line", pa.int64()), ("text", pa.large_string())]
+        )
         parts = []
-        for first, block in zip(batch.block_first_lines, batch.blocks, strict=True):
+        for file_id, first, block in blocks:
             offsets = pa.array([0, len(block)], pa.int64()).buffers()[1]
             text = pa.LargeStringArray.from_buffers(1, offsets, pa.py_buffer(block))
-            parts.append(pa.record_batch([pa.array([first], pa.int64()), text], schema=schema))
+            columns = [pa.array([file_id], pa.int64()), pa.array([first], pa.int64()), text]
+            parts.append(pa.record_batch(columns, schema=schema))
         return pa.Table.from_batches(parts, schema=schema)
 
-    def _split(self, batch: Batch) -> tuple[Any, list[Reject]]:
-        """The batch's numbered lines (an Arrow table), and the too-long ones."""
-        lines = self._arrow(self._blocks_table(batch), "_blocks", _SPLIT_SQL)
+    def _split(self, blocks: list[_Block]) -> tuple[Any, list[tuple[int, Reject]]]:
+        """The blocks' numbered lines (an Arrow table), and the too-long ones by file."""
+        lines = self._arrow(self._blocks_table(blocks), "_blocks", _SPLIT_SQL)
         too_long = self._query(
             lines,
             "_all_lines",
-            f"""SELECT line_no, strlen(line), substr(line, 1, {RAW_KEEP}) FROM _all_lines
-                WHERE skip = 'long' ORDER BY line_no""",
+            f"""SELECT file_id, line_no, strlen(line), substr(line, 1, {RAW_KEEP})
+                FROM _all_lines WHERE skip = 'long' ORDER BY file_id, line_no""",
         )
         rejects = [
-            Reject(n, f"line too long ({size:,} bytes; the limit is 1 MB)", raw)
-            for n, size, raw in too_long
+            (f, Reject(n, f"line too long ({size:,} bytes; the limit is 1 MB)", raw))
+            for f, n, size, raw in too_long
         ]
         return lines, rejects
 
     def validate(self, batch: Batch) -> list[Reject]:
         """Every line of the batch through the bulk query into ``rest``."""
-        lines, rejects = self._split(batch)
+        lines, rejects = self._split(_blocks_of(batch, 0))
         lines = lines.append_column("dup", self.pa.nulls(lines.num_rows, self.pa.bool_()))
         self.rest = self._arrow(lines, "_all_lines", f"SELECT * FROM {self._view('_v_all')}")
-        return rejects
+        return [r for _, r in rejects]
 
-    def store(self, batch: Batch, file_id: int, result: _FileResult) -> list[Reject]:
+    def store(self, blocks: list[_Block]) -> list[tuple[int, Reject]]:
         """New events straight into ``events``; the other lines into ``rest``.
 
-        Returns the too-long lines. Lines the bulk validator did not accept
-        come back with ``valid`` false, for :meth:`recheck`.
+        ``blocks`` may come from several files (each line keeps its file's
+        id). Returns the too-long lines, by file. Lines the bulk validator did
+        not accept come back with ``valid`` false, for :meth:`recheck`.
         """
         pa, pc = self.pa, self.pc
-        lines, rejects = self._split(batch)
+        lines, rejects = self._split(blocks)
         # Ids that need care: seen before, or more than once in this batch.
         dup_ids = self._arrow(
             lines,
@@ -258,14 +277,12 @@ class _Session:
         ).column("rid")
         dup = pc.fill_null(pc.is_in(lines.column("rid"), value_set=dup_ids.combine_chunks()), False)
         lines = lines.append_column("dup", dup)
-        inserted = self._query(
+        self._query(
             lines,
             "_all_lines",
-            f"INSERT INTO events BY NAME SELECT {_EV_COLS}, {int(file_id)}::BIGINT AS file_id, "
-            f"line_no FROM {self._view('_v_fresh')} WHERE valid",
-        )[0][0]
-        result.summary.events += inserted
-        result.summary.new += inserted
+            f"INSERT INTO events BY NAME SELECT {_EV_COLS}, file_id, line_no "
+            f"FROM {self._view('_v_fresh')} WHERE valid",
+        )
         parts = []
         if len(dup_ids):
             parts.append(self._arrow(lines, "_all_lines", f"SELECT * FROM {self._view('_v_dup')}"))
@@ -273,22 +290,25 @@ class _Session:
         unaccepted = self._query(
             lines,
             "_all_lines",
-            f"""SELECT a.line_no, a.line FROM _all_lines a
-                WHERE a.skip IS NULL AND NOT a.dup
-                  AND NOT EXISTS (SELECT 1 FROM events e
-                                  WHERE e.file_id = {int(file_id)} AND e.line_no = a.line_no)""",
+            """SELECT a.line_no, a.file_id, a.line FROM _all_lines a
+               WHERE a.skip IS NULL AND NOT a.dup
+                 AND NOT EXISTS (SELECT 1 FROM events e
+                                 WHERE e.file_id = a.file_id AND e.line_no = a.line_no)""",
         )
         if unaccepted:
             parts.append(
                 pa.Table.from_pylist(
-                    [{"line_no": n, "valid": False, "raw": line} for n, line in unaccepted],
+                    [
+                        {"line_no": n, "file_id": f, "valid": False, "raw": line}
+                        for n, f, line in unaccepted
+                    ],
                     schema=self.schema,
                 )
             )
         self.rest = pa.concat_tables(parts) if parts else self.schema.empty_table()
         return rejects
 
-    def recheck(self, result: _FileResult) -> None:
+    def recheck(self, results: dict[int, _FileResult]) -> None:
         """Ask parse_line about every line of ``rest`` the bulk validator did not accept."""
         pa = self.pa
         rest = self.rest
@@ -299,16 +319,17 @@ class _Session:
             return
         bad = [i for i, v in enumerate(valid) if not v]
         line_nos = rest.column("line_no").take(bad).to_pylist()
+        file_ids = rest.column("file_id").take(bad).to_pylist()
         raws = rest.column("raw").take(bad).to_pylist()
         rescued = []
-        for line_no, raw in zip(line_nos, raws, strict=True):
+        for line_no, file_id, raw in zip(line_nos, file_ids, raws, strict=True):
             try:
                 event = parse_line(raw)
                 row = event_row(event, raw)
                 _check_storable(row)
-                rescued.append({"line_no": line_no, "valid": True, **row})
+                rescued.append({"line_no": line_no, "file_id": file_id, "valid": True, **row})
             except MalformedEventError as exc:
-                result.quarantined.append(
+                results[file_id].quarantined.append(
                     _Quarantined(
                         line_no, "LOG_MALFORMED", exc.reason, raw[:RAW_KEEP], **_readable(raw)
                     )
@@ -355,30 +376,30 @@ def _quarantine_rejects(rejects: Iterable[Reject], result: _FileResult) -> None:
         result.quarantined.append(_Quarantined(r.line_no, "LOG_MALFORMED", r.reason, r.raw))
 
 
-def _merge(session: _Session, store: Store, file_id: int, path: str, result: _FileResult) -> None:
+def _merge(session: _Session, results: dict[int, _FileResult], paths: dict[int, str]) -> None:
     """Merge the batch's ``rest`` into ``events``: new ids in, duplicates counted,
-    conflicting copies quarantined (the first copy wins)."""
+    conflicting copies quarantined (the first copy wins: earlier files first,
+    then earlier lines)."""
     pc = session.pc
     rest = session.rest
     if rest is None or rest.num_rows == 0:
         return
-    s = result.summary
-    s.events += rest.num_rows
     # Ids already stored, and ids repeated within the batch (first copy wins).
     hits = session._arrow(
         rest,
         "_rest",
         """WITH stored AS (
-             SELECT b.line_no, b.id, b.raw, e.raw AS first_raw, e.file_id AS first_file,
-                    e.line_no AS first_line
+             SELECT b.line_no, b.file_id, b.id, b.raw, e.raw AS first_raw,
+                    e.file_id AS first_file, e.line_no AS first_line
              FROM _rest b JOIN events e ON e.id = b.id
            ), repeated AS (
-             SELECT line_no, id, raw, first_raw, NULL::BIGINT AS first_file, first_line
+             SELECT line_no, file_id, id, raw, first_raw, first_file, first_line
              FROM (
-               SELECT line_no, id, raw, first_value(raw) OVER w AS first_raw,
+               SELECT line_no, file_id, id, raw, first_value(raw) OVER w AS first_raw,
+                      first_value(file_id) OVER w AS first_file,
                       first_value(line_no) OVER w AS first_line, row_number() OVER w AS rn
                FROM _rest WHERE id NOT IN (SELECT id FROM stored)
-               WINDOW w AS (PARTITION BY id ORDER BY line_no))
+               WINDOW w AS (PARTITION BY id ORDER BY file_id, line_no))
              WHERE rn > 1
            )
            SELECT * FROM stored UNION ALL SELECT * FROM repeated""",
@@ -386,19 +407,20 @@ def _merge(session: _Session, store: Store, file_id: int, path: str, result: _Fi
     differing = session._query(
         hits,
         "_hits",
-        """SELECT h.line_no, h.id, h.raw, h.first_raw, h.first_line, f.path
+        """SELECT h.line_no, h.file_id, h.id, h.raw, h.first_raw, h.first_file, h.first_line,
+                  f.path
            FROM _hits h LEFT JOIN input_files f ON f.file_id = h.first_file
            WHERE NOT CASE WHEN h.raw = h.first_raw THEN true
                           ELSE json(h.raw) = json(h.first_raw) END
-           ORDER BY h.line_no""",
+           ORDER BY h.file_id, h.line_no""",
     )
-    conflicts = 0
-    for line_no, eid, raw, first_raw, first_line, first_path in differing:
+    conflicts: dict[int, int] = {}
+    for line_no, file_id, eid, raw, first_raw, first_file, first_line, first_path in differing:
         if loads(raw) == loads(first_raw):
             continue
-        conflicts += 1
-        where = f"{first_path or path}:{first_line}"
-        result.quarantined.append(
+        conflicts[file_id] = conflicts.get(file_id, 0) + 1
+        where = f"{first_path or paths[first_file]}:{first_line}"
+        results[file_id].quarantined.append(
             _Quarantined(
                 line_no,
                 "LOG_ID_CONFLICT",
@@ -408,18 +430,20 @@ def _merge(session: _Session, store: Store, file_id: int, path: str, result: _Fi
                 **_readable(raw),
             )
         )
-    s.duplicates += hits.num_rows - conflicts
-    s.events -= conflicts
+    for file_id, n in Counter(hits.column("file_id").to_pylist()).items():
+        results[file_id].summary.duplicates += n - conflicts.get(file_id, 0)
     if hits.num_rows:
-        keep = pc.invert(pc.is_in(rest.column("line_no"), value_set=hits.column("line_no")))
-        rest = rest.filter(keep)
+
+        def keys(t: Any) -> Any:  # (file, line) as one int64
+            return pc.add(pc.multiply(t.column("file_id"), 1 << 40), t.column("line_no"))
+
+        rest = rest.filter(pc.invert(pc.is_in(keys(rest), value_set=keys(hits))))
     if rest.num_rows:
-        inserted = session._query(
+        session._query(
             rest,
             "_rest",
-            f"INSERT INTO events SELECT {_EV_COLS}, {int(file_id)} AS file_id, line_no FROM _rest",
-        )[0][0]
-        s.new += inserted
+            f"INSERT INTO events SELECT {_EV_COLS}, file_id, line_no FROM _rest",
+        )
 
 
 def _finish_file(
@@ -542,34 +566,78 @@ def _refresh_derived(store: Store) -> list[dt.date]:
     return [d for (d,) in days]
 
 
-def _ingest_file(
-    store: Store, session: _Session, path: Path, hook: BatchHook | None, now: dt.datetime
-) -> FileSummary:
-    """One file into ``events`` and ``input_files``, inside the caller's transaction."""
-    result = _FileResult(FileSummary(str(path)))
-    reader = LogReader(path)
+@dataclass(slots=True)
+class _OpenFile:
+    """A file being ingested: its reader, its id, what became of its lines."""
+
+    path: Path
+    reader: LogReader
+    file_id: int
+    result: _FileResult
+
+
+def _store_blocks(session: _Session, blocks: list[_Block], files: dict[int, _OpenFile]) -> None:
+    """One bulk pass over blocks of one or more files, then the merge of the rest."""
+    results = {f: o.result for f, o in files.items()}
+    for file_id, reject in session.store(blocks):
+        results[file_id].quarantined.append(
+            _Quarantined(reject.line_no, "LOG_MALFORMED", reject.reason, reject.raw)
+        )
+    session.recheck(results)
+    _merge(session, results, {f: str(o.path) for f, o in files.items()})
+
+
+def _ingest_group(
+    store: Store, session: _Session, paths: list[Path], hook: BatchHook | None, now: dt.datetime
+) -> list[FileSummary]:
+    """Files into ``events`` and ``input_files``, inside the caller's transaction.
+
+    Lines are handed to the bulk step a batch at a time; the batches of small
+    files are pooled (each line keeps its file's id), so a file of a few
+    thousand lines does not pay for a query plan of its own.
+    """
     con = store.con
-    file_id = con.execute("SELECT nextval('file_ids')").fetchall()[0][0]
-    try:
-        for batch in reader.batches():
-            if hook is not None:
-                hook(path, batch)
-            _quarantine_rejects(batch.rejects, result)
-            _quarantine_rejects(session.store(batch, file_id, result), result)
-            session.recheck(result)
-            _merge(session, store, file_id, str(path), result)
-    except FileError as exc:
-        if not reader.opened:
-            raise
-        result.summary.error = str(exc)
-        result.quarantined.append(_Quarantined(reader.lines + 1, "LOG_MALFORMED", str(exc), ""))
-    result.summary.rejected = len(result.quarantined)
-    result.summary.unknown_types = con.execute(
-        "SELECT count(*) FROM events WHERE file_id = ? AND NOT known_type", [file_id]
-    ).fetchall()[0][0]
-    _touch(store, file_id)  # before file_id may become an older one
-    _finish_file(store, path, reader, file_id, result, now)
-    return result.summary
+    files: dict[int, _OpenFile] = {}
+    summaries: list[FileSummary] = []
+    pending: list[_Block] = []
+    pending_bytes = 0
+    for path in paths:
+        file_id = con.execute("SELECT nextval('file_ids')").fetchall()[0][0]
+        f = _OpenFile(path, LogReader(path), file_id, _FileResult(FileSummary(str(path))))
+        try:
+            for batch in f.reader.batches():
+                if hook is not None:
+                    hook(path, batch)
+                files[file_id] = f
+                _quarantine_rejects(batch.rejects, f.result)
+                pending += _blocks_of(batch, file_id)
+                pending_bytes += sum(len(b) for b in batch.blocks)
+                if pending_bytes >= _reader.BATCH_BYTES:
+                    _store_blocks(session, pending, files)
+                    pending, pending_bytes = [], 0
+        except FileError as exc:
+            if not f.reader.opened:  # nothing of it was read
+                summaries.append(FileSummary(str(path), error=str(exc)))
+                continue
+            f.result.summary.error = str(exc)
+            f.result.quarantined.append(
+                _Quarantined(f.reader.lines + 1, "LOG_MALFORMED", str(exc), "")
+            )
+        files[file_id] = f
+        summaries.append(f.result.summary)
+    if pending:
+        _store_blocks(session, pending, files)
+    for f in files.values():
+        s = f.result.summary
+        s.rejected = len(f.result.quarantined)
+        s.new, s.unknown_types = con.execute(
+            "SELECT count(*), count(*) FILTER (NOT known_type) FROM events WHERE file_id = ?",
+            [f.file_id],
+        ).fetchall()[0]
+        s.events = s.new + s.duplicates
+        _touch(store, f.file_id)  # before file_id may become an older one
+        _finish_file(store, f.path, f.reader, f.file_id, f.result, now)
+    return summaries
 
 
 GROUP_FILES = 64
@@ -629,12 +697,7 @@ def ingest_paths(
     for group in _groups(files):
         with store.transaction() as con:
             con.execute("CREATE OR REPLACE TEMP TABLE _touched (table_id VARCHAR, shoe VARCHAR)")
-            for path in group:
-                try:
-                    fs = _ingest_file(store, session, path, on_batch, now)
-                except FileError as exc:  # not opened: nothing of it was stored
-                    fs = FileSummary(str(path), error=str(exc))
-                summary.files.append(fs)
+            summary.files += _ingest_group(store, session, group, on_batch, now)
             days.update(_refresh_derived(store))
     summary.gaming_days = sorted(days)
     if all(f.error and f.lines == 0 for f in summary.files):
@@ -665,7 +728,7 @@ def validate_paths(paths: Iterable[StrPath]) -> ValidationReport:
                 for batch in reader.batches():
                     _quarantine_rejects(batch.rejects, result)
                     _quarantine_rejects(session.validate(batch), result)
-                    session.recheck(result)
+                    session.recheck({0: result})
                     rest = session.rest
                     result.summary.events += rest.num_rows
                     result.unknown.extend(

@@ -71,7 +71,7 @@ def run_bulk(session: _Session, lines: list[str]) -> tuple[dict[int, dict[str, A
     assert session.validate(batch) == []
     rest = session.rest.to_pylist()
     accepted = {r["line_no"]: r for r in rest if r["valid"]}
-    session.recheck(_FileResult(FileSummary("x")))
+    session.recheck({0: _FileResult(FileSummary("x"))})
     final = set(session.rest.column("line_no").to_pylist())
     return accepted, final
 
