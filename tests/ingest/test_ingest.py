@@ -107,6 +107,32 @@ def test_id_conflict_keeps_the_first_copy(store: Store, tmp_path: Path) -> None:
     assert len(store.all_findings()) == 1
 
 
+def test_duplicates_and_conflicts_across_files_of_one_pooled_batch(
+    store: Store, tmp_path: Path
+) -> None:
+    """Small files go through the bulk step together: the earlier file's copy
+    still wins, each file gets its own counts, and the conflict names the line
+    of the first copy in the other file."""
+    events = shoe_events(rounds=3)  # 25 events
+    first = write_events(tmp_path / "logs" / "a.jsonl", events[:15])
+    later = [json.dumps(dict(reversed(list(e.items())))) for e in events[10:]]
+    later[4] = json.dumps({**events[14], "extra": "other content"})  # same id, other content
+    second = write_lines(tmp_path / "logs" / "b.jsonl", later)
+    summary = ingest_paths(store, [tmp_path / "logs"])
+    per_file = [(f.new, f.duplicates, f.rejected) for f in summary.files]
+    assert per_file == [(15, 0, 0), (10, 4, 1)]
+    assert _count(store, "SELECT count(*) FROM events") == 25
+    (finding,) = store.all_findings()
+    assert finding.code is Code.LOG_ID_CONFLICT
+    assert finding.source == f"{second}:5"
+    assert f"first seen at {first}:15" in finding.message
+    stored = store.con.execute(
+        """SELECT f.path, count(*) FROM events JOIN input_files f USING (file_id)
+           GROUP BY 1 ORDER BY 1"""
+    ).fetchall()
+    assert stored == [(str(first), 15), (str(second), 10)]
+
+
 def test_id_conflict_within_one_file(store: Store, tmp_path: Path) -> None:
     a = ev(3, "shuffle", method="wash")
     b = ev(3, "shuffle", method="riffle")
