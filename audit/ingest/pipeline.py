@@ -250,12 +250,12 @@ class _Session:
         ]
         return lines, rejects
 
-    def validate(self, batch: Batch) -> list[Reject]:
-        """Every line of the batch through the bulk query into ``rest``."""
-        lines, rejects = self._split(_blocks_of(batch, 0))
+    def validate(self, blocks: list[_Block]) -> list[tuple[int, Reject]]:
+        """Every line of the blocks through the bulk query into ``rest``; the too-long ones."""
+        lines, rejects = self._split(blocks)
         lines = lines.append_column("dup", self.pa.nulls(lines.num_rows, self.pa.bool_()))
         self.rest = self._arrow(lines, "_all_lines", f"SELECT * FROM {self._view('_v_all')}")
-        return [r for _, r in rejects]
+        return rejects
 
     def store(self, blocks: list[_Block]) -> list[tuple[int, Reject]]:
         """New events straight into ``events``; the other lines into ``rest``.
@@ -712,6 +712,7 @@ def validate_paths(paths: Iterable[StrPath]) -> ValidationReport:
 
     Every invalid line is reported as ``file:line: why``; an unknown ``type``
     is a warning. Id conflicts are not checked (they need the database).
+    Small files are checked together, as ingest does.
     """
     import duckdb
 
@@ -721,41 +722,59 @@ def validate_paths(paths: Iterable[StrPath]) -> ValidationReport:
     try:
         con.execute("SET TimeZone = 'UTC'")
         session = _Session(con, direct=False)
-        for path in files:
-            result = _FileResult(FileSummary(str(path)))
+        results: dict[int, _FileResult] = {}
+        pending: list[_Block] = []
+        pending_bytes = 0
+        for index, path in enumerate(files):
+            result = results[index] = _FileResult(FileSummary(str(path)))
             reader = LogReader(path)
             try:
                 for batch in reader.batches():
                     _quarantine_rejects(batch.rejects, result)
-                    _quarantine_rejects(session.validate(batch), result)
-                    session.recheck({0: result})
-                    rest = session.rest
-                    result.summary.events += rest.num_rows
-                    result.unknown.extend(
-                        (n, t)
-                        for n, t, known in zip(
-                            rest.column("line_no").to_pylist(),
-                            rest.column("type").to_pylist(),
-                            rest.column("known_type").to_pylist(),
-                            strict=True,
-                        )
-                        if not known
-                    )
+                    pending += _blocks_of(batch, index)
+                    pending_bytes += sum(len(b) for b in batch.blocks)
+                    if pending_bytes >= _reader.BATCH_BYTES:
+                        _validate_blocks(session, pending, results)
+                        pending, pending_bytes = [], 0
             except FileError as exc:
                 result.summary.error = str(exc)
                 report.errors.append(f"{path}: {exc}")
             result.summary.lines = reader.lines
-            result.summary.rejected = len(result.quarantined)
-            result.summary.unknown_types = len(result.unknown)
-            report.files.append(result.summary)
-            for q in sorted(result.quarantined, key=lambda q: q.line_no):
-                report.invalid.append(f"{path}:{q.line_no}: {q.reason}")
-            for line_no, etype in result.unknown:
-                report.warnings.append(
-                    f"{path}:{line_no}: unknown type {etype!r} (kept, not replayed)"
-                )
+        if pending:
+            _validate_blocks(session, pending, results)
     finally:
         con.close()
+    for index, path in enumerate(files):
+        result = results[index]
+        result.summary.rejected = len(result.quarantined)
+        result.summary.unknown_types = len(result.unknown)
+        report.files.append(result.summary)
+        for q in sorted(result.quarantined, key=lambda q: q.line_no):
+            report.invalid.append(f"{path}:{q.line_no}: {q.reason}")
+        for line_no, etype in sorted(result.unknown):
+            report.warnings.append(f"{path}:{line_no}: unknown type {etype!r} (kept, not replayed)")
     if all(f.error and f.lines == 0 for f in report.files):
         raise NoLogsError("nothing could be read: " + "; ".join(report.errors))
     return report
+
+
+def _validate_blocks(
+    session: _Session, blocks: list[_Block], results: dict[int, _FileResult]
+) -> None:
+    """One bulk pass over blocks of one or more files; what it found, by file."""
+    for index, reject in session.validate(blocks):
+        results[index].quarantined.append(
+            _Quarantined(reject.line_no, "LOG_MALFORMED", reject.reason, reject.raw)
+        )
+    session.recheck(results)
+    rest = session.rest
+    for index, line_no, etype, known in zip(
+        rest.column("file_id").to_pylist(),
+        rest.column("line_no").to_pylist(),
+        rest.column("type").to_pylist(),
+        rest.column("known_type").to_pylist(),
+        strict=True,
+    ):
+        results[index].summary.events += 1
+        if not known:
+            results[index].unknown.append((line_no, etype))

@@ -217,3 +217,28 @@ def test_unreadable_file_among_others(
     summary = ingest_paths(store, [tmp_path / "logs"])
     assert summary.new == 1
     assert summary.errors == [f"{tmp_path / 'logs' / 'T07.jsonl'}: cannot read: Permission denied"]
+
+
+def test_validate_of_many_small_files_names_each_files_own_lines(tmp_path: Path) -> None:
+    """validate checks small files together; every message keeps its own file and line."""
+    paths = []
+    for t in range(1, 4):
+        good = ev(1, "shuffle", table=f"T0{t}", method="wash")
+        odd = ev(2, "some_new_type", table=f"T0{t}")
+        paths.append(
+            write_lines(
+                tmp_path / "logs" / f"T0{t}.jsonl",
+                [dumps(good)] * t + ['{"id": "broken"', dumps(odd)],
+            )
+        )
+    report = validate_paths([tmp_path / "logs"])
+    where = [line.split(": ", 1)[0] for line in report.invalid]
+    assert where == [f"{p}:{t + 1}" for t, p in enumerate(paths, start=1)]
+    assert all("not JSON" in line for line in report.invalid)
+    assert report.warnings == [
+        f"{p}:{t + 2}: unknown type 'some_new_type' (kept, not replayed)"
+        for t, p in enumerate(paths, start=1)
+    ]
+    assert [(f.lines, f.events, f.rejected, f.unknown_types) for f in report.files] == [
+        (t + 2, t + 1, 1, 1) for t in range(1, 4)
+    ]

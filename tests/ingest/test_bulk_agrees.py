@@ -24,7 +24,6 @@ from audit.errors import MalformedEventError
 from audit.events.models import EVENT_TYPES, Envelope
 from audit.events.parse import parse_line
 from audit.ingest.pipeline import _FileResult, _Session
-from audit.ingest.reader import Batch
 from audit.ingest.summary import FileSummary
 from audit.store.fields import ROUND_TYPES, TYPES, Field, fields_of
 from audit.store.rows import EVENT_COLUMNS, event_row
@@ -67,8 +66,7 @@ def session() -> Iterator[_Session]:
 def run_bulk(session: _Session, lines: list[str]) -> tuple[dict[int, dict[str, Any]], set[int]]:
     """(rows the bulk validator accepted, by line number; line numbers accepted in the end)."""
     block = "\n".join(lines).encode("utf-8")
-    batch = Batch(1, [block], [1], len(lines))
-    assert session.validate(batch) == []
+    assert session.validate([(0, 1, block)]) == []
     rest = session.rest.to_pylist()
     accepted = {r["line_no"]: r for r in rest if r["valid"]}
     session.recheck({0: _FileResult(FileSummary("x"))})
@@ -337,8 +335,7 @@ def _line(rest: str) -> str:
 
 def _bulk_accepts(session: _Session, line: str) -> bool:
     """Whether the bulk query marks the line ``valid`` (reads no other column)."""
-    batch = Batch(1, [line.encode("utf-8")], [1], 1)
-    assert session.validate(batch) == []
+    assert session.validate([(0, 1, line.encode("utf-8"))]) == []
     valid: list[bool | None] = session.rest.column("valid").to_pylist()
     return valid == [True]
 
