@@ -145,6 +145,15 @@ def _decode_block(block: bytes, first_line: int, rejects: list[Reject]) -> bytes
     return b"\n".join(lines)
 
 
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes as stored (a gzip's compressed bytes), as LogReader has it."""
+    sha = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(BLOCK_BYTES):
+            sha.update(block)
+    return sha.hexdigest()
+
+
 class LogReader:
     """Reads one file as :class:`Batch` es; then ``sha256``, ``size`` and ``lines``.
 

@@ -164,6 +164,9 @@ def test_truncated_gzip_keeps_the_lines_before(store: Store, tmp_path: Path) -> 
     assert "damaged gzip" in finding.message
     report = validate_paths([path])
     assert not report.ok and report.errors == [f"{path}: {fs.error}"]
+    # Read again (not taken as stored before): the damage is reported again.
+    (again,) = ingest_paths(store, [path]).files
+    assert again.error == fs.error and again.new == 0 and again.duplicates == fs.new
 
 
 def test_path_that_does_not_exist(store: Store, tmp_path: Path) -> None:

@@ -58,6 +58,40 @@ def test_same_file_twice_adds_nothing(store: Store) -> None:
     assert _count(store, "SELECT count(*) FROM input_files") == 1
 
 
+def test_a_file_stored_before_is_only_hashed_and_reports_the_same(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A nightly re-run over the same folder: the same bytes at the same path are
+    not read into the database again, and the summary says what a full re-read
+    would (every event a duplicate, the same rejected lines and unknown types)."""
+    lines = [dumps(e) for e in shoe_events(rounds=2)]
+    lines.insert(3, '{"id": "broken"')
+    lines.append(dumps(ev(90, "some_new_type")))
+    path = write_lines(tmp_path / "T07.jsonl", lines)
+    first = ingest_paths(store, [path]).files[0]
+    from audit.ingest import pipeline
+
+    def no_reading(*args: object) -> None:
+        raise AssertionError("the file was read again")
+
+    monkeypatch.setattr(pipeline, "LogReader", no_reading)
+    again = ingest_paths(store, [path]).files[0]
+    assert (again.lines, again.events, again.rejected, again.unknown_types) == (
+        first.lines,
+        first.events,
+        first.rejected,
+        first.unknown_types,
+    )
+    assert (again.new, again.duplicates) == (0, first.events)
+    assert _count(store, "SELECT count(*) FROM input_files") == 1
+    assert _count(store, "SELECT duplicates FROM input_files") == first.events
+    monkeypatch.undo()
+    # Other bytes at the same path are read.
+    write_lines(path, [*lines, dumps(ev(91, "shuffle", method="wash"))])
+    changed = ingest_paths(store, [path]).files[0]
+    assert (changed.new, changed.duplicates) == (1, first.events)
+
+
 def test_overlapping_exports(store: Store, tmp_path: Path) -> None:
     events = shoe_events(rounds=3)  # 25 events
     first = write_events(tmp_path / "a" / "T07.jsonl", events[:15])
