@@ -515,11 +515,23 @@ def _finish_file(
     return file_id
 
 
+_TOUCHED = """
+CREATE OR REPLACE TEMP TABLE _touched (table_id VARCHAR, shoe VARCHAR);
+CREATE OR REPLACE TEMP TABLE _touched_seq (table_id VARCHAR, lo BIGINT, hi BIGINT);
+"""
+"""What a transaction's new events touched: their shoes, and per table their seq range."""
+
+
 def _touch(store: Store, file_id: int) -> None:
-    """Note the shoes a file's new events belong to, for :func:`_refresh_derived`."""
+    """Note the shoes and seq range of a file's new events, for :func:`_refresh_derived`."""
     store.con.execute(
         """INSERT INTO _touched SELECT DISTINCT table_id, shoe FROM events WHERE file_id = ?
            EXCEPT SELECT table_id, shoe FROM _touched""",
+        [file_id],
+    )
+    store.con.execute(
+        """INSERT INTO _touched_seq
+           SELECT table_id, min(seq), max(seq) FROM events WHERE file_id = ? GROUP BY table_id""",
         [file_id],
     )
 
@@ -530,10 +542,22 @@ def _refresh_derived(store: Store) -> list[dt.date]:
     if con.execute("SELECT count(*) FROM _touched").fetchall()[0][0] == 0:
         return []
     store.refresh_shoes("SELECT table_id, shoe FROM _touched")
-    # LOG_SEQ_GAP: recomputed for whole tables, since new events may fill a gap.
+    # LOG_SEQ_GAP: new events may fill a gap or open one, but only between the
+    # stored events just below and just above them; gaps elsewhere in a
+    # table's history stand, so a night's ingest does not re-sort the history.
     con.execute(
-        """DELETE FROM log_findings WHERE code = 'LOG_SEQ_GAP'
-           AND table_id IN (SELECT table_id FROM _touched)"""
+        """CREATE OR REPLACE TEMP TABLE _seq_window AS
+           SELECT n.table_id,
+             COALESCE((SELECT max(e.seq) FROM events e
+                       WHERE e.table_id = n.table_id AND e.seq < n.lo), n.lo) AS lo,
+             COALESCE((SELECT min(e.seq) FROM events e
+                       WHERE e.table_id = n.table_id AND e.seq > n.hi), n.hi) AS hi
+           FROM (SELECT table_id, min(lo) AS lo, max(hi) AS hi FROM _touched_seq GROUP BY 1) n"""
+    )
+    con.execute(
+        """DELETE FROM log_findings f WHERE code = 'LOG_SEQ_GAP' AND EXISTS (
+             SELECT 1 FROM _seq_window w
+             WHERE w.table_id = f.table_id AND f.ordinal >= w.lo AND f.ordinal < w.hi)"""
     )
     con.execute(
         """INSERT INTO log_findings BY NAME
@@ -551,7 +575,8 @@ def _refresh_derived(store: Store) -> list[dt.date]:
              SELECT table_id, shoe, round, id, seq,
                     lead(seq) OVER w AS next_seq, lead(id) OVER w AS next_id,
                     lead(shoe) OVER w AS next_shoe, lead(round) OVER w AS next_round
-             FROM events WHERE table_id IN (SELECT table_id FROM _touched)
+             FROM events e SEMI JOIN _seq_window sw
+               ON sw.table_id = e.table_id AND e.seq BETWEEN sw.lo AND sw.hi
              WINDOW w AS (PARTITION BY table_id ORDER BY seq, id)
            ) g
            LEFT JOIN shoes s ON s.table_id = g.table_id AND s.shoe = g.next_shoe
@@ -736,7 +761,7 @@ def ingest_paths(
     now = dt.datetime.now(dt.UTC)
     for group in _groups(files):
         with store.transaction() as con:
-            con.execute("CREATE OR REPLACE TEMP TABLE _touched (table_id VARCHAR, shoe VARCHAR)")
+            con.execute(_TOUCHED)
             summary.files += _ingest_group(store, session, group, on_batch, now)
             days.update(_refresh_derived(store))
     summary.gaming_days = sorted(days)

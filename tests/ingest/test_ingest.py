@@ -191,6 +191,37 @@ def test_seq_gap_is_found_and_filled_by_a_later_file(store: Store, tmp_path: Pat
     assert store.all_findings(codes=["LOG_SEQ_GAP"]) == []
 
 
+def test_seq_gaps_are_kept_refound_and_split_as_later_files_come(
+    store: Store, tmp_path: Path
+) -> None:
+    """Only the stretch of a table's seq around new events is looked at again:
+    a gap elsewhere in its history stays, a gap next to the new events is
+    found, and new events inside a gap split it."""
+    events = shoe_events(rounds=4)  # seq 1..34
+
+    def seqs(*keep: range) -> list[dict[str, object]]:
+        return [e for e in events if any(int(str(e["seq"])) in r for r in keep)]
+
+    def gaps() -> list[str]:
+        return sorted(f.message for f in store.all_findings(codes=["LOG_SEQ_GAP"]))
+
+    ingest_paths(store, [write_events(tmp_path / "a.jsonl", seqs(range(1, 5), range(8, 13)))])
+    assert gaps() == ["table T07: seq 4 → 8, 3 events missing"]
+    ingest_paths(store, [write_events(tmp_path / "b.jsonl", seqs(range(20, 25)))])
+    assert gaps() == [
+        "table T07: seq 12 → 20, 7 events missing",
+        "table T07: seq 4 → 8, 3 events missing",
+    ]
+    ingest_paths(store, [write_events(tmp_path / "c.jsonl", seqs(range(15, 16)))])
+    assert gaps() == [
+        "table T07: seq 12 → 15, 2 events missing",
+        "table T07: seq 15 → 20, 4 events missing",
+        "table T07: seq 4 → 8, 3 events missing",
+    ]
+    ingest_paths(store, [write_events(tmp_path / "d.jsonl", seqs(range(5, 8), range(13, 15)))])
+    assert gaps() == ["table T07: seq 15 → 20, 4 events missing"]
+
+
 def test_seq_gaps_are_per_table(store: Store, tmp_path: Path) -> None:
     t07 = shoe_events(table="T07", rounds=1)
     t08 = shoe_events(table="T08", rounds=1, first_seq=100)
