@@ -242,6 +242,8 @@ class _Session:
     def _split(self, blocks: list[_Block]) -> tuple[Any, list[tuple[int, Reject]]]:
         """The blocks' numbered lines (an Arrow table), and the too-long ones by file."""
         lines = self._arrow(self._blocks_table(blocks), "_blocks", _SPLIT_SQL)
+        if not self.pc.any(self.pc.equal(lines.column("skip"), "long")).as_py():
+            return lines, []
         too_long = self._query(
             lines,
             "_all_lines",
@@ -281,23 +283,29 @@ class _Session:
         ).column("rid")
         dup = pc.fill_null(pc.is_in(lines.column("rid"), value_set=dup_ids.combine_chunks()), False)
         lines = lines.append_column("dup", dup)
-        self._query(
+        inserted = self._query(
             lines,
             "_all_lines",
             f"INSERT INTO events BY NAME SELECT {_EV_COLS}, file_id, line_no "
             f"FROM {self._view('_v_fresh')} WHERE valid",
-        )
+        )[0][0]
         parts = []
         if len(dup_ids):
             parts.append(self._arrow(lines, "_all_lines", f"SELECT * FROM {self._view('_v_dup')}"))
-        # What the bulk query did not accept: its raw line, for parse_line.
-        unaccepted = self._query(
-            lines,
-            "_all_lines",
-            """SELECT a.line_no, a.file_id, a.line FROM _all_lines a
+        # What the bulk query did not accept: its raw line, for parse_line (none
+        # when every fresh line went in, the usual case: no need to look).
+        fresh = pc.sum(pc.and_(pc.is_null(lines.column("skip")), pc.invert(dup))).as_py() or 0
+        unaccepted = (
+            []
+            if inserted == fresh
+            else self._query(
+                lines,
+                "_all_lines",
+                """SELECT a.line_no, a.file_id, a.line FROM _all_lines a
                WHERE a.skip IS NULL AND NOT a.dup
                  AND NOT EXISTS (SELECT 1 FROM events e
                                  WHERE e.file_id = a.file_id AND e.line_no = a.line_no)""",
+            )
         )
         if unaccepted:
             parts.append(
