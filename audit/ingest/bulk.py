@@ -222,7 +222,7 @@ OUTPUT_COLUMNS: tuple[str, ...] = (
 )
 
 
-_TYPE_LIST = "[" + ", ".join(_lit(t) for t in TYPES) + "]"
+TYPE_LIST = "[" + ", ".join(_lit(t) for t in TYPES) + "]"
 """Known types in code order: a line's code ``tyc`` is its place here (0: unknown)."""
 
 
@@ -390,7 +390,7 @@ FROM (
       FROM (
         SELECT *, 1::INTEGER << tyc AS tybit, {ts}[-2] IN ('Z', 'z') AS zulu
         FROM (
-          SELECT line_no, file_id, line, COALESCE(list_position({_TYPE_LIST}, ty), 0) AS tyc,
+          SELECT line_no, file_id, line, COALESCE(list_position({TYPE_LIST}, ty), 0) AS tyc,
             CASE WHEN starts_with(ltrim(line, e' \\t\\r'), '{{')
                  THEN TRY(CAST(json_transform(line, {_lit(struct)}) AS {struct_type})) END AS s
           FROM {source}

@@ -210,7 +210,7 @@ class _Session:
                 f"CREATE OR REPLACE TEMP VIEW {name} AS "
                 f"WITH _src AS MATERIALIZED "
                 f"(SELECT line_no, file_id, line, ty FROM _all_lines WHERE {cond} "
-                f"ORDER BY ty, file_id, line_no) "
+                f"ORDER BY list_position({bulk.TYPE_LIST}, ty), file_id, line_no) "
                 f"SELECT {self.out_cols} FROM ({bulk.select_sql('_src')})",
             )
             self._views.add(name)
