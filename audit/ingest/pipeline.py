@@ -52,7 +52,8 @@ from audit.store.store import day_start_minutes
 StrPath = str | PathLike[str]
 
 BatchHook = Callable[[Path, Batch], None]
-"""Called before each batch is stored (tests use it to interrupt an ingest)."""
+"""Called for each batch as it is read, before it is stored (tests use it to
+interrupt an ingest)."""
 
 _Block = tuple[int, int, bytes]
 """A block of whole lines: the id of its file, the number of its first line, the bytes."""
