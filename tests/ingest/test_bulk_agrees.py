@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from audit.errors import MalformedEventError
 from audit.events.models import EVENT_TYPES, Envelope
 from audit.events.parse import parse_line
-from audit.ingest.pipeline import _FileResult, _Session
+from audit.ingest.bulkstep import FileResult, Session
 from audit.ingest.summary import FileSummary
 from audit.store.fields import ROUND_TYPES, TYPES, Field, fields_of
 from audit.store.rows import EVENT_COLUMNS, event_row
@@ -54,22 +54,22 @@ def test_field_table_matches_the_model(etype: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def session() -> Iterator[_Session]:
+def session() -> Iterator[Session]:
     con = duckdb.connect(":memory:")
     con.execute("SET TimeZone = 'UTC'")
     try:
-        yield _Session(con, direct=False)
+        yield Session(con, direct=False)
     finally:
         con.close()
 
 
-def run_bulk(session: _Session, lines: list[str]) -> tuple[dict[int, dict[str, Any]], set[int]]:
+def run_bulk(session: Session, lines: list[str]) -> tuple[dict[int, dict[str, Any]], set[int]]:
     """(rows the bulk validator accepted, by line number; line numbers accepted in the end)."""
     block = "\n".join(lines).encode("utf-8")
     assert session.validate([(0, 1, block)]) == []
     rest = session.rest.to_pylist()
     accepted = {r["line_no"]: r for r in rest if r["valid"]}
-    session.recheck({0: _FileResult(FileSummary("x"))})
+    session.recheck({0: FileResult(FileSummary("x"))})
     final = set(session.rest.column("line_no").to_pylist())
     return accepted, final
 
@@ -279,7 +279,7 @@ def lines(draw: st.DrawFn) -> tuple[str, bool]:
 )
 @given(st.lists(lines(), min_size=1, max_size=25))
 def test_bulk_validator_agrees_with_parse_line(
-    session: _Session, cases: list[tuple[str, bool]]
+    session: Session, cases: list[tuple[str, bool]]
 ) -> None:
     texts = [t for t, _ in cases]
     bulk_rows, final = run_bulk(session, texts)
@@ -315,7 +315,7 @@ _SETTLE_LINE = (
     ],
 )
 def test_a_line_whose_length_adds_up_by_accident_is_not_taken_on_trust(
-    session: _Session, line: str, accepted: bool
+    session: Session, line: str, accepted: bool
 ) -> None:
     """The fast path trusts a line exactly as long as its fields' texts; a number
     DuckDB writes longer (an exponent form) must not let a trailing comma through."""
@@ -333,14 +333,14 @@ def _line(rest: str) -> str:
     return "{" + _ENV + "," + rest + "}"
 
 
-def _bulk_accepts(session: _Session, line: str) -> bool:
+def _bulk_accepts(session: Session, line: str) -> bool:
     """Whether the bulk query marks the line ``valid`` (reads no other column)."""
     assert session.validate([(0, 1, line.encode("utf-8"))]) == []
     valid: list[bool | None] = session.rest.column("valid").to_pylist()
     return valid == [True]
 
 
-def _assert_agrees(session: _Session, line: str) -> None:
+def _assert_agrees(session: Session, line: str) -> None:
     """Bulk accepts only what parse_line accepts, and stores what event_row gives."""
     bulk_rows, _ = run_bulk(session, [line])
     if 1 in bulk_rows:
@@ -386,7 +386,7 @@ def _assert_agrees(session: _Session, line: str) -> None:
         _line('"type":"round_open","round":1').replace("+01:00", ".1234567+01:00"),
     ],
 )
-def test_adversarial_lines_agree_with_parse_line(session: _Session, line: str) -> None:
+def test_adversarial_lines_agree_with_parse_line(session: Session, line: str) -> None:
     _assert_agrees(session, line)
 
 
@@ -400,7 +400,7 @@ def test_adversarial_lines_agree_with_parse_line(session: _Session, line: str) -
         _line('"type":"card","card":"A\u017f","to":"dealer","round":1'),
     ],
 )
-def test_a_card_with_a_long_s_is_no_card(session: _Session, line: str) -> None:
+def test_a_card_with_a_long_s_is_no_card(session: Session, line: str) -> None:
     """'ſ' (U+017F) upper-cases to 'S' in Python and in DuckDB: a card code is
     ASCII, so neither takes 'Aſ' for the ace of spades (found by review: the
     bulk step used to store it as 'T')."""
@@ -421,7 +421,7 @@ _BIG = "9" * 4301
         _line('"type":"round_open","round":1,"x":1e-9999999999999999999'),
     ],
 )
-def test_a_number_python_cannot_read_is_not_accepted(session: _Session, line: str) -> None:
+def test_a_number_python_cannot_read_is_not_accepted(session: Session, line: str) -> None:
     """The stored event would fail later (build_event parses the raw line for its
     extras): Python refuses 4300-digit integers and exponents Decimal cannot hold."""
     assert python_accepts(line) is None
@@ -432,7 +432,7 @@ def test_a_number_python_cannot_read_is_not_accepted(session: _Session, line: st
     "ts", ["0001-01-01T00:00:00+01:00", "0001-01-01T00:30:00+00:45", "9999-12-31T23:59:59-01:00"]
 )
 def test_a_time_whose_utc_instant_python_cannot_hold_is_not_accepted(
-    session: _Session, ts: str
+    session: Session, ts: str
 ) -> None:
     """The models refuse a time whose UTC instant Python's datetime cannot hold
     (event_row used to raise OverflowError), and so does the bulk step."""

@@ -1,0 +1,268 @@
+"""Merging a batch's leftover lines by id, recording files, and the derived tables.
+
+Everything here runs inside the ingest's transaction (see
+:mod:`audit.ingest.pipeline`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from audit.events.parse import loads
+from audit.ingest.bulkstep import EV_COLS, FileResult, Quarantined, Session, readable
+from audit.ingest.reader import RAW_KEEP, LogReader, file_sha256
+from audit.ingest.summary import FileSummary
+from audit.store import Store
+
+
+def merge(session: Session, results: dict[int, FileResult], paths: dict[int, str]) -> None:
+    """Merge the batch's ``rest`` into ``events``: new ids in, duplicates counted,
+    conflicting copies quarantined (the first copy wins: earlier files first,
+    then earlier lines)."""
+    pc = session.pc
+    rest = session.rest
+    if rest is None or rest.num_rows == 0:
+        return
+    # Ids already stored, and ids repeated within the batch (first copy wins).
+    hits = session.arrow(
+        rest,
+        "_rest",
+        """WITH stored AS (
+             SELECT b.line_no, b.file_id, b.id, b.raw, e.raw AS first_raw,
+                    e.file_id AS first_file, e.line_no AS first_line
+             FROM _rest b JOIN events e ON e.id = b.id
+           ), repeated AS (
+             SELECT line_no, file_id, id, raw, first_raw, first_file, first_line
+             FROM (
+               SELECT line_no, file_id, id, raw, first_value(raw) OVER w AS first_raw,
+                      first_value(file_id) OVER w AS first_file,
+                      first_value(line_no) OVER w AS first_line, row_number() OVER w AS rn
+               FROM _rest WHERE id NOT IN (SELECT id FROM stored)
+               WINDOW w AS (PARTITION BY id ORDER BY file_id, line_no))
+             WHERE rn > 1
+           )
+           SELECT * FROM stored UNION ALL SELECT * FROM repeated""",
+    )
+    differing = session.query(
+        hits,
+        "_hits",
+        """SELECT h.line_no, h.file_id, h.id, h.raw, h.first_raw, h.first_file, h.first_line,
+                  f.path
+           FROM _hits h LEFT JOIN input_files f ON f.file_id = h.first_file
+           WHERE NOT CASE WHEN h.raw = h.first_raw THEN true
+                          ELSE json(h.raw) = json(h.first_raw) END
+           ORDER BY h.file_id, h.line_no""",
+    )
+    conflicts: dict[int, int] = {}
+    for line_no, file_id, eid, raw, first_raw, first_file, first_line, first_path in differing:
+        if loads(raw) == loads(first_raw):
+            continue
+        conflicts[file_id] = conflicts.get(file_id, 0) + 1
+        where = f"{first_path or paths[first_file]}:{first_line}"
+        results[file_id].quarantined.append(
+            Quarantined(
+                line_no,
+                "LOG_ID_CONFLICT",
+                f"id {eid!r} was first seen at {where} with different content; "
+                "the first copy is kept",
+                raw[:RAW_KEEP],
+                **readable(raw),
+            )
+        )
+    for file_id, n in Counter(hits.column("file_id").to_pylist()).items():
+        results[file_id].summary.duplicates += n - conflicts.get(file_id, 0)
+    if hits.num_rows:
+
+        def keys(t: Any) -> Any:  # (file, line) as one int64
+            return pc.add(pc.multiply(t.column("file_id"), 1 << 40), t.column("line_no"))
+
+        rest = rest.filter(pc.invert(pc.is_in(keys(rest), value_set=keys(hits))))
+    if rest.num_rows:
+        session.query(
+            rest,
+            "_rest",
+            f"INSERT INTO events SELECT {EV_COLS}, file_id, line_no FROM _rest",
+        )
+
+
+def finish_file(
+    store: Store, path: Path, reader: LogReader, file_id: int, result: FileResult, now: dt.datetime
+) -> int:
+    """Record the file, its quarantine rows and derived tables; return its final file_id."""
+    con = store.con
+    s = result.summary
+    s.lines = reader.lines
+    existing = con.execute(
+        "SELECT file_id FROM input_files WHERE path = ? AND sha256 = ?", [str(path), reader.sha256]
+    ).fetchall()
+    if existing:
+        # The same bytes at the same path again: keep one row, re-point anything new.
+        old = existing[0][0]
+        con.execute("UPDATE events SET file_id = ? WHERE file_id = ?", [old, file_id])
+        con.execute(
+            """UPDATE input_files SET last_ingested_at = ?, lines = ?, events = ?,
+                      new_events = ?, duplicates = ?, rejected = ? WHERE file_id = ?""",
+            [now, s.lines, s.events, s.new, s.duplicates, s.rejected, old],
+        )
+        file_id = old
+    else:
+        con.execute(
+            "INSERT INTO input_files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                file_id,
+                str(path),
+                reader.sha256,
+                reader.size,
+                s.lines,
+                s.events,
+                s.new,
+                s.duplicates,
+                s.rejected,
+                now,
+                now,
+            ],
+        )
+    if result.quarantined:
+        rows = [
+            (
+                file_id,
+                str(path),
+                q.line_no,
+                q.code,
+                q.reason,
+                q.raw,
+                q.id,
+                q.table_id,
+                q.shoe,
+                q.ts_local,
+            )
+            for q in result.quarantined
+        ]
+        con.execute(
+            """CREATE OR REPLACE TEMP TABLE _q (file_id BIGINT, path VARCHAR, line_no BIGINT,
+               code VARCHAR, reason VARCHAR, raw VARCHAR, id VARCHAR, table_id VARCHAR,
+               shoe VARCHAR, ts_local TIMESTAMP)"""
+        )
+        con.executemany("INSERT INTO _q VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        con.execute(
+            """INSERT INTO quarantine SELECT * FROM _q
+               WHERE (file_id, line_no, code) NOT IN
+                     (SELECT file_id, line_no, code FROM quarantine WHERE file_id = ?)""",
+            [file_id],
+        )
+    return file_id
+
+
+TOUCHED = """
+CREATE OR REPLACE TEMP TABLE _touched (table_id VARCHAR, shoe VARCHAR);
+CREATE OR REPLACE TEMP TABLE _touched_seq (table_id VARCHAR, lo BIGINT, hi BIGINT);
+"""
+"""What a transaction's new events touched: their shoes, and per table their seq range."""
+
+
+def touch(store: Store, file_id: int) -> None:
+    """Note the shoes and seq range of a file's new events, for :func:`refresh_derived`."""
+    store.con.execute(
+        """INSERT INTO _touched SELECT DISTINCT table_id, shoe FROM events WHERE file_id = ?
+           EXCEPT SELECT table_id, shoe FROM _touched""",
+        [file_id],
+    )
+    store.con.execute(
+        """INSERT INTO _touched_seq
+           SELECT table_id, min(seq), max(seq) FROM events WHERE file_id = ? GROUP BY table_id""",
+        [file_id],
+    )
+
+
+def refresh_derived(store: Store) -> list[dt.date]:
+    """Shoes and seq gaps for the shoes in ``_touched``; their gaming days."""
+    con = store.con
+    if con.execute("SELECT count(*) FROM _touched").fetchall()[0][0] == 0:
+        return []
+    store.refresh_shoes("SELECT table_id, shoe FROM _touched")
+    # LOG_SEQ_GAP: new events may fill a gap or open one, but only between the
+    # stored events just below and just above them; gaps elsewhere in a
+    # table's history stand, so a night's ingest does not re-sort the history.
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE _seq_window AS
+           SELECT n.table_id,
+             COALESCE((SELECT max(e.seq) FROM events e
+                       WHERE e.table_id = n.table_id AND e.seq < n.lo), n.lo) AS lo,
+             COALESCE((SELECT min(e.seq) FROM events e
+                       WHERE e.table_id = n.table_id AND e.seq > n.hi), n.hi) AS hi
+           FROM (SELECT table_id, min(lo) AS lo, max(hi) AS hi FROM _touched_seq GROUP BY 1) n"""
+    )
+    con.execute(
+        """DELETE FROM log_findings f WHERE code = 'LOG_SEQ_GAP' AND EXISTS (
+             SELECT 1 FROM _seq_window w
+             WHERE w.table_id = f.table_id AND f.ordinal >= w.lo AND f.ordinal < w.hi)"""
+    )
+    con.execute(
+        """INSERT INTO log_findings BY NAME
+           SELECT 'LOG_SEQ_GAP' AS code, 'major' AS severity, g.table_id,
+                  CASE WHEN g.shoe = g.next_shoe THEN g.next_shoe END AS shoe,
+                  CASE WHEN g.shoe = g.next_shoe AND g.round = g.next_round THEN g.round END
+                    AS round,
+                  [g.id, g.next_id] AS events,
+                  'table ' || g.table_id || ': seq ' || g.seq || ' → ' || g.next_seq || ', '
+                    || (g.next_seq - g.seq - 1) || ' event'
+                    || CASE WHEN g.next_seq - g.seq - 1 = 1 THEN '' ELSE 's' END || ' missing'
+                    AS message,
+                  s.gaming_day, g.seq AS ordinal
+           FROM (
+             SELECT table_id, shoe, round, id, seq,
+                    lead(seq) OVER w AS next_seq, lead(id) OVER w AS next_id,
+                    lead(shoe) OVER w AS next_shoe, lead(round) OVER w AS next_round
+             FROM events e SEMI JOIN _seq_window sw
+               ON sw.table_id = e.table_id AND e.seq BETWEEN sw.lo AND sw.hi
+             WINDOW w AS (PARTITION BY table_id ORDER BY seq, id)
+           ) g
+           LEFT JOIN shoes s ON s.table_id = g.table_id AND s.shoe = g.next_shoe
+           WHERE g.next_seq > g.seq + 1"""
+    )
+    # LOG_UNKNOWN_TYPE is the replay's to raise (it knows the round); ingest keeps
+    # the event with known_type false, and validate prints it as a warning.
+    days = con.execute(
+        """SELECT DISTINCT gaming_day FROM shoes
+           WHERE (table_id, shoe) IN (SELECT table_id, shoe FROM _touched)
+             AND gaming_day IS NOT NULL ORDER BY 1"""
+    ).fetchall()
+    return [d for (d,) in days]
+
+
+def stored_before(store: Store, path: Path, now: dt.datetime) -> FileSummary | None:
+    """The summary of a file whose very bytes were stored from this path before.
+
+    Storing them again would add nothing (every event a duplicate, every
+    rejected line already in quarantine), so the file is only hashed, not
+    read into the database: a nightly re-run over the same folder is quick.
+    A file that could not be read to its end last time is read again.
+    """
+    con = store.con
+    rows = con.execute(
+        """SELECT f.file_id, f.sha256, f.lines, f.events, f.rejected FROM input_files f
+           WHERE f.path = ? AND NOT EXISTS (
+             SELECT 1 FROM quarantine q WHERE q.file_id = f.file_id AND q.raw = '')""",
+        [str(path)],
+    ).fetchall()
+    if not rows:
+        return None
+    try:
+        sha = file_sha256(path)
+    except OSError:
+        return None  # the reader will say what is wrong
+    for file_id, stored_sha, lines, events, rejected in rows:
+        if stored_sha == sha:
+            con.execute(
+                """UPDATE input_files SET last_ingested_at = ?, new_events = 0, duplicates = ?
+                   WHERE file_id = ?""",
+                [now, events, file_id],
+            )
+            unknown = con.execute(
+                "SELECT count(*) FROM events WHERE file_id = ? AND NOT known_type", [file_id]
+            ).fetchall()[0][0]
+            return FileSummary(str(path), lines, events, 0, events, rejected, unknown_types=unknown)
+    return None
