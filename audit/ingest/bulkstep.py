@@ -60,6 +60,8 @@ EV_COLS = ", ".join(_q(c) for c in EVENT_COLUMNS)
 
 @dataclass(slots=True)
 class Quarantined:
+    """A rejected line on its way to the ``quarantine`` table."""
+
     line_no: int
     code: str
     reason: str
@@ -72,6 +74,8 @@ class Quarantined:
 
 @dataclass(slots=True)
 class FileResult:
+    """What became of one file's lines: its summary, its rejects, its unknown types."""
+
     summary: FileSummary
     quarantined: list[Quarantined] = field(default_factory=list)
     unknown: list[tuple[int, str]] = field(default_factory=list)
