@@ -264,10 +264,10 @@ def _typed_fields() -> list[str]:
     return names
 
 
-def _per_type(variants: dict[Field, list[str]], sql: Callable[[Field], str], default: str) -> str:
-    """``sql(field)`` as the line's type defines the field; ``default`` for other types."""
+def _per_type(variants: dict[Field, list[str]], sql: Callable[[Field], str]) -> str:
+    """``sql(field)`` as the line's type defines the field; NULL for other types."""
     whens = " ".join(f"WHEN {_for_types(ts)} THEN {sql(f)}" for f, ts in variants.items())
-    return f"CASE {whens} ELSE {default} END"
+    return f"CASE {whens} ELSE NULL END"
 
 
 def _field_len(name: str) -> str:
@@ -350,7 +350,7 @@ def select_sql(source: str) -> str:
 
     def value(c: str) -> str:
         v = variants.get(c)
-        return _per_type(v, lambda f: _value(f, _x(c)), "NULL") if v else "NULL"
+        return _per_type(v, lambda f: _value(f, _x(c))) if v else "NULL"
 
     columns = ", ".join(f"{value(c)} AS {_q(c)}" for c in TYPED_COLUMNS)
     round_types = [t for t in TYPES if t in ROUND_TYPES]

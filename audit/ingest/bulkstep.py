@@ -130,10 +130,10 @@ which takes ~40% off its time."""
 class Session:
     """One DuckDB connection doing the per-batch work (the store's, or a scratch one).
 
-    With a store (``direct``), the lines whose id is new to the database and
-    to the batch go straight from the bulk query into ``events``; only the
-    others (an id seen before, or a line the bulk validator did not accept)
-    come back to Python as the batch's ``rest``.
+    :meth:`store` sends the lines whose id is new to the database and to the
+    batch straight from the bulk query into ``events``; only the others (an id
+    seen before, or a line the bulk validator did not accept) come back to
+    Python as the batch's ``rest``. :meth:`validate` stores nothing.
 
     Per-batch data lives in Arrow tables that a query sees under a name
     (``relation.query(name, sql)``), never in temp tables or registered views:
@@ -142,14 +142,13 @@ class Session:
     would grow with the file. The bulk query is a temp view, parsed once.
     """
 
-    def __init__(self, con: Any, *, direct: bool) -> None:
+    def __init__(self, con: Any) -> None:
         import pyarrow as pa
         import pyarrow.compute as pc
 
         self.con = con
         self.pa = pa
         self.pc = pc
-        self.direct = direct
         self.rest: Any = None
         """The batch's lines that need Python (an Arrow table of bulk rows)."""
         kept = ("line_no", "file_id", "valid")

@@ -41,6 +41,7 @@ from audit.ingest.reader import (
     Batch,
     FileError,
     LogReader,
+    Reject,
     find_logs,
 )
 from audit.ingest.storing import TOUCHED, finish_file, merge, refresh_derived, stored_before, touch
@@ -65,13 +66,40 @@ class _OpenFile:
     result: FileResult
 
 
+class _Pool:
+    """Blocks of lines from one or more files, handed on a batch's worth at a time.
+
+    The batches of small files are pooled (each line keeps its file's id), so
+    a file of a few thousand lines does not pay for a query plan of its own.
+    """
+
+    def __init__(self, flush: Callable[[list[Block]], None]) -> None:
+        self._flush = flush
+        self._blocks: list[Block] = []
+        self._bytes = 0
+
+    def add(self, batch: Batch, file_id: int) -> None:
+        self._blocks += blocks_of(batch, file_id)
+        self._bytes += sum(len(b) for b in batch.blocks)
+        if self._bytes >= _reader.BATCH_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._blocks:
+            self._flush(self._blocks)
+        self._blocks, self._bytes = [], 0
+
+
+def _quarantine_long(long_lines: list[tuple[int, Reject]], results: dict[int, FileResult]) -> None:
+    """The too-long lines the split found, into their files' quarantine."""
+    for file_id, reject in long_lines:
+        quarantine_rejects([reject], results[file_id])
+
+
 def _store_blocks(session: Session, blocks: list[Block], files: dict[int, _OpenFile]) -> None:
     """One bulk pass over blocks of one or more files, then the merge of the rest."""
     results = {f: o.result for f, o in files.items()}
-    for file_id, reject in session.store(blocks):
-        results[file_id].quarantined.append(
-            Quarantined(reject.line_no, "LOG_MALFORMED", reject.reason, reject.raw)
-        )
+    _quarantine_long(session.store(blocks), results)
     session.recheck(results)
     merge(session, results, {f: str(o.path) for f, o in files.items()})
 
@@ -81,45 +109,38 @@ def _ingest_group(
 ) -> list[FileSummary]:
     """Files into ``events`` and ``input_files``, inside the caller's transaction.
 
-    Lines are handed to the bulk step a batch at a time; the batches of small
-    files are pooled (each line keeps its file's id), so a file of a few
-    thousand lines does not pay for a query plan of its own.
+    Lines are handed to the bulk step a batch at a time (see :class:`_Pool`).
     """
     con = store.con
     files: dict[int, _OpenFile] = {}
     summaries: list[FileSummary] = []
-    pending: list[Block] = []
-    pending_bytes = 0
+    pool = _Pool(lambda blocks: _store_blocks(session, blocks, files))
     for path in paths:
         again = stored_before(store, path, now)
         if again is not None:
             summaries.append(again)
             continue
         file_id = con.execute("SELECT nextval('file_ids')").fetchall()[0][0]
-        f = _OpenFile(path, LogReader(path), file_id, FileResult(FileSummary(str(path))))
+        f = files[file_id] = _OpenFile(
+            path, LogReader(path), file_id, FileResult(FileSummary(str(path)))
+        )
         try:
             for batch in f.reader.batches():
                 if hook is not None:
                     hook(path, batch)
-                files[file_id] = f
                 quarantine_rejects(batch.rejects, f.result)
-                pending += blocks_of(batch, file_id)
-                pending_bytes += sum(len(b) for b in batch.blocks)
-                if pending_bytes >= _reader.BATCH_BYTES:
-                    _store_blocks(session, pending, files)
-                    pending, pending_bytes = [], 0
+                pool.add(batch, file_id)
         except FileError as exc:
             if not f.reader.opened:  # nothing of it was read
+                del files[file_id]
                 summaries.append(FileSummary(str(path), error=str(exc)))
                 continue
             f.result.summary.error = str(exc)
             f.result.quarantined.append(
                 Quarantined(f.reader.lines + 1, "LOG_MALFORMED", str(exc), "")
             )
-        files[file_id] = f
         summaries.append(f.result.summary)
-    if pending:
-        _store_blocks(session, pending, files)
+    pool.flush()
     for f in files.values():
         s = f.result.summary
         s.rejected = len(f.result.quarantined)
@@ -183,7 +204,7 @@ def ingest_paths(
         with store.transaction():
             store.set_meta("day_start", day_start)
             store.refresh_shoes()
-    session = Session(store.con, direct=True)
+    session = Session(store.con)
     summary = IngestSummary()
     days: set[dt.date] = set()
     now = dt.datetime.now(dt.UTC)
@@ -214,27 +235,21 @@ def validate_paths(paths: Iterable[StrPath]) -> ValidationReport:
     con = duckdb.connect(":memory:")
     try:
         con.execute("SET TimeZone = 'UTC'")
-        session = Session(con, direct=False)
+        session = Session(con)
         results: dict[int, FileResult] = {}
-        pending: list[Block] = []
-        pending_bytes = 0
+        pool = _Pool(lambda blocks: _validate_blocks(session, blocks, results))
         for index, path in enumerate(files):
             result = results[index] = FileResult(FileSummary(str(path)))
             reader = LogReader(path)
             try:
                 for batch in reader.batches():
                     quarantine_rejects(batch.rejects, result)
-                    pending += blocks_of(batch, index)
-                    pending_bytes += sum(len(b) for b in batch.blocks)
-                    if pending_bytes >= _reader.BATCH_BYTES:
-                        _validate_blocks(session, pending, results)
-                        pending, pending_bytes = [], 0
+                    pool.add(batch, index)
             except FileError as exc:
                 result.summary.error = str(exc)
                 report.errors.append(f"{path}: {exc}")
             result.summary.lines = reader.lines
-        if pending:
-            _validate_blocks(session, pending, results)
+        pool.flush()
     finally:
         con.close()
     for index, path in enumerate(files):
@@ -253,10 +268,7 @@ def validate_paths(paths: Iterable[StrPath]) -> ValidationReport:
 
 def _validate_blocks(session: Session, blocks: list[Block], results: dict[int, FileResult]) -> None:
     """One bulk pass over blocks of one or more files; what it found, by file."""
-    for index, reject in session.validate(blocks):
-        results[index].quarantined.append(
-            Quarantined(reject.line_no, "LOG_MALFORMED", reject.reason, reject.raw)
-        )
+    _quarantine_long(session.validate(blocks), results)
     session.recheck(results)
     rest = session.rest
     for index, line_no, etype, known in zip(

@@ -58,7 +58,7 @@ def session() -> Iterator[Session]:
     con = duckdb.connect(":memory:")
     con.execute("SET TimeZone = 'UTC'")
     try:
-        yield Session(con, direct=False)
+        yield Session(con)
     finally:
         con.close()
 
