@@ -176,12 +176,7 @@ class Store:
             self.con.executemany("INSERT INTO _digests VALUES (?, ?)", digests)
         conds = ["true"]
         params: list[Any] = []
-        if table is not None:
-            conds.append("s.table_id = ?")
-            params.append(table)
-        if gaming_day is not None:
-            conds.append("s.gaming_day = ?")
-            params.append(gaming_day)
+        _where_equal(conds, params, {"s.table_id": table, "s.gaming_day": gaming_day})
         if not all:
             conds.append(
                 """(a.table_id IS NULL OR a.engine_version IS DISTINCT FROM ?
@@ -400,15 +395,7 @@ class Store:
         if sev is not None:
             conds.append("severity IN (SELECT unnest(?))")
             params.append(sorted(sev))
-        if table is not None:
-            conds.append("table_id = ?")
-            params.append(table)
-        if shoe is not None:
-            conds.append("shoe = ?")
-            params.append(shoe)
-        if gaming_day is not None:
-            conds.append("gaming_day = ?")
-            params.append(gaming_day)
+        _where_equal(conds, params, {"table_id": table, "shoe": shoe, "gaming_day": gaming_day})
         if gaming_days is not None:
             conds.append("gaming_day BETWEEN ? AND ?")
             params.extend(gaming_days)
@@ -447,6 +434,14 @@ DEFAULT_MEMORY_LIMIT = "1GB"
 """DuckDB's own default is 80% of the RAM: an ingest of a large file would
 keep that much of it cached. A fixed limit keeps memory flat whatever the size
 of the input (DuckDB spills to disk beyond it)."""
+
+
+def _where_equal(conds: list[str], params: list[Any], wanted: dict[str, Any]) -> None:
+    """``column = ?`` for each filter the caller gave (None: no filter)."""
+    for column, value in wanted.items():
+        if value is not None:
+            conds.append(f"{column} = ?")
+            params.append(value)
 
 
 def open_store(
