@@ -147,11 +147,11 @@ def _decode_block(block: bytes, first_line: int, rejects: list[Reject]) -> bytes
 
 def file_sha256(path: Path) -> str:
     """The SHA-256 of a file's bytes as stored (a gzip's compressed bytes), as LogReader has it."""
-    sha = hashlib.sha256()
     with open(path, "rb") as f:
-        while block := f.read(BLOCK_BYTES):
-            sha.update(block)
-    return sha.hexdigest()
+        hashing = _HashingReader(f)
+        while hashing.read(BLOCK_BYTES):
+            pass
+    return hashing.sha.hexdigest()
 
 
 class LogReader:
