@@ -44,7 +44,8 @@ extra = {}
 if stage == "floor":
     import duckdb
     con = duckdb.connect(db)
-    con.execute(f"CREATE TABLE t AS SELECT * FROM read_json('{src}/**/*.jsonl', union_by_name=true)")
+    glob = f"{src}/**/*.jsonl"
+    con.execute(f"CREATE TABLE t AS SELECT * FROM read_json('{glob}', union_by_name=true)")
     extra["rows"] = con.execute("SELECT count(*) FROM t").fetchall()[0][0]
     con.close()
 elif stage == "ingest":
@@ -161,7 +162,10 @@ def main() -> None:
     events = int(res["floor"][0]["rows"])
     print(f"night: {rounds:,} rounds, {events:,} events, {args.tables} tables, all four profiles")
     print(f"floor   (read_json) {floor:7.2f} s   peak {rss('floor')}")
-    print(f"ingest              {ingest:7.2f} s   peak {rss('ingest')}   {ingest / floor:5.2f} x floor")
+    print(
+        f"ingest              {ingest:7.2f} s   peak {rss('ingest')}"
+        f"   {ingest / floor:5.2f} x floor"
+    )
     print(
         f"run                 {run:7.2f} s   peak {rss('run')}   {run / floor:5.2f} x floor"
         f"   {rounds / run:,.0f} rounds/s"
