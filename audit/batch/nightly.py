@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ def latest_gaming_day(store: Store) -> dt.date:
 
 def write_report(
     store: Store,
-    days: list[dt.date] | None,
+    days: Sequence[dt.date | str] | None,
     out: Path,
     fmt: str = "html",
     templates: Path | None = None,
@@ -66,7 +67,11 @@ def write_report(
     from audit.reports.sources import Sources
 
     registry = registry or load_registry()
-    chosen = days or [latest_gaming_day(store)]
+    chosen = sorted(
+        {d if isinstance(d, dt.date) else dt.date.fromisoformat(d) for d in days}
+        if days
+        else {latest_gaming_day(store)}
+    )
     stamp = generated_at or dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     ctx = build_report_context(
         store,
