@@ -396,8 +396,7 @@ ShowPlayersOption = Annotated[
     bool,
     typer.Option(
         "--show-players",
-        help="Show player ids in the report's pages (masked by default: reports travel by "
-        "e-mail).",
+        help="Show player ids in the report's pages (masked by default: reports travel by e-mail).",
     ),
 ]
 

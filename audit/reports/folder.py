@@ -135,10 +135,10 @@ def _swap(stage: Staging, out: Path, aside: Path) -> Swap:
         os.replace(aside, out)
         raise
     ours = {*old, MARKER}
-    for rel in ours:
-        p = aside / rel
-        if p.is_file() or p.is_symlink():
-            p.unlink()
+    for name in ours:
+        mine = aside / name
+        if mine.is_file() or mine.is_symlink():
+            mine.unlink()
     conflict = False
     for p in sorted(aside.rglob("*"), key=lambda q: len(q.parts)):
         if p.is_dir() and not p.is_symlink():

@@ -410,10 +410,20 @@ def mask_player(player: str | None) -> str | None:
 
 
 def masked(ctx: HandContext) -> HandContext:
-    """``ctx`` with every player id masked (:func:`mask_player`)."""
+    """``ctx`` with every player id masked (:func:`mask_player`), in the wagers and in the
+    engine's words (a bet's description names its player)."""
+    ids = sorted({w.player for w in ctx.wagers if w.player}, key=len, reverse=True)
+
+    def hide(text: str) -> str:
+        for pid in ids:
+            text = text.replace(pid, mask_player(pid) or "")
+        return text
+
     return dataclasses.replace(
         ctx,
         wagers=tuple(dataclasses.replace(w, player=mask_player(w.player)) for w in ctx.wagers),
+        steps=tuple(dataclasses.replace(st, description=hide(st.description)) for st in ctx.steps),
+        findings=tuple(dataclasses.replace(f, message=hide(f.message)) for f in ctx.findings),
         players_masked=True,
     )
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from decimal import Decimal
 from collections import Counter
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
