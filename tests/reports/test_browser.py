@@ -64,9 +64,7 @@ def test_first_screen_shows_the_ranked_flagged_rounds(page: Any, html_out: Path)
     assert page.locator("#flagged tbody tr").first.locator("a.hand-link").count() == 1
 
 
-def test_a_flagged_round_link_opens_its_hand_page_and_comes_back(
-    page: Any, html_out: Path
-) -> None:
+def test_a_flagged_round_link_opens_its_hand_page_and_comes_back(page: Any, html_out: Path) -> None:
     page.goto((html_out / "index.html").as_uri())
     page.locator("#flagged a.hand-link").first.click()
     assert "/hands/" in page.url
