@@ -9,6 +9,7 @@
     ├── ProfileError                a rule profile file is invalid
     │   └── UnknownProfileError     no profile has that id (lists the known ones)
     ├── StoreError                  the DuckDB file cannot be opened or is not ours
+    │   └── SourceError             a Parquet export is missing, stale, or not as recorded
     └── NotFoundError               a table/shoe/round asked for does not exist
 
 Malformed input (a line that is not TEL/1) is kept apart from input that is
@@ -57,6 +58,10 @@ class UnknownProfileError(ProfileError):
 
 class StoreError(AuditError):
     """The audit database cannot be used."""
+
+
+class SourceError(StoreError):
+    """A Parquet export (``run --source``) is missing, older than the database, or changed."""
 
 
 class NotFoundError(AuditError):

@@ -10,6 +10,12 @@ replays each shoe (:func:`audit.engine.audit_shoe`) and sends back findings
 and outcome rows as Arrow tables; the parent writes each batch in one
 transaction, in order.
 
+Where batches are replayed is a :class:`BatchExecutor`: local processes
+(:class:`LocalProcesses`, the default) or a Dask cluster
+(:mod:`audit.batch.cluster`, ``run --cluster``); with ``source`` (``run
+--source DIR``) the batches name the Parquet files their shoes are in
+(:mod:`audit.batch.source`) and each worker reads them itself.
+
 Before the first batch, the selected shoes' earlier results are removed in one
 transaction: an interrupted run leaves every shoe either audited (with all its
 findings and outcomes) or not audited, and a re-run finishes the job without
@@ -23,11 +29,12 @@ import datetime as dt
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from audit.engine import (
     ENGINE_VERSION,
@@ -149,9 +156,56 @@ def _init_worker(registry: ProfileRegistry) -> None:
     _WORKER_REGISTRY = registry
 
 
-def _worker_batch(job: BatchJob) -> BatchResult:
+def _worker_call(fn: Callable[[Any, ProfileRegistry], BatchResult], job: Any) -> BatchResult:
     assert _WORKER_REGISTRY is not None, "worker started without its registry"
-    return audit_batch(job, _WORKER_REGISTRY)
+    return fn(job, _WORKER_REGISTRY)
+
+
+J = TypeVar("J")
+BatchFn = Callable[[J, ProfileRegistry], BatchResult]
+"""What replays one batch: :func:`audit_batch`, or the reader of a Parquet source."""
+
+
+class BatchExecutor(Protocol):
+    """Where ``run`` replays its batches: local processes, or a Dask cluster (issue 13)."""
+
+    def map(
+        self, fn: BatchFn[J], jobs: Iterable[J], registry: ProfileRegistry
+    ) -> Generator[BatchResult, None, None]:
+        """``fn(job, registry)`` of every job, wherever it runs; one result per job, in any order.
+
+        Reads ``jobs`` lazily, holding only a few in flight, so memory stays flat;
+        closing the generator stops the work still in flight.
+        """
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class LocalProcesses:
+    """``workers`` processes of this machine (spawned, each given the registry once); 1: here."""
+
+    workers: int
+
+    def map(
+        self, fn: BatchFn[J], jobs: Iterable[J], registry: ProfileRegistry
+    ) -> Generator[BatchResult, None, None]:
+        if self.workers == 1:
+            for job in jobs:
+                yield fn(job, registry)
+            return
+        with ProcessPoolExecutor(
+            self.workers,
+            mp_context=get_context("spawn"),
+            initializer=_init_worker,
+            initargs=(registry,),
+        ) as pool:
+            pending: deque[Future[BatchResult]] = deque()
+            for job in jobs:
+                pending.append(pool.submit(_worker_call, fn, job))
+                while len(pending) > 2 * self.workers:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
 
 
 def shoe_contexts(store: Store, keys: Sequence[ShoeKey]) -> dict[ShoeKey, ShoeContext]:
@@ -197,6 +251,8 @@ def run_audit(
     workers: int | None = None,
     batch_events: int = BATCH_EVENTS,
     progress: Callable[[int, int], None] | None = None,
+    executor: BatchExecutor | None = None,
+    source: str | None = None,
 ) -> RunSummary:
     """Audit every shoe that is new, changed, or audited by another engine/profile version.
 
@@ -204,6 +260,10 @@ def run_audit(
     selection. ``workers`` processes replay in parallel (default: one per core;
     1 replays in this process). ``progress(done, total)`` is called with the
     number of shoes written after every batch (and with 0 before the first).
+    ``executor`` replays the batches elsewhere (a Dask cluster; ``workers`` is
+    then unused); ``source`` is the folder of a Parquet export whose files the
+    workers read themselves (:mod:`audit.batch.source`), instead of the events
+    this process reads from the database.
     """
     t0 = time.perf_counter()
     digests = {p.id: p.digest for p in registry.all()}
@@ -218,22 +278,31 @@ def run_audit(
         progress(0, len(keys))
     infos = store.shoe_info(keys)
     contexts = shoe_contexts(store, keys)
-    clear_results(store, keys)
+
+    def meta_of(k: ShoeKey) -> ShoeMeta:
+        info = infos.get(k)
+        return ShoeMeta(
+            key=k,
+            profile_id=info.profile if info else None,
+            context=contexts.get(k, ShoeContext()),
+            events_digest=info.events_digest if info else "",
+        )
 
     def job_of(events: pa.Table) -> BatchJob:
-        metas = []
-        for k in batch_keys(events):
-            info = infos.get(k)
-            metas.append(
-                ShoeMeta(
-                    key=k,
-                    profile_id=info.profile if info else None,
-                    context=contexts.get(k, ShoeContext()),
-                    events_digest=info.events_digest if info else "",
-                )
-            )
-        return BatchJob(events, tuple(metas))
+        return BatchJob(events, tuple(meta_of(k) for k in batch_keys(events)))
 
+    fn: BatchFn[Any] = audit_batch
+    jobs: Iterable[Any]
+    if source is not None:
+        from audit.batch.source import audit_source_batch, plan_source_jobs
+
+        # Planned (and the export checked) before any result is cleared: a stale export
+        # is refused with the database as it was.
+        fn = audit_source_batch
+        jobs = plan_source_jobs(store, source, keys, meta_of, infos, batch_events)
+    else:
+        jobs = map(job_of, stream_shoe_batches(store, keys, batch_events))
+    clear_results(store, keys)
     done = 0
 
     def record(result: BatchResult) -> None:
@@ -249,26 +318,12 @@ def run_audit(
         if progress is not None:
             progress(done, len(keys))
 
-    n_workers = workers or os.cpu_count() or 1
-    n_workers = max(1, min(n_workers, len(keys) // 4 or 1))
-    batches = stream_shoe_batches(store, keys, batch_events)
-    if n_workers == 1:
-        for events in batches:
-            record(audit_batch(job_of(events), registry))
-    else:
-        with ProcessPoolExecutor(
-            n_workers,
-            mp_context=get_context("spawn"),
-            initializer=_init_worker,
-            initargs=(registry,),
-        ) as pool:
-            pending: deque[Future[BatchResult]] = deque()
-            for events in batches:
-                pending.append(pool.submit(_worker_batch, job_of(events)))
-                while len(pending) > 2 * n_workers:
-                    record(pending.popleft().result())
-            while pending:
-                record(pending.popleft().result())
+    if executor is None:
+        n_workers = workers or os.cpu_count() or 1
+        executor = LocalProcesses(max(1, min(n_workers, len(keys) // 4 or 1)))
+    with closing(executor.map(fn, jobs, registry)) as results:
+        for result in results:
+            record(result)
     summary.seconds = time.perf_counter() - t0
     summary.by_code = dict(sorted(summary.by_code.items(), key=lambda kv: Code(kv[0]).value))
     return summary

@@ -60,7 +60,8 @@ def schema_cmd(
         typer.echo(f"wrote {path}")
 
 
-from audit.cli import commands  # noqa: E402,F401  (registers the other commands)
+# registers the other commands (scale: export and run's --cluster, issue 13)
+from audit.cli import commands, scale  # noqa: E402,F401
 
 
 def main() -> None:

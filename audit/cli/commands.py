@@ -14,6 +14,7 @@ import typer
 
 from audit.cli.app import app
 from audit.cli.common import DayStartOption, DbOption, ProfilesOption, boundary, err, is_terminal
+from audit.cli.scale import ClusterOption, SourceOption
 from audit.errors import AuditError, InputError
 
 if TYPE_CHECKING:
@@ -214,12 +215,22 @@ def _run(
     table: str | None = None,
     gaming_day: dt.date | None = None,
     workers: int | None = None,
+    cluster: str | None = None,
+    source: Path | None = None,
 ) -> RunSummary:
+    from contextlib import nullcontext
+
     from audit.batch import run_audit
     from audit.profiles import load_registry
 
     registry = load_registry(profiles)
-    with _open(db) as store, _progress_bar("auditing shoes") as tick:
+    if cluster is not None:
+        from audit.batch.cluster import open_cluster  # Dask only when asked for (issue 13)
+    with (
+        _open(db) as store,
+        open_cluster(cluster) if cluster is not None else nullcontext() as executor,
+        _progress_bar("auditing shoes") as tick,
+    ):
         summary = run_audit(
             store,
             registry,
@@ -228,6 +239,8 @@ def _run(
             gaming_day=gaming_day,
             workers=workers,
             progress=tick,
+            executor=executor,
+            source=None if source is None else str(source),
         )
     rate = summary.rounds / summary.seconds if summary.seconds else 0.0
     typer.echo(
@@ -250,11 +263,17 @@ def run_cmd(
         int | None, typer.Option("--workers", help="Processes (default: one per core).")
     ] = None,
     profiles: ProfilesOption = None,
+    cluster: ClusterOption = None,
+    source: SourceOption = None,
 ) -> None:
     """Audit every shoe not yet audited, or changed since, or audited by another engine/profile.
 
     Example: shoe-audit run --db audit.duckdb --date 2026-11-28
+
+    On a Dask cluster: shoe-audit run --cluster tcp://scheduler:8786 --source /nfs/export
     """
+    if source is not None and cluster is None:
+        raise typer.BadParameter("it needs --cluster", param_hint="--source")
     _run(
         db,
         profiles,
@@ -262,6 +281,8 @@ def run_cmd(
         table=table,
         gaming_day=_date(date, "--date"),
         workers=workers,
+        cluster=cluster,
+        source=source,
     )
 
 

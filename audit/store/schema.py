@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from audit.store.fields import COLUMN_TYPES
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 APP_ID = "shoe-audit"
 
 _TYPED = ",\n    ".join(f'"{name}" {sql_type}' for name, sql_type in COLUMN_TYPES.items())
@@ -96,6 +96,23 @@ of the report and the statistics comes from here. No primary key: ``run`` replac
 shoe's rows in the same transaction that records its audit, so a shoe's rows are unique
 (a test checks it), and inserts stay cheap."""
 
+_PARQUET_DDL = """
+CREATE TABLE parquet_files (
+    path VARCHAR PRIMARY KEY,
+    gaming_day DATE NOT NULL,
+    table_id VARCHAR NOT NULL,
+    sha256 VARCHAR NOT NULL,
+    size_bytes BIGINT NOT NULL,
+    rows BIGINT NOT NULL,
+    shoes_digest VARCHAR NOT NULL,
+    export_id VARCHAR NOT NULL,
+    exported_at TIMESTAMPTZ NOT NULL
+);
+"""
+"""The files of the last ``export --parquet`` (:mod:`audit.store.parquet`): each file's path
+in the export folder, its partition, its SHA-256 (workers check it before reading), and the
+digest of its partition's shoes when it was written (a stale export is refused)."""
+
 DDL = f"""
 CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
 CREATE SEQUENCE file_ids START 1;
@@ -177,6 +194,7 @@ CREATE TABLE findings ({_FINDING_COLUMNS},
     origin VARCHAR NOT NULL
 );
 {_OUTCOME_DDL}
+{_PARQUET_DDL}
 """
 """The current schema, created in one transaction on a new database."""
 
@@ -195,6 +213,8 @@ MIGRATIONS: dict[int, str] = {
     ALTER TABLE log_findings ALTER impact TYPE DECIMAL(18,4);
     {_OUTCOME_DDL}
     """,
+    # Version 4: the Parquet export's file records (run --cluster --source).
+    4: _PARQUET_DDL,
 }
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""
 

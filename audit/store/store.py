@@ -20,6 +20,10 @@ from audit.store.types import ShoeAuditResult, ShoeInfo, ShoeKey
 
 DEFAULT_DAY_START = "06:00"
 
+EVENTS_DIGEST_SQL = "count(*) || ':' || sum(hash(id, seq)::HUGEINT)"
+"""A shoe's ``events_digest`` over its events' ``id`` and ``seq`` (an aggregate): a new,
+removed or re-sequenced event changes it. Workers reading a Parquet export recompute it."""
+
 _FINDING_SELECT = """
     code, table_id, shoe, round, box, hand, spot, expected, actual, impact, rule,
     events, source, message, id"""
@@ -161,7 +165,7 @@ class Store:
                 COALESCE(arg_min(ts_local, seq) FILTER (WHERE type = 'shoe_open'),
                          arg_min(ts_local, seq)) AS opened_local,
                 min(seq) AS first_seq, max(seq) AS last_seq, count(*) AS n,
-                count(*) || ':' || sum(hash(id, seq)::HUGEINT) AS digest
+                {EVENTS_DIGEST_SQL} AS digest
               FROM events {where}
               GROUP BY table_id, shoe
             )
