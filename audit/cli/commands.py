@@ -14,7 +14,7 @@ import typer
 
 from audit.cli.app import app
 from audit.cli.common import DayStartOption, DbOption, ProfilesOption, boundary, err, is_terminal
-from audit.cli.scale import ClusterOption, SourceOption
+from audit.cli.scale import ClusterOption, SourceOption, executor_for
 from audit.errors import AuditError, InputError
 
 if TYPE_CHECKING:
@@ -218,17 +218,13 @@ def _run(
     cluster: str | None = None,
     source: Path | None = None,
 ) -> RunSummary:
-    from contextlib import nullcontext
-
     from audit.batch import run_audit
     from audit.profiles import load_registry
 
     registry = load_registry(profiles)
-    if cluster is not None:
-        from audit.batch.cluster import open_cluster  # Dask only when asked for (issue 13)
     with (
         _open(db) as store,
-        open_cluster(cluster) if cluster is not None else nullcontext() as executor,
+        executor_for(cluster) as executor,
         _progress_bar("auditing shoes") as tick,
     ):
         summary = run_audit(

@@ -51,9 +51,11 @@ class State:
 def err(message: str) -> None:
     """Print an error the way every command does: ``Error: ...`` in red on stderr."""
     from rich.console import Console
+    from rich.markup import escape
 
+    # The message is text, not markup: "pip install 'shoe-audit[cluster]'" must stay whole.
     Console(stderr=True, highlight=False, soft_wrap=True).print(
-        f"[bold red]Error:[/bold red] {message}", markup=True
+        f"[bold red]Error:[/bold red] {escape(message)}", markup=True
     )
 
 

@@ -9,14 +9,18 @@ workers read their shoes from such an export.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from audit.cli.app import app
 from audit.cli.common import DbOption, boundary
 from audit.errors import AuditError
+
+if TYPE_CHECKING:
+    from audit.batch.runner import BatchExecutor
 
 
 def _cluster(value: str | None) -> str | None:
@@ -50,6 +54,15 @@ SourceOption = Annotated[
         "(at the same path on every worker) instead of being sent them.",
     ),
 ]
+
+
+def executor_for(cluster: str | None) -> AbstractContextManager[BatchExecutor | None]:
+    """The Dask cluster ``--cluster`` names, for the run (None: the local processes)."""
+    if cluster is None:
+        return nullcontext()
+    from audit.batch.cluster import open_cluster  # Dask only when asked for
+
+    return open_cluster(cluster)
 
 
 @app.command("export")

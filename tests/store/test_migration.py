@@ -15,7 +15,8 @@ from audit.store.schema import SCHEMA_VERSION
 def make_v1(path: Path) -> None:
     open_store(path).close()
     con = duckdb.connect(str(path))
-    # undo version 3 (outcomes, finding ids), then version 2
+    # undo version 4 (the Parquet export's records), 3 (outcomes, finding ids), then 2
+    con.execute("DROP TABLE parquet_files")
     con.execute("DROP TABLE rounds")
     con.execute("DROP TABLE wagers")
     for table in ("findings", "log_findings"):
@@ -47,7 +48,7 @@ def test_version_1_database_gains_wagers_and_handle(tmp_path: Path) -> None:
         tables = {
             t for (t,) in store.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
         }
-    assert {"rounds", "wagers"} <= tables
+    assert {"rounds", "wagers", "parquet_files"} <= tables
 
 
 def test_read_only_open_of_an_old_database_asks_for_a_migration(tmp_path: Path) -> None:
