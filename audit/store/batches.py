@@ -257,63 +257,89 @@ FROM _new_wagers w LEFT JOIN shoes s USING (table_id, shoe)
 """
 
 
+_FINDING_INSERT = """
+INSERT INTO findings (code, severity, table_id, shoe, round, box, hand, spot, expected, actual,
+                      impact, rule, events, source, message, gaming_day, ordinal, id, origin)
+SELECT code, severity, table_id, shoe, round, box, hand, spot, expected, actual,
+       CAST(impact AS DECIMAL(18,4)), rule, events, source, message, gaming_day, ordinal, id,
+       'replay'
+FROM _new_findings
+"""
+
+_AUDIT_INSERT = """
+INSERT INTO shoe_audits (table_id, shoe, engine_version, profile_id, profile_digest,
+                         events_digest, audited_at, rounds, wagers, handle)
+SELECT table_id, shoe, engine_version, profile_id, profile_digest, events_digest, ?, rounds,
+       wagers, handle * 0.01
+FROM _new_audits
+"""
+"""``handle`` comes in cents; ``* 0.01`` keeps it a DECIMAL (``/ 100`` would be a DOUBLE)."""
+
+
 def write_results(
     store: Store, audits: Sequence[AuditRecord], rounds: pa.Table, wagers: pa.Table
 ) -> None:
     """Store one batch of audited shoes in one transaction: findings, outcomes, audit records.
 
     The shoes' earlier results were removed by :func:`clear_results`; a shoe
-    is audited exactly when its ``shoe_audits`` row is there.
+    is audited exactly when its ``shoe_audits`` row is there. Every table goes
+    in as one Arrow insert: row-by-row ``executemany`` cost the coordinator
+    about 4 ms a shoe, as much as replaying it (benchmarks/cluster_bench.py).
     """
+    import pyarrow as pa
+
     now = dt.datetime.now(dt.UTC)
     keys = [a.key for a in audits]
     days = {k: i.gaming_day for k, i in store.shoe_info(keys).items()}
-    finding_rows = [
-        (
-            str(f.code), str(f.severity), f.table, f.shoe, f.round, f.box, f.hand, f.spot,
-            f.expected, f.actual, f.impact, f.rule, list(f.events), f.source, f.message,
-            days.get(a.key), i, f.id, "replay",
-        )
-        for a in audits
-        for i, f in enumerate(a.findings)
-    ]  # fmt: skip
-    audit_rows = [
-        (
-            a.key.table, a.key.shoe, a.engine_version, a.profile_id, a.profile_digest,
-            a.events_digest, now, a.rounds, a.wagers, _cents(a.handle_cents),
-        )
-        for a in audits
-    ]  # fmt: skip
+    found = [(a, i, f) for a in audits for i, f in enumerate(a.findings)]
+    findings = pa.table(
+        {
+            "code": pa.array([str(f.code) for _, _, f in found], pa.string()),
+            "severity": pa.array([str(f.severity) for _, _, f in found], pa.string()),
+            "table_id": pa.array([f.table for _, _, f in found], pa.string()),
+            "shoe": pa.array([f.shoe for _, _, f in found], pa.string()),
+            "round": pa.array([f.round for _, _, f in found], pa.int64()),
+            "box": pa.array([f.box for _, _, f in found], pa.int64()),
+            "hand": pa.array([f.hand for _, _, f in found], pa.int64()),
+            "spot": pa.array([f.spot for _, _, f in found], pa.int64()),
+            "expected": pa.array([f.expected for _, _, f in found], pa.string()),
+            "actual": pa.array([f.actual for _, _, f in found], pa.string()),
+            "impact": pa.array(
+                [None if f.impact is None else str(f.impact) for _, _, f in found], pa.string()
+            ),
+            "rule": pa.array([f.rule for _, _, f in found], pa.string()),
+            "events": pa.array([list(f.events) for _, _, f in found], pa.list_(pa.string())),
+            "source": pa.array([f.source for _, _, f in found], pa.string()),
+            "message": pa.array([f.message for _, _, f in found], pa.string()),
+            "gaming_day": pa.array([days.get(a.key) for a, _, _ in found], pa.date32()),
+            "ordinal": pa.array([i for _, i, _ in found], pa.int64()),
+            "id": pa.array([f.id for _, _, f in found], pa.string()),
+        }
+    )
+    shoe_audits = pa.table(
+        {
+            "table_id": pa.array([a.key.table for a in audits], pa.string()),
+            "shoe": pa.array([a.key.shoe for a in audits], pa.string()),
+            "engine_version": pa.array([a.engine_version for a in audits], pa.string()),
+            "profile_id": pa.array([a.profile_id for a in audits], pa.string()),
+            "profile_digest": pa.array([a.profile_digest for a in audits], pa.string()),
+            "events_digest": pa.array([a.events_digest for a in audits], pa.string()),
+            "rounds": pa.array([a.rounds for a in audits], pa.int64()),
+            "wagers": pa.array([a.wagers for a in audits], pa.int64()),
+            "handle": pa.array([a.handle_cents for a in audits], pa.int64()),
+        }
+    )
     with store.transaction() as con:
-        if finding_rows:
-            con.executemany(
-                """INSERT INTO findings (code, severity, table_id, shoe, round, box, hand, spot,
-                     expected, actual, impact, rule, events, source, message, gaming_day,
-                     ordinal, id, origin)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                finding_rows,
-            )
-        if rounds.num_rows:
-            con.register("_new_rounds", rounds)
+        for name, table, sql, params in (
+            ("_new_findings", findings, _FINDING_INSERT, []),
+            ("_new_rounds", rounds, _ROUND_INSERT, []),
+            ("_new_wagers", wagers, _WAGER_INSERT, []),
+            ("_new_audits", shoe_audits, _AUDIT_INSERT, [now]),
+        ):
+            if not table.num_rows:
+                continue
+            con.register(name, table)
             try:
-                con.execute(_ROUND_INSERT)
+                con.execute(sql, params)
             finally:
-                con.unregister("_new_rounds")
-        if wagers.num_rows:
-            con.register("_new_wagers", wagers)
-            try:
-                con.execute(_WAGER_INSERT)
-            finally:
-                con.unregister("_new_wagers")
-        con.executemany(
-            """INSERT INTO shoe_audits (table_id, shoe, engine_version, profile_id, profile_digest,
-                 events_digest, audited_at, rounds, wagers, handle)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            audit_rows,
-        )
-
-
-def _cents(value: int) -> Any:
-    from decimal import Decimal
-
-    return Decimal(value).scaleb(-2)
+                con.unregister(name)
