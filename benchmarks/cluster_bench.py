@@ -13,8 +13,9 @@ every run a full `run --all` of the night into the same database):
 The clusters are started once, before their runs (their start-up is printed
 apart). Then it splits one run into its parts, for docs/scale.md:
 
-  coordinator        per round: reading the events out of DuckDB (scan) and writing
-                     each batch's results (write), both in the one coordinator process
+  coordinator        per round: reading the events out of DuckDB (scan), writing each
+                     batch's results (write), and what precedes the batches (setup),
+                     all in the one coordinator process
   worker             per round: decoding and replaying a batch; with --source, reading
                      and checking its Parquet files (read)
   scheduler          per task: a Dask round trip of a task with no work, and of one
@@ -58,6 +59,7 @@ class Timing:
     write: float = 0.0  # the coordinator writing a batch's results
     read: float = 0.0  # a worker reading and checking Parquet files (--source)
     replay: float = 0.0  # a worker decoding and replaying a batch
+    other: float = 0.0  # the coordinator before the batches: selection, contexts, clear, plan
     batches: int = 0
     job_bytes: list[int] = field(default_factory=list)
     result_bytes: list[int] = field(default_factory=list)
@@ -183,8 +185,11 @@ def split(store: Store, registry: ProfileRegistry, export: str) -> dict[str, Any
     parts: dict[str, Any] = {}
     for name, source in (("db", None), ("src", export)):
         ex = TimingExecutor()
+        t0 = time.perf_counter()
         summary = run_audit(store, registry, all_shoes=True, executor=ex, source=source)
-        parts[name] = (summary.rounds, summary.shoes, ex.t)
+        t = ex.t
+        t.other = time.perf_counter() - t0 - (t.jobs + t.write + t.read + t.replay)
+        parts[name] = (summary.rounds, summary.shoes, t)
     events = store.con.execute("SELECT count(*) FROM events").fetchone()
     parts["events"] = events[0] if events else 0
     from audit.store.batches import stream_shoe_batches
@@ -212,7 +217,10 @@ def report(results: dict[str, tuple[int, float]], parts: dict[str, Any], asked: 
     )
     print(f"  coordinator scan   {db.jobs * us:8.1f} us/round  (events out of DuckDB into Arrow)")
     print(f"  coordinator write  {db.write * us:8.1f} us/round  (one transaction per batch)")
-    print(f"  coordinator plan   {src.jobs * us:8.1f} us/round  (--source: file names only)")
+    print(
+        f"  coordinator setup  {db.other * us:8.1f} us/round  (select, contexts, clear); "
+        f"{src.other * us:.1f} with --source (and the plan)"
+    )
     print(f"  worker replay      {db.replay * us:8.1f} us/round  (decode + engine)")
     print(f"  worker read        {src.read * us:8.1f} us/round  (--source: read, SHA-256, SQL)")
     kb = statistics.median(db.job_bytes) / 1e3
@@ -230,8 +238,8 @@ def report(results: dict[str, tuple[int, float]], parts: dict[str, Any], asked: 
 
     per_batch = rounds / db.batches
     worker = rounds / db.replay
-    coord_db = rounds / (db.jobs + db.write)
-    coord_src = rounds / (src.jobs + src.write)
+    coord_db = rounds / (db.jobs + db.write + db.other)
+    coord_src = rounds / (src.jobs + src.write + src.other)
     sched = per_batch / parts["tiny_s"]
     print("\nprojected for 100 workers (each as fast as one core here):")
     print(f"  workers could replay       {100 * worker:>10,.0f} rounds/s")

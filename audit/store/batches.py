@@ -101,14 +101,26 @@ def stream_shoe_batches(
             last = pc.and_(pc.equal(table["_table"], last_t), pc.equal(table["_shoe"], last_s))
             start = pc.index(last, True).as_py()
             if start > 0 and table.num_rows >= batch_events:
-                yield table.slice(0, start)
+                yield _compact(table.slice(0, start))
                 carry = table.slice(start)
             else:
                 carry = table
         if carry is not None and carry.num_rows:
-            yield carry
+            yield _compact(carry)
     finally:
         cur.close()
+
+
+def _compact(table: pa.Table) -> pa.Table:
+    """``table`` in buffers of its own rows only, one chunk per column.
+
+    A slice keeps its parent's buffers, and pickling sends them whole: a batch
+    made of the last batch's carried shoe and the next read went to a worker at
+    twice its size, the last small batch at the size of a full one.
+    """
+    import pyarrow as pa
+
+    return pa.table([pa.concat_arrays(c.chunks) for c in table.columns], schema=table.schema)
 
 
 def shoe_starts(table: pa.Table) -> list[int]:
