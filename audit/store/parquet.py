@@ -350,7 +350,7 @@ def read_source_batch(
                 f"{f.sha256[:16]} ({f.size_bytes:,} bytes) the export recorded: the file "
                 "changed after `shoe-audit export`; export again"
             )
-        tables.append(pq.read_table(pa.BufferReader(data)))
+        tables.append(_events_table(pq.ParquetFile(pa.BufferReader(data))))
     con = duckdb.connect(config={"threads": 1})
     try:
         con.execute("SET TimeZone = 'UTC'")
@@ -377,3 +377,20 @@ def read_source_batch(
         return con.sql(BATCH_SQL).to_arrow_table()
     finally:
         con.close()
+
+
+def _events_table(pf: Any) -> pa.Table:
+    """A file's rows, its ``raw`` lines decoded only when some event needs one.
+
+    The batch SQL reads ``raw`` only for an event with fields TEL/1 does not
+    name (``has_extra``), and ``raw`` is the widest column: most files never
+    decode it (their rows get it as nulls, which nothing reads).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    names = [n for n in pf.schema_arrow.names if n != "raw"]
+    table = pf.read(columns=names)
+    if pc.any(table["has_extra"]).as_py():
+        return table.append_column("raw", pf.read(columns=["raw"])["raw"])
+    return table.append_column("raw", pa.nulls(table.num_rows, pf.schema_arrow.field("raw").type))

@@ -26,7 +26,7 @@ from audit.cli import app
 from audit.errors import InputError, SourceError
 from audit.ingest import ingest_paths
 from audit.profiles import load_registry
-from audit.store import Store
+from audit.store import Store, open_store
 from audit.store.batches import stream_shoe_batches
 from audit.store.parquet import (
     MARKER,
@@ -147,6 +147,37 @@ def test_the_workers_batch_from_parquet_is_the_databases_batch(
         got = read_source_batch(root, files, shoes)
         assert got.schema == want.schema
         assert got.equals(want)
+
+
+def test_an_event_with_fields_tel1_does_not_name_keeps_its_raw_line_through_parquet(
+    tmp_path: Path, two_nights: list[Path]
+) -> None:
+    """The one case the batch reads `raw`: a shoe event with extra fields (`has_extra`)."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for src in sorted(two_nights[0].glob("*.jsonl")):
+        lines = src.read_text().splitlines()
+        extra = [
+            line[:-1] + ', "x_pit_note": "re-shuffled"}' if '"shoe_open"' in line else line
+            for line in lines
+        ]
+        (logs / src.name).write_text("\n".join(extra) + "\n")
+    with open_store(tmp_path / "audit.duckdb") as store:
+        assert ingest_paths(store, [logs]).rejected == 0
+        row = store.con.execute("SELECT count(*) FROM events WHERE has_extra").fetchone()
+        extras = row[0] if row else 0
+        assert extras == len(store.shoe_info()) > 0  # one shoe_open a shoe
+        export_parquet(store, tmp_path / "export")
+        infos = store.shoe_info()
+        keys = sorted(infos)
+        files = [f for r in recorded_partitions(store).values() for f in r.files]
+        want = pa.concat_tables(list(stream_shoe_batches(store, keys, 10**9)))
+    got = read_source_batch(
+        str(tmp_path / "export"), files, [(k, infos[k].events_digest) for k in keys]
+    )
+    raws = [e["raw"] for e in got["shoe_event"].to_pylist() if e and e["raw"]]
+    assert len(raws) == extras and all("x_pit_note" in r for r in raws)
+    assert got.equals(want)
 
 
 def test_an_edited_parquet_file_is_refused_by_its_sha256(
