@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import signal
+import threading
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from multiprocessing import get_context
@@ -85,6 +88,27 @@ _WORKER_REGISTRY: ProfileRegistry | None = None
 def _init_worker(registry: ProfileRegistry) -> None:
     global _WORKER_REGISTRY
     _WORKER_REGISTRY = registry
+    # Ctrl-C reaches the whole process group: only the parent handles it (one
+    # line, exit 130), so a worker prints no traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore Ctrl-C while workers may be started, so that they start ignoring it.
+
+    A worker imports the program before its initializer runs; a Ctrl-C in that
+    time would print the worker's own traceback. An ignored SIGINT is inherited
+    by the new process (and Python then installs no handler of its own).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _worker_batch(jobs: list[ShoeJob]) -> list[ShoeAuditResult]:
@@ -140,8 +164,8 @@ def run_audit(
 
     ``all_shoes`` re-audits everything; ``table`` and ``gaming_day`` narrow the
     selection. ``workers`` processes replay in parallel (default: one per core;
-    1 replays in this process). ``progress(done, total)`` is called after
-    every batch.
+    1 replays in this process). ``progress(done, total)`` is called once the
+    shoes to audit are known (``done`` 0) and after every batch.
     """
     import time
 
@@ -154,6 +178,8 @@ def run_audit(
     if not keys:
         summary.seconds = time.perf_counter() - t0
         return summary
+    if progress is not None:
+        progress(0, len(keys))
     infos = store.shoe_info(keys)
     contexts = shoe_contexts(store, keys)
 
@@ -201,12 +227,18 @@ def run_audit(
             initargs=(registry,),
         ) as pool:
             pending: deque[Future[list[ShoeAuditResult]]] = deque()
-            for names, rows in batches:
-                pending.append(pool.submit(_worker_batch, jobs_of(names, rows)))
-                while len(pending) > 2 * n_workers:
+            try:
+                for names, rows in batches:
+                    with _sigint_ignored():  # a worker may be started here
+                        pending.append(pool.submit(_worker_batch, jobs_of(names, rows)))
+                    while len(pending) > 2 * n_workers:
+                        record(pending.popleft().result())
+                while pending:
                     record(pending.popleft().result())
-            while pending:
-                record(pending.popleft().result())
+            except KeyboardInterrupt:
+                # Do not wait for the queued batches: what is recorded stays recorded.
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
     summary.seconds = time.perf_counter() - t0
     summary.by_code = dict(sorted(summary.by_code.items(), key=lambda kv: Code(kv[0]).value))
     return summary
