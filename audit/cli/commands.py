@@ -80,9 +80,10 @@ def profiles_cmd(
     ] = None,
     profiles: ProfilesOption = None,
 ) -> None:
-    """List the rule profiles, or show one with every rule and its source.
+    """List the rule profiles, or show one.
 
-    Exit 1 for an unknown profile id.
+    With an ID: every rule of that profile with its value and the seed text it
+    comes from. Exit 1 for an unknown profile id.
 
     \b
     Examples:
@@ -260,12 +261,13 @@ def ingest_cmd(
     day_start: DayStartOption = "06:00",
     json: JsonOption = False,
 ) -> None:
-    """Read TEL/1 files or folders into the audit database (created if needed).
+    """Read TEL/1 files or folders into the database.
 
-    Idempotent: the same file twice adds nothing. Invalid lines are quarantined
-    with file and line (LOG_MALFORMED); the good lines of the file still go in.
-    Exit 0 when ingested (even with rejected lines), 1 when nothing was
-    readable, 5 when some input files could not be read.
+    The database is created if needed. Idempotent: the same file twice adds
+    nothing. Invalid lines are quarantined with file and line (LOG_MALFORMED);
+    the good lines of the file still go in. Exit 0 when ingested (even with
+    rejected lines), 1 when nothing was readable, 5 when some input files could
+    not be read.
 
     \b
     Examples:
@@ -347,9 +349,12 @@ def run_cmd(
     profiles: ProfilesOption = None,
     json: JsonOption = False,
 ) -> None:
-    """Audit every shoe not yet audited, changed since, or audited by another engine or profile.
+    """Audit the shoes not yet audited (or changed since).
 
-    Shows progress on a terminal. Exit 1 when there is no database.
+    Replays every shoe not yet audited, whose events changed since its audit,
+    or that was audited with another engine or profile version; --all
+    re-audits everything. Shows progress on a terminal. Exit 1 when there is
+    no database.
 
     \b
     Examples:
@@ -421,11 +426,12 @@ def findings_cmd(
         ),
     ] = False,
 ) -> None:
-    """Write the findings (of ingest and of the replay) to stdout.
+    """Write the findings to stdout.
 
-    In csv, a cell that is not a plain number and starts with =, +, -, @, a
-    tab or a carriage return gets a leading ' so that no spreadsheet runs it
-    (--raw keeps cells unchanged, for pipelines).
+    The findings of ingest (LOG_*) and of the replay, in one list. In csv, a
+    cell that is not a plain number and starts with =, +, -, @, a tab or a
+    carriage return gets a leading ' so that no spreadsheet runs it (--raw
+    keeps cells unchanged, for pipelines).
 
     \b
     Examples:
@@ -563,9 +569,11 @@ def report_cmd(
     templates: TemplatesOption = None,
     profiles: ProfilesOption = None,
 ) -> None:
-    """Render the compliance report (default: the latest gaming day in the database).
+    """Render the compliance report.
 
-    Exit 1 when nothing was audited for the selected days.
+    For --date, or --from/--to (default: the latest gaming day in the
+    database), into --out DIR: DIR/index.html (or DIR/report.md) with one page
+    per flagged round beside it. Exit 1 when nothing was audited for the selected days.
 
     \b
     Examples:
@@ -605,9 +613,10 @@ def nightly_cmd(
     profiles: ProfilesOption = None,
     json: JsonOption = False,
 ) -> None:
-    """The nightly job: ingest, run, and report the gaming days of the given files.
+    """The nightly job: ingest, run, report.
 
-    Exit 0, or 3 with --fail-on when such findings exist in those gaming days.
+    Ingests the files, audits what needs it, and reports the gaming days of
+    the given files. Exit 0, or 3 with --fail-on when such findings exist in those gaming days.
 
     \b
     Examples:
@@ -688,9 +697,10 @@ def simulate_cmd(
     gzip: Annotated[bool, typer.Option("--gzip", help="Write *.jsonl.gz.")] = False,
     profiles: ProfilesOption = None,
 ) -> None:
-    """Write realistic TEL/1 logs; with --error-rate, inject dealer errors and list them.
+    """Write realistic TEL/1 logs, with injected errors.
 
-    The list of injected errors is written beside the logs as injected.jsonl.
+    With --error-rate, dealer errors are injected and listed beside the logs
+    in injected.jsonl (one JSON object per error).
 
     \b
     Examples:

@@ -168,8 +168,8 @@ def write_findings(
 ) -> None:
     """Write findings as ``jsonl`` (cli.md's exact shape), ``csv`` or a ``table``.
 
-    ``csv`` cells are neutralised against formula injection unless ``raw``, and
-    their control characters are escaped when ``out`` is a terminal.
+    ``csv`` cells are neutralised against formula injection and their control
+    characters escaped, unless ``raw`` (then only on a terminal are they escaped).
     """
     if fmt == "jsonl":
         for f in findings:
@@ -188,10 +188,8 @@ def _write_csv(findings: Iterable[Finding], out: TextIO, *, raw: bool) -> None:
         row = f.to_dict()
         row["events"] = " ".join(row["events"])
         cells = ["" if row[k] is None else str(row[k]) for k in FINDING_KEYS]
-        if not raw:
-            cells = [neutralise_cell(c) for c in cells]
-        if terminal:
-            cells = [safe_line(c) for c in cells]
+        if not raw or terminal:
+            cells = [safe_line(c if raw else neutralise_cell(c)) for c in cells]
         writer.writerow(cells)
 
 

@@ -25,11 +25,13 @@ if TYPE_CHECKING:
 def status_cmd(
     db: DbOption = DEFAULT_DB_PATH, json: JsonOption = False, profiles: ProfilesOption = None
 ) -> None:
-    """What the database holds: gaming days, tables, shoes, rounds, findings, last ingest and run.
+    """What the database holds.
 
-    Shoes are audited (and current), not yet audited, or out of date (their
-    events, the engine or their profile changed since: `run` redoes them);
-    open shoes have no shoe_close yet. Exit 1 when there is no database.
+    Gaming days, tables, shoes, rounds, findings by severity, the last ingest
+    and run, and the engine version. Shoes are audited (and current), not yet
+    audited, or out of date (their events, the engine or their profile changed
+    since: `run` redoes them); open shoes have no shoe_close yet. Exit 1 when
+    there is no database.
 
     \b
     Examples:
