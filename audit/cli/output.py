@@ -104,8 +104,10 @@ def progress_bar(
 ) -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar on stderr when it is a terminal: ``tick(done, total)``; else None.
 
-    Nothing is drawn on a pipe or with ``--quiet``. ``unit="bytes"`` shows
-    sizes and a transfer rate; any other unit shows ``done/total``.
+    The bar is drawn from the first ``tick`` on (or at once when ``total`` is
+    given), so it never shows an unknown total. Nothing is drawn on a pipe or
+    with ``--quiet``. ``unit="bytes"`` shows sizes and a rate; any other unit
+    shows ``done/total unit``.
     """
     from audit.cli.common import State
 
@@ -118,6 +120,7 @@ def progress_bar(
         DownloadColumn,
         MofNCompleteColumn,
         Progress,
+        TaskID,
         TextColumn,
         TimeRemainingColumn,
         TransferSpeedColumn,
@@ -128,20 +131,28 @@ def progress_bar(
         if unit == "bytes"
         else [MofNCompleteColumn(), TextColumn(unit)]
     )
-    with Progress(
+    bar = Progress(
         TextColumn("{task.description}", markup=False),
         BarColumn(),
         *counts,
         TimeRemainingColumn(),
         console=Console(stderr=True),
         transient=True,
-    ) as bar:
-        task = bar.add_task(safe_line(what), total=total)
+    )
+    task: list[TaskID] = []
 
-        def tick(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+    def tick(done: int, total: int) -> None:
+        if not task:
+            bar.start()
+            task.append(bar.add_task(safe_line(what), total=total))
+        bar.update(task[0], completed=done, total=total)
 
+    try:
+        if total is not None:
+            tick(0, total)
         yield tick
+    finally:
+        bar.stop()
 
 
 # --------------------------------------------------------------------------- findings
