@@ -89,5 +89,5 @@ from audit.cli import commands, status  # noqa: E402,F401
 
 
 def main() -> None:
-    """Entry point of the ``shoe-audit`` console script."""
+    """Run the CLI (the console script's entry point is :func:`audit.cli.main`)."""
     app()

@@ -47,6 +47,20 @@ PathsArg = Annotated[
 ]
 
 
+# The names the first commands used, kept for modules written against them.
+_open = open_db
+
+
+def _date(value: str | None, option: str) -> dt.date | None:
+    """A gaming day given as text (prefer ``gaming_day_option``, which Typer parses)."""
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"{option} takes a gaming day as YYYY-MM-DD, got {value!r}") from None
+
+
 class FindingsFormat(StrEnum):
     table = "table"
     jsonl = "jsonl"
@@ -504,7 +518,7 @@ def hand_cmd(
       shoe-audit hand T01 T01-20261128-01 1 --format html --out round-1.html
       shoe-audit hand T01 T01-20261128-01 1 --format json | jq .findings
     """
-    from audit.cli.output import hand_packet
+    from audit.batch.dispute import hand_packet
 
     with open_db(db, read_only=True) as store:
         text = hand_packet(
@@ -535,7 +549,7 @@ def _report(
     templates: Path | None,
     profiles: Path | None = None,
 ) -> Path:
-    from audit.cli.output import write_report
+    from audit.batch.nightly import write_report
     from audit.profiles import load_registry
 
     with open_db(db, read_only=True) as store:
@@ -581,7 +595,7 @@ def report_cmd(
       shoe-audit report --date 2026-11-28 --out audit-reports/
       shoe-audit report --from 2026-11-01 --to 2026-11-30 --format md --out november/
     """
-    from audit.cli.output import day_range
+    from audit.batch.nightly import day_range
 
     path = _report(db, day_range(date, from_, to), out, fmt, templates, profiles)
     say(f"report: {path}")

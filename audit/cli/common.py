@@ -136,7 +136,9 @@ err = fail
 def explain(exc: BaseException) -> tuple[int, str]:
     """The exit code and one-line message for an exception that reached the boundary."""
     if is_interrupt(exc):
-        return 130, "interrupted; the database is left as of the last finished transaction"
+        from audit.cli import INTERRUPTED
+
+        return 130, INTERRUPTED
     if isinstance(exc, UsageError):
         return 2, str(exc)
     if isinstance(exc, AuditError):

@@ -17,13 +17,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from audit.batch.dispute import hand_packet
-from audit.batch.nightly import day_range, write_report
 from audit.findings import FINDING_KEYS, Finding
 
 __all__ = [
-    "day_range",
-    "hand_packet",
     "neutralise_cell",
     "note",
     "print_json",
@@ -32,8 +28,22 @@ __all__ = [
     "safe_text",
     "say",
     "write_findings",
-    "write_report",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The library calls the first commands imported from here, loaded only when
+    # asked for: importing the engine at start-up would slow down every --help.
+    if name == "hand_packet":
+        from audit.batch.dispute import hand_packet
+
+        return hand_packet
+    if name in {"day_range", "write_report"}:
+        from audit.batch import nightly
+
+        return getattr(nightly, name)
+    raise AttributeError(name)
+
 
 # C0 controls, DEL, C1 controls (0x9b is a one-byte CSI), and the Unicode
 # bidirectional overrides that make a terminal show text in another order.

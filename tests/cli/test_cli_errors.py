@@ -248,3 +248,34 @@ def test_the_boundary_keeps_audit_errors_as_they_are() -> None:
     from audit.cli.common import explain
 
     assert explain(AuditError("no round 9")) == (1, "no round 9")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("after", [1.0, 3.0])
+def test_ctrl_c_during_a_real_run_is_one_line_from_the_parent_only(
+    tmp_path: Path, after: float
+) -> None:
+    """SIGINT to the whole process group (as a terminal sends it), workers included."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    logs, db = tmp_path / "night", tmp_path / "a.duckdb"
+    assert cli("simulate", "--tables", "20", "--shoes", "8", "--out", str(logs)).exit_code == 0
+    assert cli("ingest", "--db", str(db), str(logs)).exit_code == 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "audit", "run", "--db", str(db), "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(after)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (out, err)
+    assert err == "Error: interrupted; the database is left as of the last finished transaction\n"
+    status = cli("status", "--db", str(db), "--json")
+    assert status.exit_code == 0  # the database opens, consistent
