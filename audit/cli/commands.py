@@ -519,6 +519,7 @@ def hand_cmd(
       shoe-audit hand T01 T01-20261128-01 1 --format json | jq .findings
     """
     from audit.batch.dispute import hand_packet
+    from audit.reports.templating import can_encode
 
     with open_db(db, read_only=True) as store:
         text = hand_packet(
@@ -530,6 +531,7 @@ def hand_cmd(
             color=out is None and is_terminal(),
             templates=templates,
             profiles=profiles,
+            ascii_only=out is None and not can_encode(sys.stdout.encoding),
         )
     if out is None:
         sys.stdout.write(text)
@@ -548,18 +550,34 @@ def _report(
     fmt: ReportFormat,
     templates: Path | None,
     profiles: Path | None = None,
+    show_players: bool = False,
 ) -> Path:
     from audit.batch.nightly import write_report
     from audit.profiles import load_registry
 
     with open_db(db, read_only=True) as store:
-        return write_report(store, days, out, fmt.value, templates, load_registry(profiles))
+        return write_report(
+            store,
+            days,
+            out,
+            fmt.value,
+            templates,
+            load_registry(profiles),
+            show_players=show_players,
+        )
 
 
 OutOption = Annotated[
     Path,
     typer.Option(
         "--out", metavar="DIR", help="Folder for the report and its hand pages.", show_default=True
+    ),
+]
+ShowPlayersOption = Annotated[
+    bool,
+    typer.Option(
+        "--show-players",
+        help="Show player ids in the report's pages (masked by default: reports travel by e-mail).",
     ),
 ]
 ReportFormatOption = Annotated[
@@ -582,12 +600,14 @@ def report_cmd(
     out: OutOption = Path("audit-reports"),
     templates: TemplatesOption = None,
     profiles: ProfilesOption = None,
+    show_players: ShowPlayersOption = False,
 ) -> None:
     """Render the compliance report.
 
     For --date, or --from/--to (default: the latest gaming day in the
     database), into --out DIR: DIR/index.html (or DIR/report.md) with one page
-    per flagged round beside it. Exit 1 when nothing was audited for the selected days.
+    per flagged round beside it. Exit 1 when no round of the selected gaming
+    days was audited.
 
     \b
     Examples:
@@ -597,7 +617,7 @@ def report_cmd(
     """
     from audit.batch.nightly import day_range
 
-    path = _report(db, day_range(date, from_, to), out, fmt, templates, profiles)
+    path = _report(db, day_range(date, from_, to), out, fmt, templates, profiles, show_players)
     say(f"report: {path}")
 
 
@@ -625,6 +645,7 @@ def nightly_cmd(
     ] = None,
     day_start: DayStartOption = "06:00",
     profiles: ProfilesOption = None,
+    show_players: ShowPlayersOption = False,
     json: JsonOption = False,
 ) -> None:
     """The nightly job: ingest, run, report.
@@ -643,7 +664,7 @@ def nightly_cmd(
     summary = _ingest(db, paths, day_start, quiet=json)
     run = _run(db, profiles, quiet=json)
     days = _nightly_days(db, summary)
-    path = _report(db, days, out, fmt, templates, profiles)
+    path = _report(db, days, out, fmt, templates, profiles, show_players)
     bad = 0
     if fail_on is not None:
         with open_db(db, read_only=True) as store:
