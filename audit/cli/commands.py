@@ -29,7 +29,7 @@ from audit.cli.common import (
     open_db,
 )
 from audit.cli.output import note, print_json, say, warn
-from audit.errors import InputError, UsageError
+from audit.errors import AuditError, InputError, UsageError
 from audit.findings import Code, Severity
 
 if TYPE_CHECKING:
@@ -556,15 +556,22 @@ def _report(
     from audit.profiles import load_registry
 
     with open_db(db, read_only=True) as store:
-        return write_report(
-            store,
-            days,
-            out,
-            fmt.value,
-            templates,
-            load_registry(profiles),
-            show_players=show_players,
-        )
+        try:
+            return write_report(
+                store,
+                days,
+                out,
+                fmt.value,
+                templates,
+                load_registry(profiles),
+                show_players=show_players,
+            )
+        except OSError as exc:  # name the --out asked for, not the folder being swapped in
+            if isinstance(exc, (FileExistsError, NotADirectoryError)) and out.is_file():
+                raise AuditError(
+                    f"--out {str(out)!r} is a file, where a folder is needed"
+                ) from None
+            raise AuditError(f"cannot write the report into {str(out)!r}: {exc.strerror}") from None
 
 
 OutOption = Annotated[

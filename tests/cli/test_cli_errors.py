@@ -119,10 +119,15 @@ def test_an_unusable_out_is_one_line_and_exit_1(
     a_file = tmp_path / "a-file"
     a_file.write_text("not a folder\n")
     db = [] if args[0] in {"schema", "simulate"} else ["--db", str(sample_db)]
-    for out, message in [
-        ("/proc/x", "cannot use '/proc/x': "),
-        (str(a_file), f"{str(a_file)!r} is a file, where a folder is needed"),
-    ]:
+    messages = {
+        "report": [
+            "cannot write the report into '/proc/x': ",
+            f"--out {str(a_file)!r} is not a folder",
+        ],
+    }.get(
+        args[0], ["cannot use '/proc/x': ", f"{str(a_file)!r} is a file, where a folder is needed"]
+    )
+    for out, message in zip(["/proc/x", str(a_file)], messages, strict=True):
         result = cli(*[a.format(out=out) for a in args], *db)
         assert result.exit_code == 1, result.output
         assert one_line_error(result.stderr).startswith(message)
