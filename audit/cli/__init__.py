@@ -31,11 +31,10 @@ def _load_app() -> Any:
 def main() -> None:
     """Entry point of the ``shoe-audit`` console script."""
     try:
-        app = _load_app()
-    except KeyboardInterrupt:  # Ctrl-C while the program is still loading
+        _load_app()()
+    except KeyboardInterrupt:  # Ctrl-C while the program loads, before its error boundary
         sys.stderr.write(f"Error: {INTERRUPTED}\n")
         raise SystemExit(130) from None
-    app()
 
 
 def __getattr__(name: str) -> Any:

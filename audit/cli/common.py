@@ -38,12 +38,15 @@ class State:
 
     debug: bool = False
     quiet: bool = False
+    reported: bool = False
+    """An error line was printed (so the exit code needs no message of its own)."""
 
     @classmethod
     def reset(cls) -> None:
         """Back to the defaults: each invocation (and each CliRunner call) starts afresh."""
         cls.debug = bool(os.environ.get("SHOE_AUDIT_DEBUG"))
         cls.quiet = False
+        cls.reported = False
 
 
 # --------------------------------------------------------------------------- options
@@ -127,6 +130,7 @@ def fail(message: str) -> None:
     reset = "\x1b[0m" if bold else ""
     stream.write(f"{bold}Error:{reset} {safe_line(message)}\n")
     stream.flush()
+    State.reported = True
 
 
 err = fail

@@ -96,6 +96,10 @@ class AuditGroup(TyperGroup):
         try:
             rv = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
             code = rv if isinstance(rv, int) else 0
+            if code == 130 and not State.reported:  # Typer's own Ctrl-C, outside a command
+                from audit.cli import INTERRUPTED
+
+                fail(INTERRUPTED)
         except typer.TyperException as exc:  # click's ClickException and UsageError
             code = getattr(exc, "exit_code", 1)
             if type(exc).__name__ == "NoArgsIsHelpError":
