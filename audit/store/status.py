@@ -39,7 +39,7 @@ class DatabaseStatus:
     rounds: int = 0
     """Rounds stored (distinct round numbers per shoe)."""
     rounds_audited: int = 0
-    """Rounds the last audits of the shoes replayed."""
+    """Rounds ``run`` stored an outcome for (the ``rounds`` table)."""
     findings: dict[str, int] = field(default_factory=dict)
     """Findings by severity, ingest (``LOG_*``) and replay together, every severity listed."""
     last_ingest: dt.datetime | None = None
@@ -115,7 +115,7 @@ def database_status(
         "SELECT count(*) FROM (SELECT DISTINCT table_id, shoe, round FROM events "
         "WHERE round IS NOT NULL)",
     )
-    status.rounds_audited = int(_one(store, "SELECT COALESCE(sum(rounds), 0) FROM shoe_audits"))
+    status.rounds_audited = _one(store, "SELECT count(*) FROM rounds")  # stored outcomes
     # all_findings is the one definition of what a finding is (quarantined lines
     # included, with their severities); a database holds thousands, not millions.
     counts = Counter(str(f.severity) for f in store.all_findings())
