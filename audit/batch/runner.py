@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import signal
+import threading
 import time
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import closing
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -154,6 +156,27 @@ _WORKER_REGISTRY: ProfileRegistry | None = None
 def _init_worker(registry: ProfileRegistry) -> None:
     global _WORKER_REGISTRY
     _WORKER_REGISTRY = registry
+    # Ctrl-C reaches the whole process group: only the parent handles it (one
+    # line, exit 130), so a worker prints no traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore Ctrl-C while workers may be started, so that they start ignoring it.
+
+    A worker imports the program before its initializer runs; a Ctrl-C in that
+    time would print the worker's own traceback. An ignored SIGINT is inherited
+    by the new process (and Python then installs no handler of its own).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _worker_call(fn: Callable[[Any, ProfileRegistry], BatchResult], job: Any) -> BatchResult:
@@ -200,12 +223,19 @@ class LocalProcesses:
             initargs=(registry,),
         ) as pool:
             pending: deque[Future[BatchResult]] = deque()
-            for job in jobs:
-                pending.append(pool.submit(_worker_call, fn, job))
-                while len(pending) > 2 * self.workers:
+            try:
+                for job in jobs:
+                    with _sigint_ignored():  # a worker may be started here
+                        pending.append(pool.submit(_worker_call, fn, job))
+                    while len(pending) > 2 * self.workers:
+                        yield pending.popleft().result()
+                while pending:
                     yield pending.popleft().result()
-            while pending:
-                yield pending.popleft().result()
+            except (KeyboardInterrupt, GeneratorExit):
+                # Ctrl-C here, or in the caller while it writes a batch (which closes this
+                # generator): do not wait for the queued batches; what is written stays.
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
 
 
 def shoe_contexts(store: Store, keys: Sequence[ShoeKey]) -> dict[ShoeKey, ShoeContext]:

@@ -269,89 +269,87 @@ FROM _new_wagers w LEFT JOIN shoes s USING (table_id, shoe)
 """
 
 
-_FINDING_INSERT = """
-INSERT INTO findings (code, severity, table_id, shoe, round, box, hand, spot, expected, actual,
-                      impact, rule, events, source, message, gaming_day, ordinal, id, origin)
-SELECT code, severity, table_id, shoe, round, box, hand, spot, expected, actual,
-       CAST(impact AS DECIMAL(18,4)), rule, events, source, message, gaming_day, ordinal, id,
-       'replay'
-FROM _new_findings
-"""
-
-_AUDIT_INSERT = """
-INSERT INTO shoe_audits (table_id, shoe, engine_version, profile_id, profile_digest,
-                         events_digest, audited_at, rounds, wagers, handle)
-SELECT table_id, shoe, engine_version, profile_id, profile_digest, events_digest, ?, rounds,
-       wagers, handle * 0.01
-FROM _new_audits
-"""
-"""``handle`` comes in cents; ``* 0.01`` keeps it a DECIMAL (``/ 100`` would be a DOUBLE)."""
-
-
 def write_results(
     store: Store, audits: Sequence[AuditRecord], rounds: pa.Table, wagers: pa.Table
 ) -> None:
     """Store one batch of audited shoes in one transaction: findings, outcomes, audit records.
 
     The shoes' earlier results were removed by :func:`clear_results`; a shoe
-    is audited exactly when its ``shoe_audits`` row is there. Every table goes
-    in as one Arrow insert: row-by-row ``executemany`` cost the coordinator
-    about 4 ms a shoe, as much as replaying it (benchmarks/cluster_bench.py).
+    is audited exactly when its ``shoe_audits`` row is there. Every insert is
+    one statement over an Arrow table (DuckDB's ``executemany`` costs about
+    20 ms a row).
     """
     import pyarrow as pa
 
     now = dt.datetime.now(dt.UTC)
-    keys = [a.key for a in audits]
-    days = {k: i.gaming_day for k, i in store.shoe_info(keys).items()}
-    found = [(a, i, f) for a in audits for i, f in enumerate(a.findings)]
     findings = pa.table(
         {
-            "code": pa.array([str(f.code) for _, _, f in found], pa.string()),
-            "severity": pa.array([str(f.severity) for _, _, f in found], pa.string()),
-            "table_id": pa.array([f.table for _, _, f in found], pa.string()),
-            "shoe": pa.array([f.shoe for _, _, f in found], pa.string()),
-            "round": pa.array([f.round for _, _, f in found], pa.int64()),
-            "box": pa.array([f.box for _, _, f in found], pa.int64()),
-            "hand": pa.array([f.hand for _, _, f in found], pa.int64()),
-            "spot": pa.array([f.spot for _, _, f in found], pa.int64()),
-            "expected": pa.array([f.expected for _, _, f in found], pa.string()),
-            "actual": pa.array([f.actual for _, _, f in found], pa.string()),
+            "code": [str(f.code) for a in audits for f in a.findings],
+            "severity": [str(f.severity) for a in audits for f in a.findings],
+            "table_id": [f.table for a in audits for f in a.findings],
+            "shoe": [f.shoe for a in audits for f in a.findings],
+            "round": pa.array([f.round for a in audits for f in a.findings], pa.int64()),
+            "box": pa.array([f.box for a in audits for f in a.findings], pa.int64()),
+            "hand": pa.array([f.hand for a in audits for f in a.findings], pa.int64()),
+            "spot": pa.array([f.spot for a in audits for f in a.findings], pa.int64()),
+            "expected": pa.array([f.expected for a in audits for f in a.findings], pa.string()),
+            "actual": pa.array([f.actual for a in audits for f in a.findings], pa.string()),
             "impact": pa.array(
-                [None if f.impact is None else str(f.impact) for _, _, f in found], pa.string()
+                [None if f.impact is None else str(f.impact) for a in audits for f in a.findings],
+                pa.string(),
             ),
-            "rule": pa.array([f.rule for _, _, f in found], pa.string()),
-            "events": pa.array([list(f.events) for _, _, f in found], pa.list_(pa.string())),
-            "source": pa.array([f.source for _, _, f in found], pa.string()),
-            "message": pa.array([f.message for _, _, f in found], pa.string()),
-            "gaming_day": pa.array([days.get(a.key) for a, _, _ in found], pa.date32()),
-            "ordinal": pa.array([i for _, i, _ in found], pa.int64()),
-            "id": pa.array([f.id for _, _, f in found], pa.string()),
+            "rule": pa.array([f.rule for a in audits for f in a.findings], pa.string()),
+            "events": pa.array(
+                [list(f.events) for a in audits for f in a.findings], pa.list_(pa.string())
+            ),
+            "source": pa.array([f.source for a in audits for f in a.findings], pa.string()),
+            "message": [f.message for a in audits for f in a.findings],
+            "ordinal": pa.array([i for a in audits for i in range(len(a.findings))], pa.int64()),
+            "id": pa.array([f.id for a in audits for f in a.findings], pa.string()),
         }
     )
     shoe_audits = pa.table(
         {
-            "table_id": pa.array([a.key.table for a in audits], pa.string()),
-            "shoe": pa.array([a.key.shoe for a in audits], pa.string()),
-            "engine_version": pa.array([a.engine_version for a in audits], pa.string()),
+            "table_id": [a.key.table for a in audits],
+            "shoe": [a.key.shoe for a in audits],
+            "engine_version": [a.engine_version for a in audits],
             "profile_id": pa.array([a.profile_id for a in audits], pa.string()),
             "profile_digest": pa.array([a.profile_digest for a in audits], pa.string()),
-            "events_digest": pa.array([a.events_digest for a in audits], pa.string()),
+            "events_digest": [a.events_digest for a in audits],
             "rounds": pa.array([a.rounds for a in audits], pa.int64()),
             "wagers": pa.array([a.wagers for a in audits], pa.int64()),
             "handle": pa.array([a.handle_cents for a in audits], pa.int64()),
         }
     )
     with store.transaction() as con:
-        for name, table, sql, params in (
-            ("_new_findings", findings, _FINDING_INSERT, []),
-            ("_new_rounds", rounds, _ROUND_INSERT, []),
-            ("_new_wagers", wagers, _WAGER_INSERT, []),
-            ("_new_audits", shoe_audits, _AUDIT_INSERT, [now]),
+        for name, table, sql in (
+            ("_new_findings", findings, _FINDING_INSERT),
+            ("_new_rounds", rounds, _ROUND_INSERT),
+            ("_new_wagers", wagers, _WAGER_INSERT),
+            ("_new_audits", shoe_audits, _AUDIT_INSERT),
         ):
-            if not table.num_rows:
+            if table.num_rows == 0:
                 continue
             con.register(name, table)
             try:
-                con.execute(sql, params)
+                con.execute(sql, [now] if name == "_new_audits" else [])
             finally:
                 con.unregister(name)
+
+
+_FINDING_INSERT = """
+INSERT INTO findings (code, severity, table_id, shoe, round, box, hand, spot, expected, actual,
+                      impact, rule, events, source, message, gaming_day, ordinal, id, origin)
+SELECT f.code, f.severity, f.table_id, f.shoe, f.round, f.box, f.hand, f.spot, f.expected,
+       f.actual, CAST(f.impact AS DECIMAL(18,4)), f.rule, f.events, f.source, f.message,
+       s.gaming_day, f.ordinal, f.id, 'replay'
+FROM _new_findings f LEFT JOIN shoes s USING (table_id, shoe)
+"""
+
+_AUDIT_INSERT = """
+INSERT INTO shoe_audits (table_id, shoe, engine_version, profile_id, profile_digest,
+                         events_digest, audited_at, rounds, wagers, handle)
+SELECT table_id, shoe, engine_version, profile_id, profile_digest, events_digest, ?,
+       rounds, wagers, CAST(handle AS DECIMAL(18,2)) / 100
+FROM _new_audits
+"""
