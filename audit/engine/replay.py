@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from audit.engine.dealer import dealer_natural
-from audit.engine.event import RoundEvent, cents, round_event
+from audit.engine.event import ROUND_TYPES, RoundEvent, cents, round_event
 from audit.engine.hands import best_total, is_soft
 from audit.engine.judge import wager_record
 from audit.engine.outcome import RoundRow, ShoeOutcome, WagerRow, round_rows
@@ -91,6 +92,8 @@ class _Shoe:
         self.cut_card_round_flagged = False
         self.banker = context.banker
         self.streak = context.banker_rounds_before
+        self.plans: dict[tuple[int, ...], tuple[Any, ...]] = {}
+        """The deal's plan by staked boxes: the same boxes round after round, planned once."""
 
     # ------------------------------------------------------------------ shoe events
 
@@ -298,7 +301,10 @@ class _Shoe:
                 ),
                 number,
             )
-        rnd = Round(number, self.rules, self.sink, self.limits, self.banker, trace=self.trace)
+        rnd = Round(
+            number, self.rules, self.sink, self.limits, self.banker, trace=self.trace,
+            plans=self.plans,
+        )  # fmt: skip
         rnd.first_seq = e.seq
         rnd.first_ts_us = e.ts_us
         self.rounds[number] = rnd
@@ -322,34 +328,65 @@ class _Shoe:
         if self.current is rnd:
             self.current = None
 
-    def round_event(self, e: RoundEvent, index: int) -> None:
+    def replay(self, events: Sequence[ShoeEvent]) -> None:
+        """Replay every event in order: round events on the fast path, the rest in :meth:`event`.
+
+        Events of an unknown type are ``LOG_UNKNOWN_TYPE`` (event-log.md: kept, not
+        replayed), reported before the replay's own findings.
+        """
+        handlers = _ROUND_HANDLERS
+        unknown: list[tuple[Breach, int | None]] = []
+        for i, e in enumerate(events):
+            if not isinstance(e, RoundEvent):
+                if isinstance(e, UnknownEvent):
+                    unknown.append(_unknown_type(e))
+                    self.shoe_step(e, f"unknown event type {e.type!r} (kept, not replayed)")
+                    continue
+                if e.type not in ROUND_TYPES:
+                    self.event(e, i)
+                    continue
+                model = round_event(e)  # a round event's model (tests, the dispute report)
+                assert isinstance(model, RoundEvent)
+                e = model
+            rnd = self.current
+            if self.closed is not None or rnd is None or rnd.number != e.round:
+                rnd = self.enter_round(e)
+                if rnd is None:
+                    continue
+            rnd.last_event = e.id
+            rnd.last_seq = e.seq
+            etype = e.type
+            if etype == "card":
+                self.card(rnd, e, i)
+            elif etype == "round_close":
+                rnd.close_event_step(e, i)
+                self.finish(rnd, "closed")
+            elif etype == "cut_card_out":
+                self.tracker.cut_card_came_out(rnd.number, e.id)
+                rnd.cut_card_out(e, i)
+            else:
+                handlers[etype](rnd, e, i)
+        self.sink.add_first(unknown)
+
+    def enter_round(self, e: RoundEvent) -> Round | None:
+        """The round a round event belongs to: a new one, or None for a round that is over."""
+        if self.closed is not None:
+            self._after_close(e)
         rnd = self.current
-        if rnd is None or rnd.number != e.round:
-            if e.round in self.rounds:
-                self.sink.add(
-                    Breach(
-                        Code.LOG_INCOMPLETE,
-                        f"{e.type} {e.id!r} for round {e.round}, which is over",
-                        (e.id,),
-                    ),
-                    e.round,
-                )
-                self.shoe_step(e, f"{e.type} for round {e.round}, which is over (not replayed)")
-                return
-            rnd = self.start_round(e.round, e)
-        rnd.last_event = e.id
-        rnd.last_seq = e.seq
-        etype = e.type
-        if etype == "card":
-            self.card(rnd, e, index)
-        elif etype == "round_close":
-            rnd.close_event_step(e, index)
-            self.finish(rnd, "closed")
-        elif etype == "cut_card_out":
-            self.tracker.cut_card_came_out(rnd.number, e.id)
-            rnd.cut_card_out(e, index)
-        else:
-            _ROUND_HANDLERS[etype](rnd, e, index)
+        if rnd is not None and rnd.number == e.round:
+            return rnd
+        if e.round in self.rounds:
+            self.sink.add(
+                Breach(
+                    Code.LOG_INCOMPLETE,
+                    f"{e.type} {e.id!r} for round {e.round}, which is over",
+                    (e.id,),
+                ),
+                e.round,
+            )
+            self.shoe_step(e, f"{e.type} for round {e.round}, which is over (not replayed)")
+            return None
+        return self.start_round(e.round, e)
 
     def card(self, rnd: Round, e: RoundEvent, index: int) -> None:
         """A card leaves the shoe (the tracker) and is placed (the round)."""
@@ -376,16 +413,8 @@ class _Shoe:
             + (f", {e.remaining} cards remaining" if e.remaining is not None else ""),
         )
 
-    def event(self, e: ShoeEvent, index: int) -> None:
-        if type(e) is RoundEvent:
-            if self.closed is not None and self._after_close(e):
-                return
-            self.round_event(e, index)
-            return
-        assert not isinstance(e, RoundEvent)
-        if isinstance(e, UnknownEvent):
-            self.shoe_step(e, f"unknown event type {e.type!r} (kept, not replayed)")
-            return
+    def event(self, e: AnyEvent, index: int) -> None:
+        """A shoe event (``shoe_open``, ``shuffle``, ``burn``, ...)."""
         if self.closed is not None and self._after_close(e):
             return
         if isinstance(e, m.ShoeOpen):
@@ -441,8 +470,8 @@ class _Shoe:
                 box=h.box,
                 hand=h.number,
                 cards=tuple(h.cards),
-                total=h.count.total,
-                soft=h.count.soft,
+                total=h.total,
+                soft=h.soft,
                 natural=h.natural,
                 bust=h.bust,
                 doubled=h.doubled,
@@ -489,19 +518,17 @@ def _with_codes(step: Step, codes: list[str]) -> Step:
     return replace(step, codes=tuple(dict.fromkeys(codes)))
 
 
-def _unknown_type_findings(events: Sequence[ShoeEvent], sink: FindingSink) -> None:
-    for e in events:
-        if isinstance(e, UnknownEvent):
-            rnd = getattr(e, "round", None)
-            sink.add(
-                Breach(
-                    Code.LOG_UNKNOWN_TYPE,
-                    f"event {e.id!r} has type {e.type!r}, which TEL/1 does not define; "
-                    "kept, not replayed",
-                    (e.id,),
-                ),
-                rnd if isinstance(rnd, int) and not isinstance(rnd, bool) else None,
-            )
+def _unknown_type(e: UnknownEvent) -> tuple[Breach, int | None]:
+    """``LOG_UNKNOWN_TYPE`` for an event whose type TEL/1 does not define (with its round)."""
+    rnd = getattr(e, "round", None)
+    return (
+        Breach(
+            Code.LOG_UNKNOWN_TYPE,
+            f"event {e.id!r} has type {e.type!r}, which TEL/1 does not define; kept, not replayed",
+            (e.id,),
+        ),
+        rnd if isinstance(rnd, int) and not isinstance(rnd, bool) else None,
+    )
 
 
 def replay_shoe(
@@ -537,9 +564,8 @@ def _replayed(
 ) -> tuple[FindingSink, _Shoe | None, list[ShoeEvent]]:
     """Replay a shoe: its findings, and its state (None for an unknown profile)."""
     sink = FindingSink(table, shoe_id)
-    evs = [e if type(e) is RoundEvent else round_event(e) for e in events]  # type: ignore[arg-type]
     if profile is None:
-        opened = next((e for e in evs if isinstance(e, m.ShoeOpen)), None)
+        opened = next((e for e in events if isinstance(e, m.ShoeOpen)), None)
         name = opened.profile if opened is not None else "(no shoe_open)"
         sink.add(
             Breach(
@@ -549,13 +575,11 @@ def _replayed(
                 (opened.id,) if opened is not None else (),
             )
         )
-        _unknown_type_findings(evs, sink)
-        return sink, None, evs
-    _unknown_type_findings(evs, sink)
+        sink.add_first([_unknown_type(e) for e in events if isinstance(e, UnknownEvent)])
+        return sink, None, list(events)
     shoe = _Shoe(profile, context, sink, trace)
-    for i, e in enumerate(evs):
-        shoe.event(e, i)
-    return sink, shoe, evs
+    shoe.replay(events)
+    return sink, shoe, list(events)
 
 
 def replay_shoe_of(
