@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from audit.cli.app import app
-from audit.cli.common import DbOption, boundary
-from audit.errors import AuditError
+from audit.cli.common import DEFAULT_DB_PATH, DbOption, boundary, open_db
+from audit.cli.output import say
 
 if TYPE_CHECKING:
     from audit.batch.runner import BatchExecutor
@@ -41,8 +41,8 @@ ClusterOption = Annotated[
         "--cluster",
         metavar="ADDRESS",
         callback=_cluster,
-        help="Replay on a Dask cluster: tcp://host:port of its scheduler, or local:N worker "
-        "processes started for the run (needs pip install 'shoe-audit[cluster]').",
+        help="Replay on a Dask cluster: its scheduler's tcp://host:port, or local:N for N "
+        "worker processes started for the run (needs pip install 'shoe-audit[cluster]').",
     ),
 ]
 SourceOption = Annotated[
@@ -74,7 +74,7 @@ def export_cmd(
             "--parquet", metavar="DIR", help="Folder to write the Parquet files into (Hive layout)."
         ),
     ],
-    db: DbOption = Path("audit.duckdb"),
+    db: DbOption = DEFAULT_DB_PATH,
     full: Annotated[
         bool, typer.Option("--full", help="Rewrite every partition, not only the changed ones.")
     ] = False,
@@ -84,18 +84,20 @@ def export_cmd(
     DIR/gaming_day=YYYY-MM-DD/table=ID/*.parquet, each row an event as stored.
     Each file's SHA-256 is recorded in the database, and `run --cluster ...
     --source DIR` has the workers check it before reading. Again into the same
-    folder, only the partitions whose shoes changed are written.
+    folder, only the partitions whose shoes changed are written. Exit 1 when
+    there is no database, or DIR is a folder of something else.
 
-    Example: shoe-audit export --parquet /nfs/audit-export --db audit.duckdb
+    \b
+    Examples:
+      shoe-audit export --parquet audit-export/
+      shoe-audit export --parquet /nfs/audit-export --db audit-nightly.duckdb
+      shoe-audit export --parquet /nfs/audit-export --full
     """
-    from audit.store import open_store
     from audit.store.parquet import export_parquet
 
-    if not db.exists():
-        raise AuditError(f"no audit database at {str(db)!r}: run `shoe-audit ingest` first")
-    with open_store(db) as store:
+    with open_db(db) as store:
         s = export_parquet(store, parquet, full=full)
-    typer.echo(
+    say(
         f"exported {s.partitions:,} partitions ({s.written:,} written, {s.unchanged:,} unchanged, "
         f"{s.removed:,} removed; {s.events:,} events written) in {s.files:,} files, "
         f"{s.bytes / 1e6:,.1f} MB: {s.out}"

@@ -255,5 +255,5 @@ def test_export_cli_writes_and_then_reports_nothing_changed(
     again = runner.invoke(app, ["export", "--parquet", str(out), "--db", str(db)])
     assert "(0 written, 8 unchanged, 0 removed; 0 events written)" in again.output
     missing = runner.invoke(app, ["export", "--parquet", str(out), "--db", str(tmp_path / "no")])
-    assert missing.exit_code == 1 and "no audit database" in missing.output
+    assert missing.exit_code == 1 and "no database at" in missing.output
     assert not (tmp_path / "no").exists()

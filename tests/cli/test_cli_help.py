@@ -22,11 +22,14 @@ Usage: shoe-audit run [OPTIONS]
   Replays every shoe not yet audited, whose events changed since its audit, or
   that was audited with another engine or profile version; --all re-audits
   everything. Shows progress on a terminal. Exit 1 when there is no database.
+  --cluster replays on a Dask cluster with the same results, and --source has
+  its workers read the shoes from an `export --parquet`.
 
   Examples:
     shoe-audit run
     shoe-audit run --db audit-nightly.duckdb --date 2026-11-28
     shoe-audit run --all --table T01 --workers 1
+    shoe-audit run --cluster tcp://scheduler:8786 --source /nfs/audit-export
 
 Options:
   --db FILE          The audit database (a DuckDB file).  [default:
@@ -38,6 +41,12 @@ Options:
   --profiles DIR     A folder of extra or overriding rule profiles (*.toml).
                      [or $SHOE_AUDIT_PROFILES]
   --json             Print the summary as one JSON object on stdout.
+  --cluster ADDRESS  Replay on a Dask cluster: its scheduler's tcp://host:port,
+                     or local:N for N worker processes started for the run
+                     (needs pip install 'shoe-audit[cluster]').
+  --source DIR       With --cluster: the workers read the shoes from this
+                     `export --parquet` folder (at the same path on every
+                     worker) instead of being sent them.
 
 Global options:
   -q, --quiet  Print nothing but errors and the output asked for.
