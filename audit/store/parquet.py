@@ -8,7 +8,7 @@ DuckDB stays the store of record: the export is a copy that ``run --cluster
 ADDRESS --source DIR`` hands out by file name, so the coordinator ships no
 events; each worker reads its partitions itself (:func:`read_source_batch`).
 
-What makes that safe is the table ``parquet_files`` (schema 4): one record per
+What makes that safe is the table ``parquet_files`` (schema 5): one record per
 file with its SHA-256 and size, and, per partition, the digest of its shoes'
 ``events_digest`` when it was written. The coordinator refuses a partition
 whose shoes changed since (a stale export); a worker hashes the bytes it is

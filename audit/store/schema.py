@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from audit.store.fields import COLUMN_TYPES
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 APP_ID = "shoe-audit"
 
 _TYPED = ",\n    ".join(f'"{name}" {sql_type}' for name, sql_type in COLUMN_TYPES.items())
@@ -213,8 +213,12 @@ MIGRATIONS: dict[int, str] = {
     ALTER TABLE log_findings ALTER impact TYPE DECIMAL(18,4);
     {_OUTCOME_DDL}
     """,
-    # Version 4: the Parquet export's file records (run --cluster --source).
-    4: _PARQUET_DDL,
+    # Version 4 belongs to the reliability branch (issue 14: the ingest ledger, DECIMAL(38,2)
+    # sums); until it lands here it is a step that changes nothing, and version 5 does not
+    # depend on it, so the two stack in either order of merging.
+    4: "-- reserved for issue 14 (ledger)",
+    # Version 5: the Parquet export's file records (run --cluster --source).
+    5: _PARQUET_DDL,
 }
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""
 

@@ -15,7 +15,7 @@ from audit.store.schema import SCHEMA_VERSION
 def make_v1(path: Path) -> None:
     open_store(path).close()
     con = duckdb.connect(str(path))
-    # undo version 4 (the Parquet export's records), 3 (outcomes, finding ids), then 2
+    # undo version 5 (the Parquet export's records), 3 (outcomes, finding ids), then 2
     con.execute("DROP TABLE parquet_files")
     con.execute("DROP TABLE rounds")
     con.execute("DROP TABLE wagers")
