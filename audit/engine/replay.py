@@ -11,7 +11,7 @@ can see is raised (rules.md); ``LOG_MALFORMED``, ``LOG_ID_CONFLICT`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -63,9 +63,15 @@ class _Shoe:
     """The working state of one shoe's replay: the shoe's story and its rounds."""
 
     def __init__(
-        self, profile: Profile, context: ShoeContext, sink: FindingSink, trace: bool
+        self,
+        profile: Profile,
+        context: ShoeContext,
+        sink: FindingSink,
+        trace: bool,
+        only: frozenset[int] | None = None,
     ) -> None:
         self.profile = profile
+        self.only = only
         self.rules: Rules = profile.rules
         self.context = context
         self.sink = sink
@@ -161,6 +167,8 @@ class _Shoe:
         cur = self.current
         rnd = cur.number if cur is not None else None
         pos = e.pos
+        if cur is not None and cur.skipped:
+            cur = None  # passed over: only the shoe's share of the burn (the cards) matters
         if cur is not None and cur.ranks_before_round is None and not start:
             cur.snapshot_round(self.tracker.ranks, self.tracker.unseen)
         for n in range(e.n_cards):
@@ -301,10 +309,12 @@ class _Shoe:
                 ),
                 number,
             )
+        skipped = self.only is not None and number not in self.only
         rnd = Round(
-            number, self.rules, self.sink, self.limits, self.banker, trace=self.trace,
-            plans=self.plans,
+            number, self.rules, self.sink, self.limits, self.banker,
+            trace=self.trace and not skipped, plans=self.plans,
         )  # fmt: skip
+        rnd.skipped = skipped
         rnd.first_seq = e.seq
         rnd.first_ts_us = e.ts_us
         self.rounds[number] = rnd
@@ -356,7 +366,9 @@ class _Shoe:
             rnd.last_event = e.id
             rnd.last_seq = e.seq
             etype = e.type
-            if etype == "card":
+            if rnd.skipped:
+                self.pass_over(rnd, e, i)
+            elif etype == "card":
                 self.card(rnd, e, i)
             elif etype == "round_close":
                 rnd.close_event_step(e, i)
@@ -367,6 +379,27 @@ class _Shoe:
             else:
                 handlers[etype](rnd, e, i)
         self.sink.add_first(unknown)
+
+    def pass_over(self, rnd: Round, e: RoundEvent, index: int) -> None:
+        """An event of a round replayed only as far as the shoe remembers it.
+
+        A page needs one round's steps, not the rounds before it; what those leave
+        behind for later rounds is the shoe's: the cards drawn (positions, counts,
+        the composition, the cut card), the checks of a round's first card, and
+        the round's end. A test checks that a round replayed after rounds passed
+        over steps exactly as in a full replay.
+        """
+        etype = e.type
+        if etype == "card":
+            if not rnd.draws:
+                self.first_card_checks(rnd, e)
+                rnd.draws.append(index)
+            self.tracker.draw(e.card, e.pos, e.id, rnd.number)
+            self.cards_dealt += 1
+        elif etype == "round_close":
+            self.finish(rnd, "closed")
+        elif etype == "cut_card_out":
+            self.tracker.cut_card_came_out(rnd.number, e.id)
 
     def enter_round(self, e: RoundEvent) -> Round | None:
         """The round a round event belongs to: a new one, or None for a round that is over."""
@@ -537,6 +570,7 @@ def replay_shoe(
     context: ShoeContext = ShoeContext(),
     *,
     trace: bool = True,
+    rounds: Collection[int] | None = None,
 ) -> ShoeReplay:
     """Replay one shoe (one table, one shoe id, events in ``seq`` order) under its profile.
 
@@ -547,11 +581,14 @@ def replay_shoe(
     a profile the auditor lacks) gives one ``LOG_UNKNOWN_PROFILE`` and no
     replay. An event of an unknown type is ``LOG_UNKNOWN_TYPE`` (event-log.md:
     kept, not replayed). ``trace`` records every event as a step (the dispute
-    report); ``run`` turns it off. Never raises on well-formed events.
+    report); ``run`` turns it off. ``rounds`` replays only those rounds in full
+    (the others only as far as the shoe remembers them: a page needs one round's
+    steps); the replay then holds those rounds and their findings, and the
+    shoe's own. Never raises on well-formed events.
     """
     first = next((e for e in events if not isinstance(e, RoundEvent)), None)
     table, shoe_id = (first.table, first.shoe) if first is not None else (None, None)
-    return replay_shoe_of(table, shoe_id, events, profile, context, trace=trace)
+    return replay_shoe_of(table, shoe_id, events, profile, context, trace=trace, rounds=rounds)
 
 
 def _replayed(
@@ -561,6 +598,7 @@ def _replayed(
     profile: Profile | None,
     context: ShoeContext,
     trace: bool,
+    only: frozenset[int] | None = None,
 ) -> tuple[FindingSink, _Shoe | None, list[ShoeEvent]]:
     """Replay a shoe: its findings, and its state (None for an unknown profile)."""
     sink = FindingSink(table, shoe_id)
@@ -577,7 +615,7 @@ def _replayed(
         )
         sink.add_first([_unknown_type(e) for e in events if isinstance(e, UnknownEvent)])
         return sink, None, list(events)
-    shoe = _Shoe(profile, context, sink, trace)
+    shoe = _Shoe(profile, context, sink, trace, only)
     shoe.replay(events)
     return sink, shoe, list(events)
 
@@ -590,12 +628,14 @@ def replay_shoe_of(
     context: ShoeContext = ShoeContext(),
     *,
     trace: bool = True,
+    rounds: Collection[int] | None = None,
 ) -> ShoeReplay:
     """:func:`replay_shoe` for a shoe whose table and shoe id the caller knows.
 
     (A :class:`~audit.engine.event.RoundEvent` does not carry them.)
     """
-    sink, shoe, evs = _replayed(table, shoe_id, events, profile, context, trace)
+    only = None if rounds is None else frozenset(rounds)
+    sink, shoe, evs = _replayed(table, shoe_id, events, profile, context, trace, only)
     if shoe is None:
         opened = next((e for e in evs if isinstance(e, m.ShoeOpen)), None)
         return ShoeReplay(
@@ -615,12 +655,17 @@ def replay_shoe_of(
         for f in sink.items:
             for ev in f.events:
                 codes.setdefault(ev, []).append(str(f.code))
-    states = sorted(shoe.rounds.values(), key=lambda r: r.number)
-    rounds = tuple(shoe.freeze_round(r, codes) for r in states)
+    states = sorted((r for r in shoe.rounds.values() if not r.skipped), key=lambda r: r.number)
+    replayed = tuple(shoe.freeze_round(r, codes) for r in states)
     shoe_steps = tuple(
         s if s.event_id not in codes else _with_codes(s, codes[s.event_id]) for s in shoe.shoe_steps
     )
-    findings: list[Finding] = sorted(sink.items, key=lambda f: f.round or 0)
+    kept = (
+        sink.items
+        if only is None
+        else [f for f in sink.items if f.round in only or f.round is None]
+    )
+    findings: list[Finding] = sorted(kept, key=lambda f: f.round or 0)
     cut = shoe.cut
     closed = shoe.closed
     return ShoeReplay(
@@ -628,7 +673,7 @@ def replay_shoe_of(
         shoe=shoe_id,
         profile_id=profile.id,
         findings=tuple(findings),
-        rounds=rounds,
+        rounds=replayed,
         shoe_steps=shoe_steps,
         decks=shoe.tracker.decks,
         shuffles=tuple(shoe.shuffles),

@@ -155,6 +155,8 @@ class Round:
         self.void_event: str | None = None
         self.wagers: list[Wager] = []
         self.judged = False
+        self.skipped = False
+        """Replayed only as far as the shoe remembers it (:meth:`_Shoe.pass_over`): not judged."""
 
     # ================================================================== helpers
 
@@ -1376,6 +1378,9 @@ class Round:
     def finish(self, status: str) -> None:
         """The round is over (``closed``, or ``incomplete``): the dealer's end, then judgement."""
         self.status = "void" if self.voided and status == "closed" else status
+        if self.skipped:
+            self.phase = Phase.CLOSED
+            return
         if not self.boxes_made:
             self.make_boxes()
         if self.pending_dealer is not None:
