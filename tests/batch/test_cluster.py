@@ -162,6 +162,70 @@ def test_a_worker_killed_mid_run_has_its_batch_retried(
         assert n == distinct == summary.shoes  # a retried batch is written once
 
 
+def test_an_interrupted_cluster_run_leaves_whole_shoes_and_a_rerun_completes(
+    ingested: Ingested, cluster: Any
+) -> None:
+    """Ctrl-C after the first batch is written: the shoes written stay whole, the rest are not
+    audited, no task of the run is left on the cluster, and a plain re-run completes the job."""
+    from audit.batch.cluster import open_cluster
+
+    registry = load_registry()
+    with ingested(2) as store:
+        run_audit(store, registry, workers=1)
+        expected = sorted(f.to_json() for f in store.all_findings())
+        shoes = len(store.shoe_info())
+        seen: list[tuple[int, int]] = []
+
+        def interrupt_after_the_first_batch(done: int, total: int) -> None:
+            seen.append((done, total))
+            if done:
+                raise KeyboardInterrupt
+
+        with open_cluster(cluster.scheduler_address) as executor:
+            with pytest.raises(KeyboardInterrupt):
+                run_audit(
+                    store,
+                    registry,
+                    all_shoes=True,
+                    executor=executor,
+                    batch_events=300,
+                    progress=interrupt_after_the_first_batch,
+                )
+            deadline = time.monotonic() + 30
+            while executor.client.run_on_scheduler(_tasks_left) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert executor.client.run_on_scheduler(_tasks_left) == 0
+            written = seen[-1][0]
+            assert seen[0] == (0, shoes) and 0 < written < shoes
+            audits = store.con.execute("SELECT count(*) FROM shoe_audits").fetchone()
+            assert audits == (written,)
+            # every finding left belongs to a shoe that is audited, and is one of the full run's
+            orphans = store.con.execute(
+                "SELECT count(*) FROM findings f ANTI JOIN shoe_audits a "
+                "ON f.table_id = a.table_id AND f.shoe = a.shoe"
+            ).fetchone()
+            assert orphans == (0,)
+            assert set(f.to_json() for f in store.all_findings()) <= set(expected)
+
+            progress: list[tuple[int, int]] = []
+            resumed = run_audit(
+                store,
+                registry,
+                executor=executor,
+                progress=lambda done, total: progress.append((done, total)),
+            )
+        assert resumed.shoes == shoes - written  # the written shoes were kept, not redone
+        left = shoes - written
+        assert progress[0] == (0, left) and progress[-1] == (left, left)
+        assert [d for d, _ in progress] == sorted(d for d, _ in progress)  # as for a local run
+        assert sorted(f.to_json() for f in store.all_findings()) == expected
+
+
+def _tasks_left(dask_scheduler: Any) -> int:
+    """On the scheduler: the tasks it still holds (a cancelled run leaves none)."""
+    return len(dask_scheduler.tasks)
+
+
 def free_port() -> int:
     import socket
 
