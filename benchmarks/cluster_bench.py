@@ -155,6 +155,9 @@ def main() -> None:
             )
             results = measure(store, registry, args.repeat, str(export))
             parts = split(store, registry, str(export))
+            store.con.execute("CHECKPOINT")
+            parts["db_bytes"] = db.stat().st_size
+            parts["export_bytes"] = ex.bytes
     report(results, parts, args.rounds)
 
 
@@ -234,6 +237,12 @@ def report(results: dict[str, tuple[int, float]], parts: dict[str, Any], asked: 
         f"  Dask round trip    {parts['tiny_s'] * 1e3:8.2f} ms/task (no work); "
         f"{parts['big_s'] * 1e3:.2f} ms with a batch of {parts['batch_rows']:,} events "
         f"({parts['batch_bytes'] / 1e6:.1f} MB)"
+    )
+
+    size, events = parts["db_bytes"], parts["events"]
+    print(
+        f"  storage            {size / events:8.1f} B/event in DuckDB with the results "
+        f"({size / 1e6:.1f} MB), {parts['export_bytes'] / events:.1f} B/event as Parquet"
     )
 
     per_batch = rounds / db.batches
