@@ -112,4 +112,5 @@ def count_tests(data: StatsData) -> Iterator[StatRow]:
             f"stake and true count correlate at {corr:+.2f}, "
             f"{z:+.1f} standard errors from what bets blind to the count give",
             judged,
+            unjudged="" if var > 0 else "the stakes never vary",
         )

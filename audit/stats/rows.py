@@ -65,6 +65,8 @@ class StatRow:
     judged: bool
     adjusted_p: float | None = None
     flag: bool = False
+    unjudged: str = ""
+    """Why a row at or above its minimum sample is still not judged (stakes that never vary)."""
     detail: Mapping[str, Any] = field(default_factory=dict)
     """What the report draws beside the row (bands, per-category counts); not printed."""
 

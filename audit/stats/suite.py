@@ -83,6 +83,14 @@ def run_stats(
     for r in done:
         spec = _SPECS[r.test]
         p = r.p_value if r.adjusted_p is not None else None
-        clause = verdict(p, r.adjusted_p, r.flag, len(family), spec.min_n, spec.unit)
+        clause = verdict(
+            p,
+            r.adjusted_p,
+            r.flag,
+            len(family),
+            min_n=spec.min_n,
+            unit=spec.unit,
+            unjudged=r.unjudged,
+        )
         out.append(replace(r, message=f"{r.message}; {clause}"))
     return StatsResult(tuple(out), alpha, correction)

@@ -27,11 +27,18 @@ def p_text(p: float) -> str:
 
 
 def verdict(
-    p: float | None, adjusted: float | None, flag: bool, tests: int, min_n: int, unit: str
+    p: float | None,
+    adjusted: float | None,
+    flag: bool,
+    tests: int,
+    *,
+    min_n: int,
+    unit: str,
+    unjudged: str = "",
 ) -> str:
     """The closing clause: not judged (and why), within chance, or a reason to look."""
     if p is None or adjusted is None:
-        return f"not judged: fewer than {min_n:,} {unit}"
+        return f"not judged: {unjudged or f'fewer than {min_n:,} {unit}'}"
     if flag:
         return (
             f"chance alone gives a gap this large with {p_text(p)} "

@@ -3,41 +3,65 @@
 Not the simulator (that writes TEL/1 for the whole pipeline): a few lines of
 play that give the statistics frames with the stored outcomes' columns, with
 knobs to deal them wrong on purpose (a dealer who stops a card short, tens
-stripped from the shoe, players who bet with the count).
+stripped from the shoe, a weak shuffle, players who bet with the count, a
+house that wins more than it should).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
 import polars as pl
 
+from audit.events.cards import full_deck
 from audit.stats.dealer import RANKS, rank_index
-from audit.stats.frames import StatsData
+from audit.stats.frames import (
+    ORDER_SCHEMA,
+    ROUND_SCHEMA,
+    SHOE_CARDS_SCHEMA,
+    WAGER_SCHEMA,
+    StatsData,
+)
 
 DAY = dt.date(2026, 11, 28)
-RANK_CARDS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
 
 
 @dataclass
 class Knobs:
     decks: int = 6
     boxes: int = 3
-    penetration: int = 230
+    cut_card: int = 230
+    """cards in front of the cut card: the round that passes it is the last."""
     short_dealer: float = 0.0
     """chance that the dealer stops one card before his rule lets him."""
     stripped_tens: int = 0
+    stripped_aces: int = 0
+    second_deal: float = 0.0
+    """chance that a dealer with an ace or ten-value up deals himself the card that makes
+    his blackjack from deeper in the shoe (a second deal)."""
+    weak_shuffle: bool = False
+    """each shoe's order is the previous one cut once and riffled once."""
     counter: bool = False
     """the box 1 player bets 1 unit, and 8 at a true count of +2 or more."""
     stands_soft_17: bool = True
+    edge: float = 0.0
+    """the house's true edge: it wins a round's handle with chance (1 + edge) / 2."""
+
+
+@dataclass
+class Night:
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    wagers: list[dict[str, Any]] = field(default_factory=list)
+    shoes: list[dict[str, Any]] = field(default_factory=list)
+    orders: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _total(cards: list[str]) -> tuple[int, bool]:
-    hard = sum(min(rank_index(c) + 1, 10) for c in cards)
+    hard = sum(rank_index(c) + 1 for c in cards)
     soft = any(c[0] == "A" for c in cards) and hard + 10 <= 21
     return (hard + 10, True) if soft else (hard, False)
 
@@ -54,6 +78,18 @@ def _counts(cards: list[str]) -> list[int]:
     return out
 
 
+def _riffle(order: list[str], rng: random.Random) -> list[str]:
+    cut = len(order) // 2 + rng.randint(-10, 10)
+    left, right = order[:cut], order[cut:]
+    out: list[str] = []
+    while left or right:
+        from_left = left and (not right or rng.random() < len(left) / (len(left) + len(right)))
+        take = left if from_left else right
+        out.append(take.pop(0))
+    k = rng.randint(52, len(out) - 52)
+    return out[k:] + out[:k]
+
+
 def night(
     shoes: int,
     *,
@@ -62,109 +98,142 @@ def night(
     dealer: str = "D100",
     profile: str = "it-casino-6d",
     knobs: Knobs | None = None,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Rows of ``rounds`` and ``wagers`` for ``shoes`` shoes at one table."""
+    into: Night | None = None,
+) -> Night:
+    """``shoes`` shoes at one table (added to ``into`` when given)."""
     k = knobs or Knobs()
     rng = random.Random(f"{seed}/{table}")
-    rounds: list[dict[str, Any]] = []
-    wagers: list[dict[str, Any]] = []
+    n = into or Night()
+    order: list[str] | None = None
     for s in range(shoes):
         shoe_id = f"{table}-{DAY:%Y%m%d}-{s + 1:02d}"
-        cards = [r + "S" for r in RANK_CARDS] * (4 * k.decks)
-        for _ in range(k.stripped_tens):
-            cards.remove(next(c for c in cards if c[0] in "TJQK"))
-        rng.shuffle(cards)
-        out: list[str] = cards[:5]  # the start burn, seen
-        pos = 5
-        rnd = 0
-        while pos < k.penetration:
-            rnd += 1
-            before_round = _counts(out)
-            running = sum((1 if c[0] in "23456" else -1 if c[0] in "ATJQK" else 0) for c in out)
-            true_count = running / max((len(cards) - len(out)) / 52, 0.5)
+        if k.weak_shuffle and order is not None:
+            cards = _riffle(order, rng)
+        else:
+            cards = full_deck() * k.decks
+            for _ in range(k.stripped_tens):
+                cards.remove(next(c for c in cards if c[0] in "TJQK"))
+            for _ in range(k.stripped_aces):
+                cards.remove(next(c for c in cards if c[0] == "A"))
+            rng.shuffle(cards)
+        order = list(cards)
+        n.orders.append(
+            {"table_id": table, "shoe": shoe_id, "gaming_day": DAY, "first_seq": s, "order": order}
+        )
+        n.shoes.append(
+            {
+                "table_id": table,
+                "shoe": shoe_id,
+                "gaming_day": DAY,
+                "decks": k.decks,
+                "ranks": _counts(cards[: k.cut_card]),
+            }
+        )
+        _deal_shoe(n, cards, rng, k, table, shoe_id, dealer, profile)
+    return n
 
-            def draw(cards: list[str] = cards, out: list[str] = out) -> str:
-                nonlocal pos
-                c = cards[pos]
-                pos += 1
-                out.append(c)
-                return c
 
-            hands = {b: [draw()] for b in range(1, k.boxes + 1)}
-            up = draw()
-            for b in hands:
-                hands[b].append(draw())
-            for h in hands.values():
-                natural = _total(h)[0] == 21
-                while not natural and _total(h)[0] < (12 if up[0] in "23456" else 17):
-                    h.append(draw())
-            open_hands = any(_total(h)[0] < 21 or len(h) > 2 for h in hands.values()) and any(
-                _total(h)[0] <= 21 and not (len(h) == 2 and _total(h)[0] == 21)
-                for h in hands.values()
-            )
-            dealer_cards = [up]
-            before_dealer = None
-            if open_hands:
-                while _must_draw(dealer_cards, k):
-                    if len(dealer_cards) == 1:
-                        before_dealer = _counts(out)
-                    nxt = cards[pos]
-                    ends = not _must_draw([*dealer_cards, nxt], k)
-                    if ends and rng.random() < k.short_dealer:
-                        break
-                    dealer_cards.append(draw())
-            total, _ = _total(dealer_cards)
-            natural_d = len(dealer_cards) == 2 and total == 21
-            stake = Decimal(8 if k.counter and true_count >= 2 else 1)
-            rounds.append(
+def _deal_shoe(
+    n: Night,
+    cards: list[str],
+    rng: random.Random,
+    k: Knobs,
+    table: str,
+    shoe_id: str,
+    dealer: str,
+    profile: str,
+) -> None:
+    out: list[str] = cards[:5]  # the start burn, seen
+    pos = 5
+    rnd = 0
+
+    def draw() -> str:
+        nonlocal pos
+        c = cards[pos]
+        pos += 1
+        out.append(c)
+        return c
+
+    while pos < k.cut_card:
+        rnd += 1
+        before_round = _counts(out)
+        running = sum(1 if c[0] in "23456" else -1 if c[0] in "ATJQK" else 0 for c in out)
+        true_count = running / max((len(cards) - len(out)) / 52, 0.5)
+        hands = {b: [draw()] for b in range(1, k.boxes + 1)}
+        up = draw()
+        for h in hands.values():
+            h.append(draw())
+        for h in hands.values():
+            while _total(h)[0] < (12 if up[0] in "23456" else 17):
+                h.append(draw())
+        naturals = {b: len(h) == 2 and _total(h)[0] == 21 for b, h in hands.items()}
+        open_hands = any(_total(h)[0] <= 21 and not naturals[b] for b, h in hands.items())
+        dealer_cards = [up]
+        before_dealer = None
+        if open_hands:
+            while _must_draw(dealer_cards, k):
+                ends = not _must_draw([*dealer_cards, cards[pos]], k)
+                if ends and rng.random() < k.short_dealer:
+                    break
+                if len(dealer_cards) == 1:
+                    before_dealer = _counts(out)
+                    match = "TJQK" if up[0] == "A" else "A" if up[0] in "TJQK" else ""
+                    if match and rng.random() < k.second_deal:
+                        j = next((j for j in range(pos, len(cards)) if cards[j][0] in match), pos)
+                        cards[pos], cards[j] = cards[j], cards[pos]
+                dealer_cards.append(draw())
+        total, _ = _total(dealer_cards)
+        if k.counter:
+            stake = Decimal(8 if true_count >= 2 else 1)
+        else:
+            stake = Decimal(rng.choice((1, 1, 2, 5)))
+        handle = Decimal(k.boxes - 1) + stake
+        house_wins = rng.random() < (1 + k.edge) / 2
+        n.rounds.append(
+            {
+                "table_id": table,
+                "shoe": shoe_id,
+                "round": rnd,
+                "gaming_day": DAY,
+                "profile_id": profile,
+                "decks": k.decks,
+                "status": "closed",
+                "dealer": dealer,
+                "handle": handle,
+                "settled": -handle if house_wins else handle,
+                "dealer_upcard": up,
+                "dealer_total": total,
+                "dealer_natural": len(dealer_cards) == 2 and total == 21,
+                "dealer_bust": total > 21,
+                "ranks_before_round": before_round,
+                "ranks_before_dealer": before_dealer,
+            }
+        )
+        for b, h in hands.items():
+            n.wagers.append(
                 {
                     "table_id": table,
                     "shoe": shoe_id,
                     "round": rnd,
-                    "gaming_day": DAY,
-                    "profile_id": profile,
-                    "decks": k.decks,
-                    "status": "closed",
-                    "dealer": dealer,
-                    "handle": Decimal(k.boxes - 1) + stake,
-                    "settled": Decimal(rng.choice((-1, 0, 1))) * (k.boxes - 1 + stake),
-                    "dealer_upcard": up,
-                    "dealer_total": total,
-                    "dealer_natural": natural_d,
-                    "dealer_bust": total > 21,
-                    "ranks_before_round": before_round,
-                    "ranks_before_dealer": before_dealer,
+                    "box": b,
+                    "hand": 0,
+                    "spot": 0,
+                    "kind": "main",
+                    "player": f"P-{table}-{b}",
+                    "base_stake": stake if b == 1 else Decimal(1),
+                    "natural": naturals[b],
+                    "bust": _total(h)[0] > 21,
+                    "surrendered": False,
+                    "from_split": False,
                 }
             )
-            for b, h in hands.items():
-                t, _ = _total(h)
-                wagers.append(
-                    {
-                        "table_id": table,
-                        "shoe": shoe_id,
-                        "round": rnd,
-                        "box": b,
-                        "hand": 0,
-                        "spot": 0,
-                        "kind": "main",
-                        "player": f"P-{b}",
-                        "base_stake": stake if b == 1 else Decimal(1),
-                        "natural": len(h) == 2 and t == 21,
-                        "bust": t > 21,
-                        "surrendered": False,
-                        "from_split": False,
-                    }
-                )
-    return rounds, wagers
 
 
-def data(
-    *tables: tuple[list[dict[str, Any]], list[dict[str, Any]]],
-) -> StatsData:
-    rounds = [r for t in tables for r in t[0]]
-    wagers = [w for t in tables for w in t[1]]
-    from audit.stats.frames import ROUND_SCHEMA, WAGER_SCHEMA
-
+def data(n: Night) -> StatsData:
+    """The night as the statistics read it."""
     return StatsData.of(
-        pl.DataFrame(rounds, schema=ROUND_SCHEMA), pl.DataFrame(wagers, schema=WAGER_SCHEMA)
+        pl.DataFrame(n.rounds, schema=ROUND_SCHEMA),
+        pl.DataFrame(n.wagers, schema=WAGER_SCHEMA),
+        pl.DataFrame(n.shoes, schema=SHOE_CARDS_SCHEMA),
+        pl.DataFrame(n.orders, schema=ORDER_SCHEMA),
     )

@@ -1,0 +1,155 @@
+"""``stats``: every test has a night that flags it and one that does not.
+
+The nights are dealt from real shuffled shoes by :mod:`tests.stats.fakes`,
+with the stored outcomes' columns; one table of the biased night is dealt
+wrong in each way, and a clean table sits beside them.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+import pytest
+
+from audit.profiles import ProfileRegistry, load_registry
+from audit.stats import Correction, StatsData, StatsResult, adjust, run_stats
+from audit.stats.distributions import chi2_sf, normal_sf, normal_two_sided, poisson_sf
+from audit.stats.shuffle import neighbour_pairs
+from audit.stats.suite import TESTS
+from tests.stats import fakes
+
+EDGE = 0.02
+BIASED = {
+    "T01": fakes.Knobs(short_dealer=0.6),
+    "T02": fakes.Knobs(stripped_tens=16),
+    "T03": fakes.Knobs(weak_shuffle=True, counter=True),
+    "T04": fakes.Knobs(edge=0.3),
+    "T05": fakes.Knobs(stripped_aces=12),
+    "T06": fakes.Knobs(second_deal=0.25),
+    "T07": fakes.Knobs(edge=EDGE),
+}
+CLEAN_TABLE = "T07"
+
+
+def registry(edge: float = EDGE) -> ProfileRegistry:
+    p = load_registry().get("it-casino-6d")
+    rules = p.rules.model_copy(update={"house_edge": Decimal(str(edge))})
+    return ProfileRegistry([p.model_copy(update={"rules": rules})])
+
+
+@pytest.fixture(scope="module")
+def clean() -> StatsResult:
+    night = fakes.Night()
+    for i in range(1, 5):
+        knobs = fakes.Knobs(edge=EDGE)
+        fakes.night(40, seed=11, table=f"T0{i}", dealer=f"D{i}", knobs=knobs, into=night)
+    return run_stats(fakes.data(night), registry())
+
+
+@pytest.fixture(scope="module")
+def biased_night() -> StatsData:
+    night = fakes.Night()
+    for i, (table, knobs) in enumerate(BIASED.items()):
+        fakes.night(40, seed=12, table=table, dealer=f"D{i}", knobs=knobs, into=night)
+    return fakes.data(night)
+
+
+@pytest.fixture(scope="module")
+def biased(biased_night: StatsData) -> StatsResult:
+    return run_stats(biased_night, registry())
+
+
+def flagged(result: StatsResult, test: str) -> set[tuple[str, str]]:
+    return {(r.scope, r.subject.split("/")[0]) for r in result.rows if r.test == test and r.flag}
+
+
+def test_a_clean_night_flags_nothing(clean: StatsResult) -> None:
+    assert {r.test for r in clean.rows} == {t.name for t in TESTS}
+    assert clean.judged > 100
+    assert clean.flags == ()
+
+
+@pytest.mark.parametrize(
+    ("test", "table"),
+    [
+        ("dealer_bust", "T01"),
+        ("dealer_bust_by_upcard", "T01"),
+        ("dealer_outcomes", "T01"),
+        ("dealer_naturals", "T06"),
+        ("player_naturals", "T05"),
+        ("card_ranks", "T02"),
+        ("house_result", "T04"),
+        ("shuffle_neighbours", "T03"),
+    ],
+)
+def test_each_test_flags_the_table_dealt_wrong(biased: StatsResult, test: str, table: str) -> None:
+    where = flagged(biased, test)
+    assert any(t == table for _, t in where), where
+    assert not any(t == CLEAN_TABLE for _, t in where), where
+
+
+def test_count_betting_flags_the_counter_only(biased: StatsResult) -> None:
+    rows = {r.subject: r for r in biased.rows if r.test == "count_betting"}
+    assert rows["P-T03-1"].flag
+    assert rows["P-T03-1"].observed > 0.3  # type: ignore[operator]
+    assert not any(r.flag for s, r in rows.items() if s != "P-T03-1")
+    assert rows[f"P-{CLEAN_TABLE}-1"].adjusted_p is not None  # judged, and not flagged
+
+
+def test_the_dealers_scope_names_the_dealer(biased: StatsResult) -> None:
+    bust = {r.subject for r in biased.rows if r.test == "dealer_bust" and r.scope == "dealer"}
+    assert bust == {f"D{i}" for i in range(len(BIASED))}
+    assert ("dealer", "D0") in flagged(biased, "dealer_bust")
+
+
+def test_jsonl_row_has_cli_md_keys(biased: StatsResult) -> None:
+    row = next(r for r in biased.rows if r.test == "dealer_bust" and r.flag)
+    d = row.to_dict()
+    assert list(d) == [
+        "test", "scope", "subject", "n", "statistic", "p_value", "adjusted_p", "flag",
+        "expected", "observed", "message",
+    ]  # fmt: skip
+    assert d["flag"] is True and d["adjusted_p"] <= 0.001
+    assert d["observed"] < d["expected"]
+    assert "a reason to look" in d["message"]
+
+
+def test_below_its_minimum_a_test_is_shown_but_never_flags() -> None:
+    night = fakes.night(2, seed=3, knobs=fakes.Knobs(short_dealer=1.0, edge=0.9))
+    result = run_stats(fakes.data(night), registry())
+    bust = next(r for r in result.rows if r.test == "dealer_bust" and r.scope == "table")
+    assert bust.n < 100 and bust.p_value is None and bust.adjusted_p is None and not bust.flag
+    assert "not judged: fewer than 100 hands" in bust.message
+    assert not result.flags
+
+
+def test_holm_is_stricter_than_bh(biased_night: StatsData, biased: StatsResult) -> None:
+    bh = run_stats(biased_night, registry(), correction=Correction.bh)
+    assert len(bh.flags) >= len(biased.flags)
+    assert {(r.test, r.subject) for r in biased.flags} <= {(r.test, r.subject) for r in bh.flags}
+
+
+def test_holm_and_bh_adjustments() -> None:
+    p = [0.01, 0.04, 0.03, 0.005, 0.5]
+    # R: p.adjust(c(.01, .04, .03, .005, .5), "holm") and "BH"
+    assert adjust(p, Correction.holm) == pytest.approx([0.04, 0.09, 0.09, 0.025, 0.5])
+    assert adjust(p, Correction.bh) == pytest.approx([0.025, 0.05, 0.05, 0.025, 0.5])
+    assert adjust([], Correction.holm) == []
+
+
+def test_tail_probabilities() -> None:
+    assert normal_sf(3.090232306167813) == pytest.approx(0.001, rel=1e-9)
+    assert normal_two_sided(-1.959963984540054) == pytest.approx(0.05, rel=1e-9)
+    assert chi2_sf(16.918977604620448, 9) == pytest.approx(0.05, rel=1e-9)
+    assert chi2_sf(2.0, 2) == pytest.approx(math.exp(-1.0), rel=1e-12)
+    assert chi2_sf(150.0, 9) == pytest.approx(1.0e-27, rel=0.5)
+    assert poisson_sf(3, 2.0) == pytest.approx(1 - math.exp(-2) * 5, rel=1e-12)
+    assert poisson_sf(0, 5.0) == 1.0
+
+
+def test_neighbour_pairs_of_a_shoe_and_of_itself() -> None:
+    shoe = [f"{r}{s}" for r in "A23456789TJQK" for s in "SHDC"]
+    found, expected = neighbour_pairs(shoe, list(reversed(shoe)))
+    assert found == 0 and expected == pytest.approx(51 * (1 - math.exp(-1 / 52)))
+    assert neighbour_pairs(shoe, shoe)[0] == 51
