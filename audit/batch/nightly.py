@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from pathlib import Path
 
@@ -45,6 +46,7 @@ def write_report(
 ) -> Path:
     """Render the compliance report for ``days`` (default: the latest) into ``out``."""
     from audit.batch.runner import replay_stored_shoe
+    from audit.batch.statistics import report_statistics
     from audit.engine import ShoeContext
     from audit.profiles import load_registry
     from audit.reports import build_report_context, render_report
@@ -59,4 +61,5 @@ def write_report(
         registry=registry,
         replayer=lambda t, s: replay_stored_shoe(store, registry, ShoeKey(t, s), contexts),
     )
+    ctx = dataclasses.replace(ctx, statistics=report_statistics(store, chosen, registry))
     return render_report(ctx, out, fmt, templates_dir=templates)  # type: ignore[arg-type]

@@ -9,10 +9,11 @@ from audit.errors import AuditError
 
 if TYPE_CHECKING:
     from audit.profiles import ProfileRegistry
+    from audit.reports.statistics import StatisticsSection
     from audit.stats import Correction, StatsResult
     from audit.store import Store
 
-__all__ = ["stats_for_days"]
+__all__ = ["report_statistics", "stats_for_days"]
 
 
 def stats_for_days(
@@ -37,3 +38,23 @@ def stats_for_days(
         raise AuditError(f"no audited rounds in gaming day(s) {span}")
     data = StatsData.of(*load_stats_frames(store, first, last))
     return run_stats(data, registry, alpha=alpha, correction=correction)
+
+
+def report_statistics(
+    store: Store,
+    days: list[dt.date],
+    registry: ProfileRegistry,
+    *,
+    show_players: bool = False,
+) -> StatisticsSection | None:
+    """The report's statistics section for ``days`` at the default alpha (None: no rounds)."""
+    from audit.reports.statistics import mask_id, statistics_section
+    from audit.stats import DEFAULT_ALPHA, Correction
+
+    try:
+        result = stats_for_days(
+            store, days, registry, alpha=DEFAULT_ALPHA, correction=Correction.holm
+        )
+    except AuditError:
+        return None
+    return statistics_section(result, mask=None if show_players else mask_id)

@@ -205,6 +205,8 @@ class Rules(BaseModel):
     # the statistics (rules.md is silent: added for the statistical audit)
     house_edge: Decimal | None = Field(
         default=None,
+        ge=-1,
+        le=1,
         description="the house's expected net win per unit of main handle, as this table's "
         "players play (insurance and bonus results in the win); null: unknown, the house "
         "result is shown but not tested",

@@ -621,6 +621,8 @@ class ReportContext:
             critical finding), by href.
         generated_at: when the report was made, or None (the default: byte-identical
             output for the same input).
+        statistics: the statistics section (issue 11, :mod:`audit.reports.statistics`),
+            rendered by ``_partials/statistics.html.j2``; None: not rendered.
     """
 
     title: str
@@ -639,6 +641,7 @@ class ReportContext:
     reproducibility: Reproducibility
     hand_pages: tuple[HandPage, ...] = ()
     generated_at: str | None = None
+    statistics: Any = None
 
 
 # --------------------------------------------------------------------------- JSON

@@ -81,5 +81,5 @@ def card_rank_tests(data: StatsData) -> Iterator[StatRow]:
             f"the widest gap: {name} {percent(obs[worst] / n)} of the cards seen, "
             f"{percent(SHARE[worst])} in a full shoe",
             judged,
-            detail={"observed": dict(zip(RANKS, obs, strict=True)), "n": n},
+            detail={"observed": dict(zip(RANKS, obs, strict=True)), "n": n, "w": w},
         )

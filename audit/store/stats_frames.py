@@ -114,7 +114,12 @@ def load_stats_frames(store: Store, first: dt.date, last: dt.date) -> StatsFrame
 
 
 def audited_days(store: Store) -> list[dt.date]:
-    """The gaming days that have replayed rounds, in order."""
+    """The gaming days that have replayed rounds, in order (none before ``run`` stores any)."""
+    has = store.con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'rounds'"
+    ).fetchone()
+    if not has or not has[0]:
+        return []
     rows = store.con.execute(
         "SELECT DISTINCT gaming_day FROM rounds WHERE gaming_day IS NOT NULL ORDER BY 1"
     ).fetchall()

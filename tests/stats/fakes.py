@@ -18,6 +18,7 @@ from typing import Any
 import polars as pl
 
 from audit.events.cards import full_deck
+from audit.profiles import ProfileRegistry, load_registry
 from audit.stats.dealer import RANKS, rank_index
 from audit.stats.frames import (
     ORDER_SCHEMA,
@@ -237,3 +238,22 @@ def data(n: Night) -> StatsData:
         pl.DataFrame(n.shoes, schema=SHOE_CARDS_SCHEMA),
         pl.DataFrame(n.orders, schema=ORDER_SCHEMA),
     )
+
+
+EDGE = 0.02
+BIASED = {
+    "T01": Knobs(short_dealer=0.6),
+    "T02": Knobs(stripped_tens=16),
+    "T03": Knobs(weak_shuffle=True, counter=True),
+    "T04": Knobs(edge=0.3),
+    "T05": Knobs(stripped_aces=12),
+    "T06": Knobs(second_deal=0.25),
+    "T07": Knobs(edge=EDGE),
+}
+CLEAN_TABLE = "T07"
+
+
+def registry(edge: float = EDGE) -> ProfileRegistry:
+    p = load_registry().get("it-casino-6d")
+    rules = p.rules.model_copy(update={"house_edge": Decimal(str(edge))})
+    return ProfileRegistry([p.model_copy(update={"rules": rules})])

@@ -8,56 +8,15 @@ wrong in each way, and a clean table sits beside them.
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 
 import pytest
 
-from audit.profiles import ProfileRegistry, load_registry
 from audit.stats import Correction, StatsData, StatsResult, adjust, run_stats
 from audit.stats.distributions import chi2_sf, normal_sf, normal_two_sided, poisson_sf
 from audit.stats.shuffle import neighbour_pairs
 from audit.stats.suite import TESTS
 from tests.stats import fakes
-
-EDGE = 0.02
-BIASED = {
-    "T01": fakes.Knobs(short_dealer=0.6),
-    "T02": fakes.Knobs(stripped_tens=16),
-    "T03": fakes.Knobs(weak_shuffle=True, counter=True),
-    "T04": fakes.Knobs(edge=0.3),
-    "T05": fakes.Knobs(stripped_aces=12),
-    "T06": fakes.Knobs(second_deal=0.25),
-    "T07": fakes.Knobs(edge=EDGE),
-}
-CLEAN_TABLE = "T07"
-
-
-def registry(edge: float = EDGE) -> ProfileRegistry:
-    p = load_registry().get("it-casino-6d")
-    rules = p.rules.model_copy(update={"house_edge": Decimal(str(edge))})
-    return ProfileRegistry([p.model_copy(update={"rules": rules})])
-
-
-@pytest.fixture(scope="module")
-def clean() -> StatsResult:
-    night = fakes.Night()
-    for i in range(1, 5):
-        knobs = fakes.Knobs(edge=EDGE)
-        fakes.night(40, seed=11, table=f"T0{i}", dealer=f"D{i}", knobs=knobs, into=night)
-    return run_stats(fakes.data(night), registry())
-
-
-@pytest.fixture(scope="module")
-def biased_night() -> StatsData:
-    night = fakes.Night()
-    for i, (table, knobs) in enumerate(BIASED.items()):
-        fakes.night(40, seed=12, table=table, dealer=f"D{i}", knobs=knobs, into=night)
-    return fakes.data(night)
-
-
-@pytest.fixture(scope="module")
-def biased(biased_night: StatsData) -> StatsResult:
-    return run_stats(biased_night, registry())
+from tests.stats.fakes import BIASED, CLEAN_TABLE, registry
 
 
 def flagged(result: StatsResult, test: str) -> set[tuple[str, str]]:
