@@ -339,6 +339,7 @@ def hand_cmd(
     Example: shoe-audit hand T07 T07-20261128-01 14 --format html --out r14.html
     """
     from audit.cli.output import hand_packet
+    from audit.reports.templating import can_encode
 
     with _open(db, read_only=True) as store:
         text = hand_packet(
@@ -350,6 +351,7 @@ def hand_cmd(
             color=out is None and is_terminal(),
             templates=templates,
             profiles=profiles,
+            ascii_only=out is None and not can_encode(sys.stdout.encoding),
         )
     if out is None:
         sys.stdout.write(text)
@@ -369,17 +371,33 @@ def _report(
     fmt: ReportFormat,
     templates: Path | None,
     profiles: Path | None = None,
+    show_players: bool = False,
 ) -> Path:
     from audit.cli.output import write_report
     from audit.profiles import load_registry
 
     with _open(db, read_only=True) as store:
-        return write_report(store, days, out, fmt.value, templates, load_registry(profiles))
+        return write_report(
+            store,
+            days,
+            out,
+            fmt.value,
+            templates,
+            load_registry(profiles),
+            show_players=show_players,
+        )
 
 
 OutOption = Annotated[Path, typer.Option("--out", help="Folder for the report and its hand pages.")]
 TemplatesOption = Annotated[
     Path | None, typer.Option("--templates", help="Folder of replacement report templates.")
+]
+ShowPlayersOption = Annotated[
+    bool,
+    typer.Option(
+        "--show-players",
+        help="Show player ids in the report's pages (masked by default: reports travel by e-mail).",
+    ),
 ]
 
 
@@ -394,15 +412,18 @@ def report_cmd(
     out: OutOption = Path("audit-reports"),
     templates: TemplatesOption = None,
     profiles: ProfilesOption = None,
+    show_players: ShowPlayersOption = False,
 ) -> None:
     """Render the compliance report (default: the latest gaming day in the database).
+
+    Exit 1 when no round of the selected gaming days was audited.
 
     Example: shoe-audit report --date 2026-11-28 --out audit-reports/
     """
     from audit.cli.output import day_range
 
     days = day_range(_date(date, "--date"), _date(from_, "--from"), _date(to, "--to"))
-    path = _report(db, days, out, fmt, templates, profiles)
+    path = _report(db, days, out, fmt, templates, profiles, show_players)
     typer.echo(f"report: {path}")
 
 
@@ -420,6 +441,7 @@ def nightly_cmd(
     ] = None,
     day_start: DayStartOption = "06:00",
     profiles: ProfilesOption = None,
+    show_players: ShowPlayersOption = False,
 ) -> None:
     """The nightly job: ingest, run, and report the gaming days just ingested.
 
@@ -437,7 +459,7 @@ def nightly_cmd(
 
         with _open(db, read_only=True) as store:
             days = [latest_gaming_day(store)]
-    path = _report(db, days, out, fmt, templates, profiles)
+    path = _report(db, days, out, fmt, templates, profiles, show_players)
     typer.echo(f"report: {path}")
     if fail_on is not None:
         with _open(db, read_only=True) as store:

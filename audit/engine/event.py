@@ -83,10 +83,14 @@ def money(value: Cents | None) -> Decimal | None:
     """
     if value is None:
         return None
-    if isinstance(value, Fraction):
-        d = Decimal(value.numerator) / Decimal(value.denominator) / _HUNDRED
-    else:
-        d = Decimal(value) / _HUNDRED
+    if type(value) is int:
+        whole, cent = divmod(value, 100)
+        if cent == 0:
+            return Decimal(whole)
+        if cent % 10 == 0:
+            return Decimal(value // 10).scaleb(-1)
+        return Decimal(value).scaleb(-2)
+    d = Decimal(value.numerator) / Decimal(value.denominator) / _HUNDRED
     return Decimal(int(d)) if d == d.to_integral_value() else d.normalize()
 
 

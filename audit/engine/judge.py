@@ -8,7 +8,7 @@ both wrongly and late is its amount code only; the order check covers the final
 pass only.
 
 :func:`judge_round` reads the round and changes nothing; it returns the
-wagers' records, each with the engine's verdict, and the breaches, which the
+judged wagers, each with the engine's verdict, and the breaches, which the
 round records.
 """
 
@@ -189,7 +189,7 @@ def _judge_wager(rnd: Round, w: Wager, quiet_missing: bool) -> Breach | None:
             f"{where} {w.kind}: never settled; due {money_str(money(w.due))} ({w.outcome})",
             expected=w.due,
             actual=0,
-            events=rnd.event_ids[-1:],
+            events=[x for x in (rnd.last_event,) if x],
             **common,  # type: ignore[arg-type]
         )
     ids = [s.event_id for s in w.settles]
@@ -318,7 +318,7 @@ def _late_breach(rnd: Round, late: Late, by_key: dict[WagerKey, Wager]) -> Breac
     )
 
 
-def judge_round(rnd: Round) -> tuple[list[WagerRecord], list[Breach]]:
+def judge_round(rnd: Round) -> tuple[list[Wager], list[Breach]]:
     """Judge every wager of a finished round (rules.md, the ``PAY_`` codes).
 
     ``PAY_MISSING`` (never settled; a missing prize is ``PAY_BONUS``),
@@ -344,7 +344,7 @@ def judge_round(rnd: Round) -> tuple[list[WagerRecord], list[Breach]]:
             Breach(
                 Code.LOG_INCOMPLETE,
                 f"round {rnd.number} ended with stakes and no card dealt",
-                tuple(rnd.event_ids[-1:]),
+                tuple(x for x in (rnd.last_event,) if x),
             )
         )
     quiet = not rnd.dealt and not rnd.voided
@@ -386,7 +386,7 @@ def judge_round(rnd: Round) -> tuple[list[WagerRecord], list[Breach]]:
             breaches.append(order)
     if rnd.steps is not None:
         _annotate_settle_steps(rnd, wagers)
-    return [_record(w) for w in wagers], breaches
+    return wagers, breaches
 
 
 def _annotate_settle_steps(rnd: Round, wagers: list[Wager]) -> None:
@@ -405,7 +405,8 @@ def _annotate_settle_steps(rnd: Round, wagers: list[Wager]) -> None:
             )
 
 
-def _record(w: Wager) -> WagerRecord:
+def wager_record(w: Wager) -> WagerRecord:
+    """The judged wager as the frozen record pages render (money as ``Decimal``)."""
     return WagerRecord(
         box=w.box,
         hand=w.hand,

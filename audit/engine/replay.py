@@ -17,6 +17,8 @@ from dataclasses import replace
 from audit.engine.dealer import dealer_natural
 from audit.engine.event import RoundEvent, cents, round_event
 from audit.engine.hands import best_total, is_soft
+from audit.engine.judge import wager_record
+from audit.engine.outcome import RoundRow, ShoeOutcome, WagerRow, round_rows
 from audit.engine.result import (
     DealerRecord,
     HandRecord,
@@ -308,7 +310,7 @@ class _Shoe:
             Breach(
                 Code.LOG_INCOMPLETE,
                 f"round {rnd.number} was never closed when {e.type} {e.id!r} came",
-                (*rnd.event_ids[-1:], e.id),
+                (*[x for x in (rnd.last_event,) if x], e.id),
             ),
             rnd.number,
         )
@@ -334,7 +336,7 @@ class _Shoe:
                 self.shoe_step(e, f"{e.type} for round {e.round}, which is over (not replayed)")
                 return
             rnd = self.start_round(e.round, e)
-        rnd.event_ids.append(e.id)
+        rnd.last_event = e.id
         rnd.last_seq = e.seq
         etype = e.type
         if etype == "card":
@@ -464,7 +466,7 @@ class _Shoe:
             round=rnd.number,
             status=rnd.status if judged else "open",
             steps=steps,
-            wagers=rnd.wagers if judged else (),
+            wagers=tuple(wager_record(w) for w in rnd.wagers) if judged else (),
             hands=hands,
             dealer=dealer,
             findings=findings,
@@ -524,20 +526,15 @@ def replay_shoe(
     return replay_shoe_of(table, shoe_id, events, profile, context, trace=trace)
 
 
-def replay_shoe_of(
+def _replayed(
     table: str | None,
     shoe_id: str | None,
     events: Sequence[ShoeEvent],
     profile: Profile | None,
-    context: ShoeContext = ShoeContext(),
-    *,
-    trace: bool = True,
-) -> ShoeReplay:
-    """:func:`replay_shoe` for a shoe whose table and shoe id the caller knows.
-
-    (A :class:`~audit.engine.event.RoundEvent` does not carry them: ``run``
-    builds events per shoe.)
-    """
+    context: ShoeContext,
+    trace: bool,
+) -> tuple[FindingSink, _Shoe | None, list[ShoeEvent]]:
+    """Replay a shoe: its findings, and its state (None for an unknown profile)."""
     sink = FindingSink(table, shoe_id)
     evs = [e if type(e) is RoundEvent else round_event(e) for e in events]  # type: ignore[arg-type]
     if profile is None:
@@ -552,6 +549,30 @@ def replay_shoe_of(
             )
         )
         _unknown_type_findings(evs, sink)
+        return sink, None, evs
+    _unknown_type_findings(evs, sink)
+    shoe = _Shoe(profile, context, sink, trace)
+    for i, e in enumerate(evs):
+        shoe.event(e, i)
+    return sink, shoe, evs
+
+
+def replay_shoe_of(
+    table: str | None,
+    shoe_id: str | None,
+    events: Sequence[ShoeEvent],
+    profile: Profile | None,
+    context: ShoeContext = ShoeContext(),
+    *,
+    trace: bool = True,
+) -> ShoeReplay:
+    """:func:`replay_shoe` for a shoe whose table and shoe id the caller knows.
+
+    (A :class:`~audit.engine.event.RoundEvent` does not carry them.)
+    """
+    sink, shoe, evs = _replayed(table, shoe_id, events, profile, context, trace)
+    if shoe is None:
+        opened = next((e for e in evs if isinstance(e, m.ShoeOpen)), None)
         return ShoeReplay(
             table=table,
             shoe=shoe_id,
@@ -563,10 +584,7 @@ def replay_shoe_of(
             banker=context.banker,
             banker_streak=context.banker_rounds_before,
         )
-    _unknown_type_findings(evs, sink)
-    shoe = _Shoe(profile, context, sink, trace)
-    for i, e in enumerate(evs):
-        shoe.event(e, i)
+    assert profile is not None
     codes: dict[str, list[str]] = {}
     if trace:
         for f in sink.items:
@@ -602,3 +620,33 @@ def replay_shoe_of(
         banker=shoe.banker,
         banker_streak=shoe.streak,
     )
+
+
+def audit_shoe(
+    table: str | None,
+    shoe_id: str | None,
+    events: Sequence[ShoeEvent],
+    profile: Profile | None,
+    context: ShoeContext = ShoeContext(),
+) -> ShoeOutcome:
+    """Replay one shoe as ``run`` does: its findings and the outcome rows it stores.
+
+    The same replay as :func:`replay_shoe`, without the step trace and the frozen
+    records pages need (:mod:`audit.engine.outcome`).
+    """
+    sink, shoe, _ = _replayed(table, shoe_id, events, profile, context, False)
+    findings = tuple(sorted(sink.items, key=lambda f: f.round or 0))
+    if shoe is None:
+        return ShoeOutcome(
+            findings, [], [], context.banker, context.banker_rounds_before, replayed=False
+        )
+    by_round: dict[int | None, list[Finding]] = {}
+    for f in findings:
+        by_round.setdefault(f.round, []).append(f)
+    rounds: list[RoundRow] = []
+    wagers: list[WagerRow] = []
+    for number in sorted(shoe.rounds):
+        row, ws = round_rows(table, shoe_id, shoe.rounds[number], by_round.get(number, ()))
+        rounds.append(row)
+        wagers.extend(ws)
+    return ShoeOutcome(findings, rounds, wagers, shoe.banker, shoe.streak, replayed=True)

@@ -42,7 +42,7 @@ from audit.findings import Code
 from audit.profiles.model import Rules
 
 if TYPE_CHECKING:
-    from audit.engine.result import WagerRecord
+    from audit.engine.judge import Wager
 
 
 class Phase(IntEnum):
@@ -106,7 +106,7 @@ class Round:
         self.phase = Phase.BETTING
         self.status = "open"
         self.steps: list[Step] | None = [] if trace else None
-        self.event_ids: list[str] = []
+        self.last_event: str | None = None
         self.first_seq: int | None = None
         self.last_seq: int | None = None
         # betting
@@ -120,6 +120,7 @@ class Round:
         self.boxes_made = False
         self.plan: tuple[Any, ...] = ()
         self.deal_k = 0
+        self.deal_needed = 0
         self.deal_flagged = False
         self.pending_dealer: RoundEvent | None = None
         self.played = False
@@ -147,7 +148,7 @@ class Round:
         # the end
         self.settles: list[SettleRec] = []
         self.void_event: str | None = None
-        self.wagers: tuple[WagerRecord, ...] = ()
+        self.wagers: list[Wager] = []
         self.judged = False
 
     # ================================================================== helpers
@@ -273,7 +274,8 @@ class Round:
 
     def open(self, e: RoundEvent, index: int) -> None:
         """``round_open``: a new round at this shoe."""
-        self.step(e, f"round {e.round} opens")
+        if self.steps is not None:
+            self.step(e, f"round {e.round} opens")
 
     def bet(self, e: RoundEvent, index: int) -> None:
         """A stake placed, changed or withdrawn (``amount`` 0).
@@ -307,16 +309,17 @@ class Round:
         if self.steps is not None:
             who = f" ({e.player})" if e.player else ""
             verb = "withdraws" if e.amount == 0 else "bets"
-            self.step(
-                e,
-                f"box {e.box} spot {e.spot}{who} {verb} {money(e.amount)}"
-                + (" after no more bets" if late else ""),
-                box=e.box,
-                spot=e.spot,
-                amount=money(e.amount),
-                allowed=not late,
-                why_not="betting was closed" if late else None,
-            )
+            if self.steps is not None:
+                self.step(
+                    e,
+                    f"box {e.box} spot {e.spot}{who} {verb} {money(e.amount)}"
+                    + (" after no more bets" if late else ""),
+                    box=e.box,
+                    spot=e.spot,
+                    amount=money(e.amount),
+                    allowed=not late,
+                    why_not="betting was closed" if late else None,
+                )
 
     def _late_stake(self, box_no: int, spot: int, amount: int, player: str | None) -> None:
         box = self.boxes.get(box_no)
@@ -362,7 +365,8 @@ class Round:
         """«Rien ne va plus»: from here no stake may change."""
         already = self.phase > Phase.BETTING
         self.close_betting(e.id)
-        self.step(e, "no more bets" + (" (betting had already closed)" if already else ""))
+        if self.steps is not None:
+            self.step(e, "no more bets" + (" (betting had already closed)" if already else ""))
 
     def start_burn(self, e: m.Burn) -> None:
         """001: «A puntate effettuate, il banchiere chiude il gioco, bruciando 5 carte».
@@ -391,11 +395,11 @@ class Round:
             b.hands = [h]
             self.order.append(h)
         self.plan = deal_plan(self.rules.initial_deal, sorted(self.boxes))
+        self.deal_needed = 2 * len(self.order) + self.rules.initial_deal.dealer_cards
 
     def _deal_complete(self) -> bool:
-        if len(self.dealer) < self.rules.initial_deal.dealer_cards:
-            return False
-        return all(len(h.cards) >= 2 for h in self.order if h.number == 0)
+        """Every staked box has its two cards and the dealer his (the deal's plan is served)."""
+        return self.deal_needed <= 0
 
     def _end_deal(self, index: int) -> None:
         self.phase = Phase.INSURANCE
@@ -419,8 +423,8 @@ class Round:
 
     def card(self, e: RoundEvent, index: int, pos: int) -> None:
         """One card leaves the shoe and is placed (betting closes at the first card)."""
-        self.close_betting(e.id)
         if not self.boxes_made:
+            self.close_betting(e.id)
             self.make_boxes()
         self.draws.append(index)
         seat = DEALER if e.to == "dealer" else e.box
@@ -449,8 +453,10 @@ class Round:
         slot = self.plan[self.deal_k] if self.deal_k < len(self.plan) else None
         b = self.boxes.get(seat) if seat != DEALER else None
         staked = b is not None and not b.phantom
-        want = expected_face(self.rules.initial_deal, seat, len(self.dealer))
-        problems = deal_problems(slot, seat, e.face_up, want, staked, e.hand)
+        problems: list[str] = []
+        if slot is None or slot.seat != seat or slot.face_up != e.face_up or e.hand:
+            want = expected_face(self.rules.initial_deal, seat, len(self.dealer))
+            problems = deal_problems(slot, seat, e.face_up, want, staked, e.hand)
         self.deal_k += 1
         if problems and not self.deal_flagged:
             self.deal_flagged = True
@@ -467,20 +473,28 @@ class Round:
                 )
             )
         assert e.card is not None
+        h: Hand | None = None
         if seat == DEALER:
+            if len(self.dealer) < self.rules.initial_deal.dealer_cards:
+                self.deal_needed -= 1
             self._add_dealer_card(e, index)
-            kw: dict[str, Any] = {"cards": tuple(self.dealer)}
-            kw.update(total=best_total(self.dealer), soft=is_soft(self.dealer))
-            desc = f"{e.card} to the dealer"
         else:
             hand_no = e.hand or 0
             h = b.hand(hand_no) if b is not None and staked else None
             if h is None:
                 h = self._phantom(seat, hand_no)
+            elif hand_no == 0 and len(h.cards) < 2:
+                self.deal_needed -= 1
             self._add_card(h, e.card, e.id, index)
-            kw = self._hand_kw(h)
-            desc = f"{e.card} to box {e.box} hand {e.hand}"
         if self.steps is not None:
+            if seat == DEALER:
+                desc = f"{e.card} to the dealer"
+                kw: dict[str, Any] = {"cards": tuple(self.dealer)}
+                kw.update(total=best_total(self.dealer), soft=is_soft(self.dealer))
+            else:
+                desc = f"{e.card} to box {e.box} hand {e.hand}"
+                assert h is not None
+                kw = self._hand_kw(h)
             self.step(
                 e,
                 f"deal: {desc} (pos {pos})",
@@ -493,7 +507,7 @@ class Round:
                 why_not="; ".join(problems) or None,
                 **kw,
             )
-        if self._deal_complete():
+        if self.deal_needed <= 0:
             self._end_deal(index)
 
     # ================================================================== play
@@ -724,14 +738,15 @@ class Round:
         hand_no = e.hand or 0
         h = self._hand_for(e, e.box, hand_no, e.word)
         if h is None:
-            self.step(
-                e,
-                f"{e.word} for box {e.box} hand {hand_no}: no such hand",
-                box=e.box,
-                hand=hand_no,
-                allowed=False,
-                why_not="no such hand",
-            )
+            if self.steps is not None:
+                self.step(
+                    e,
+                    f"{e.word} for box {e.box} hand {hand_no}: no such hand",
+                    box=e.box,
+                    hand=hand_no,
+                    allowed=False,
+                    why_not="no such hand",
+                )
             return
         if self.phase in (Phase.DEAL, Phase.INSURANCE):
             self.phase = Phase.PLAY
@@ -907,13 +922,14 @@ class Round:
         if self._hand_for(e, e.box, hand_no, "objection") is not None:
             self.objections.setdefault((e.box, hand_no, e.word), []).append(e.id)
         effect = "" if self.rules.split_double_unanimity else " (no effect under this profile)"
-        self.step(
-            e,
-            f"box {e.box} hand {hand_no} spot {e.spot} objects to a {e.word}{effect}",
-            box=e.box,
-            hand=hand_no,
-            spot=e.spot,
-        )
+        if self.steps is not None:
+            self.step(
+                e,
+                f"box {e.box} hand {hand_no} spot {e.spot} objects to a {e.word}{effect}",
+                box=e.box,
+                hand=hand_no,
+                spot=e.spot,
+            )
 
     def insurance_bet(self, e: RoundEvent, index: int) -> None:
         """Insurance against a dealer ace (000): at most half the stake, before any third card.
@@ -936,15 +952,16 @@ class Round:
                     spot=e.spot,
                 )
             )
-            self.step(
-                e,
-                f"box {e.box} spot {e.spot} insures {money(e.amount)}: no such box",
-                box=e.box,
-                spot=e.spot,
-                amount=money(e.amount),
-                allowed=False,
-                why_not="no such box",
-            )
+            if self.steps is not None:
+                self.step(
+                    e,
+                    f"box {e.box} spot {e.spot} insures {money(e.amount)}: no such box",
+                    box=e.box,
+                    spot=e.spot,
+                    amount=money(e.amount),
+                    allowed=False,
+                    why_not="no such box",
+                )
             return
         stake = b.hands[0].stakes.get(e.spot, 0) if b.hands else 0
         r = self.rules
@@ -982,15 +999,16 @@ class Round:
             )
         old, ids = self.insurance.get((e.box, e.spot), (0, []))
         self.insurance[(e.box, e.spot)] = (old + e.amount, [*ids, e.id])
-        self.step(
-            e,
-            f"box {e.box} spot {e.spot} insures {money(e.amount)}",
-            box=e.box,
-            spot=e.spot,
-            amount=money(e.amount),
-            allowed=not reasons,
-            why_not="; ".join(why for _, why in reasons) or None,
-        )
+        if self.steps is not None:
+            self.step(
+                e,
+                f"box {e.box} spot {e.spot} insures {money(e.amount)}",
+                box=e.box,
+                spot=e.spot,
+                amount=money(e.amount),
+                allowed=not reasons,
+                why_not="; ".join(why for _, why in reasons) or None,
+            )
 
     def even_money(self, e: RoundEvent, index: int) -> None:
         """Even money (001): a blackjack against a dealer ace taken 1:1 at once.
@@ -1026,15 +1044,16 @@ class Round:
             # binding whatever the profile says (the breach is its own finding).
             if h.natural and self.dealer and is_ace(self.dealer[0]):
                 h.even_money.add(e.spot)
-        self.step(
-            e,
-            f"box {e.box} spot {e.spot} takes even money",
-            box=e.box,
-            hand=0,
-            spot=e.spot,
-            allowed=h is not None and not reasons,
-            why_not="; ".join(reasons) or ("no such hand" if h is None else None),
-        )
+        if self.steps is not None:
+            self.step(
+                e,
+                f"box {e.box} spot {e.spot} takes even money",
+                box=e.box,
+                hand=0,
+                spot=e.spot,
+                allowed=h is not None and not reasons,
+                why_not="; ".join(reasons) or ("no such hand" if h is None else None),
+            )
 
     # ================================================================== the exposed card
 
@@ -1050,7 +1069,8 @@ class Round:
                     seats.append(h.box)
             seats.append(DEALER)
             self.exposed = Exposed(card=e.card, event_id=e.id, candidates=seats)
-        self.step(e, f"{e.card} exposed", card=e.card)
+        if self.steps is not None:
+            self.step(e, f"{e.card} exposed", card=e.card)
 
     def _exposed_breach(self, ex: Exposed | None, message: str, event_id: str) -> None:
         if ex is not None:
@@ -1111,10 +1131,11 @@ class Round:
                 if e.accepted:
                     ex.accepted = seat
         verb = "accepts" if e.accepted else "refuses"
-        self.step(
-            e, f"{e.card} offered: {where(seat)} {verb}", card=e.card, target=e.to, box=e.box,
-            allowed=ok,
-        )  # fmt: skip
+        if self.steps is not None:
+            self.step(
+                e, f"{e.card} offered: {where(seat)} {verb}", card=e.card, target=e.to, box=e.box,
+                allowed=ok,
+            )  # fmt: skip
 
     def burn(self, e: m.Burn, index: int) -> None:
         """A burn during the round: only an exposed card refused by all may be burned (000)."""
@@ -1140,7 +1161,8 @@ class Round:
                     "exposed-card procedure",
                     e.id,
                 )
-        self.step(e, f"burn {','.join(e.cards) or e.n_cards}", allowed=ok)
+        if self.steps is not None:
+            self.step(e, f"burn {','.join(e.cards) or e.n_cards}", allowed=ok)
 
     # ================================================================== the dealer
 
@@ -1176,7 +1198,9 @@ class Round:
             out_of_turn = False if exempt else self._pass_to(None, e.id, skip) is not None
             self.phase = Phase.DEALER
         before = list(self.dealer)
-        word = dealer_rule_word(before, self.rules, self.all_decided()) if before else "draw"
+        word = None
+        if self.steps is not None:
+            word = dealer_rule_word(before, self.rules, self.all_decided()) if before else "draw"
         why = None
         if out_of_turn:
             why = "a player hand still needed its card"
@@ -1210,19 +1234,20 @@ class Round:
         if self.steps is None:
             return
         rule = f"; the rule said {word}" if word else ""
-        self.step(
-            e,
-            f"{e.card} to the dealer (pos {pos}){rule}",
-            pos=pos,
-            card=e.card,
-            target="dealer",
-            cards=tuple(self.dealer),
-            total=best_total(self.dealer),
-            soft=is_soft(self.dealer),
-            dealer_rule=word,
-            allowed=why is None,
-            why_not=why,
-        )
+        if self.steps is not None:
+            self.step(
+                e,
+                f"{e.card} to the dealer (pos {pos}){rule}",
+                pos=pos,
+                card=e.card,
+                target="dealer",
+                cards=tuple(self.dealer),
+                total=best_total(self.dealer),
+                soft=is_soft(self.dealer),
+                dealer_rule=word,
+                allowed=why is None,
+                why_not=why,
+            )
 
     def _hole_card(self, e: RoundEvent) -> None:
         """The dealer's second card came in the initial deal: this game deals no hole card."""
@@ -1273,7 +1298,7 @@ class Round:
             return
         for h in self.order:
             if not h.ended:
-                self.stand(h, h.card_events[-1] if h.card_events else self.event_ids[-1])
+                self.stand(h, h.card_events[-1] if h.card_events else self.last_event or "")
         d = self.dealer
         if not d or self.all_decided() or not dealer_must_draw(d, self.rules):
             return
@@ -1293,7 +1318,8 @@ class Round:
 
     def cut_card_out(self, e: RoundEvent, index: int) -> None:
         """``cut_card_out``: this round is the last of the shoe (the shoe notes it)."""
-        self.step(e, "the cut card came out: this round is the last")
+        if self.steps is not None:
+            self.step(e, "the cut card came out: this round is the last")
 
     def settle(self, e: RoundEvent, index: int) -> None:
         """A settlement: recorded now, judged when the round is over (:mod:`audit.engine.judge`)."""
@@ -1302,25 +1328,29 @@ class Round:
             self.phase = Phase.SETTLEMENT
         hand_no = e.hand or 0
         kind = e.word or "main"
-        step = self.step(
-            e,
-            f"settle box {e.box} hand {hand_no} spot {e.spot} {kind}: {money(e.amount)}",
-            box=e.box,
-            hand=hand_no,
-            spot=e.spot,
-            amount=money(e.amount),
-        )
+        step = -1
+        if self.steps is not None:
+            step = self.step(
+                e,
+                f"settle box {e.box} hand {hand_no} spot {e.spot} {kind}: {money(e.amount)}",
+                box=e.box,
+                hand=hand_no,
+                spot=e.spot,
+                amount=money(e.amount),
+            )
         self.settles.append(SettleRec(e.box, hand_no, e.spot, kind, e.amount, e.id, index, step))
 
     def void(self, e: RoundEvent, index: int) -> None:
         """The round is declared void (misdeal): every stake returned, settle 0."""
         if self.void_event is None:
             self.void_event = e.id
-        self.step(e, f"round void: {e.word}")
+        if self.steps is not None:
+            self.step(e, f"round void: {e.word}")
 
     def close_event_step(self, e: RoundEvent, index: int) -> None:
         """``round_close``: the step only; the shoe closes the round."""
-        self.step(e, f"round {e.round} closes")
+        if self.steps is not None:
+            self.step(e, f"round {e.round} closes")
 
     def finish(self, status: str) -> None:
         """The round is over (``closed``, or ``incomplete``): the dealer's end, then judgement."""
@@ -1333,7 +1363,7 @@ class Round:
         wagers, breaches = judge_round(self)
         for b in breaches:
             self.flag(b)
-        self.wagers = tuple(wagers)
+        self.wagers = wagers
         self.judged = True
         self.phase = Phase.CLOSED
 
