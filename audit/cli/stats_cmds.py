@@ -191,28 +191,44 @@ def _cell(value: object, raw: bool) -> str:
 
 
 def _write_table(result: StatsResult, out: TextIO) -> None:
+    """Judged rows (flags first) as a table; each flag's sentence below it in full."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(header_style="bold", show_lines=False)
-    for col in ("flag", "test", "scope", "subject", "n", "p", "adjusted", "message"):
-        table.add_column(col, overflow="fold")
-    rows = sorted(result.rows, key=lambda r: (not r.flag, r.test, r.scope, r.subject))
-    for r in rows:
+    console = Console(file=out, highlight=False, markup=False)
+    table = Table(header_style="bold", show_lines=False, box=None, pad_edge=False)
+    for col, justify in (
+        ("flag", "left"),
+        ("test", "left"),
+        ("scope", "left"),
+        ("subject", "left"),
+        ("n", "right"),
+        ("p", "right"),
+        ("adjusted", "right"),
+    ):
+        table.add_column(col, justify=justify, no_wrap=col != "subject", overflow="fold")  # type: ignore[arg-type]
+    judged = [r for r in result.rows if r.adjusted_p is not None]
+    for r in sorted(judged, key=lambda r: (not r.flag, r.adjusted_p, r.test, r.scope, r.subject)):
         table.add_row(
             Text("FLAG", style="bold red") if r.flag else Text(""),
             Text(r.test),
             Text(r.scope),
             Text(r.subject),
             Text(f"{r.n:,}"),
-            Text("" if r.p_value is None else f"{r.p_value:.2g}"),
-            Text("" if r.adjusted_p is None else f"{r.adjusted_p:.2g}"),
-            Text(r.message),
+            Text(f"{r.p_value:.2g}" if r.p_value is not None else ""),
+            Text(f"{r.adjusted_p:.2g}"),
         )
-    console = Console(file=out, highlight=False, markup=False)
     console.print(table)
+    for r in result.flags:
+        console.print(Text(f"FLAG {r.test}: {r.message}"))
+    hidden = len(result.rows) - len(judged)
     console.print(
         f"{len(result.rows):,} tests, {result.judged:,} judged; {len(result.flags):,} flagged "
         f"at alpha {result.alpha:g} ({result.correction.value} correction)"
+        + (
+            f"; {hidden:,} below their minimum sample not shown (see --format jsonl)"
+            if hidden
+            else ""
+        )
     )

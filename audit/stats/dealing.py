@@ -123,8 +123,10 @@ def dealer_rounds(data: StatsData, registry: ProfileRegistry) -> pl.DataFrame:
         )
     )
     parts = []
-    for pid, rule in rules.items():
-        part = frame.filter(pl.col("profile_id") == pid)
+    # one evaluation per dealer rule, whatever the profiles that share it
+    for rule in sorted(set(rules.values()), key=lambda r: r.name):
+        pids = [pid for pid, r in rules.items() if r == rule]
+        part = frame.filter(pl.col("profile_id").is_in(pids))
         if part.is_empty():
             continue
         low = int(rule.outcomes[0])
@@ -226,7 +228,7 @@ def _bust_by_upcard(hands: pl.DataFrame) -> Iterator[StatRow]:
             chi2_sf(x2, df) if judged else None,
             {u: c["e"] / c["n"] for u, c in cells.items()},
             {u: c["o"] / c["n"] for u, c in cells.items()},
-            f"{subject_words(scope, subject)}: bust rates behind {df} up cards against their "
+            f"{subject_words(scope, subject)}: bust rates behind {df} up card(s) against their "
             f"exact chances, chi-square {x2:.1f} on {df} degrees of freedom{worst}",
             judged,
             detail={"upcards": cells},

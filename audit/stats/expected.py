@@ -15,9 +15,19 @@ from collections import defaultdict
 
 import polars as pl
 
-from audit.stats.dealer import RANKS, DealerGraph, DealerRule, dealer_graph
+from audit.stats.dealer import (
+    RANKS,
+    DealerGraph,
+    DealerRule,
+    dealer_graph,
+    outcome_probabilities,
+)
 
-__all__ = ["REMAINING", "expected_outcomes", "outcome_columns"]
+__all__ = ["REMAINING", "SMALL", "expected_outcomes", "outcome_columns"]
+
+SMALL = 120
+"""Below this many rows per up card, the recursion runs row by row in Python: planning the
+polars query costs more than that (about a third of a second per up card)."""
 
 REMAINING = tuple(f"left_{r}" for r in RANKS)
 """Columns holding the cards left per rank when the dealer starts drawing."""
@@ -41,8 +51,20 @@ def expected_outcomes(frame: pl.DataFrame, rule: DealerRule) -> pl.DataFrame:
     indexed = frame.with_row_index("_row")
     parts = []
     for (upcard,), part in indexed.group_by(["upcard"], maintain_order=True):
-        parts.append(_evaluate(part, dealer_graph(int(upcard), rule), cols))
+        graph = dealer_graph(int(upcard), rule)
+        if len(part) < SMALL:
+            parts.append(_rows(part, graph, cols))
+        else:
+            parts.append(_evaluate(part, graph, cols))
     return pl.concat(parts).sort("_row").drop("_row")
+
+
+def _rows(part: pl.DataFrame, graph: DealerGraph, cols: tuple[str, ...]) -> pl.DataFrame:
+    lefts = part.select(REMAINING).rows()
+    probs = [outcome_probabilities(graph, left) for left in lefts]
+    return part.with_columns(
+        pl.Series(c, [p[i] for p in probs], dtype=pl.Float64) for i, c in enumerate(cols)
+    )
 
 
 def _evaluate(part: pl.DataFrame, graph: DealerGraph, cols: tuple[str, ...]) -> pl.DataFrame:

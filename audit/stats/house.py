@@ -44,6 +44,10 @@ def _money(d: Decimal) -> str:
     return f"{d:,.2f}"
 
 
+def _won(d: Decimal) -> str:
+    return f"won {_money(d)}" if d >= 0 else f"lost {_money(-d)}"
+
+
 def house_tests(data: StatsData, registry: ProfileRegistry) -> Iterator[StatRow]:
     """``house_result`` per table, dealer and gaming day."""
     edges = {}
@@ -102,7 +106,7 @@ def house_tests(data: StatsData, registry: ProfileRegistry) -> Iterator[StatRow]
             normal_two_sided(z) if judged else None,
             edge,
             hold,
-            f"{subject_words(scope, subject)}: the house won {_money(r['won'])} on a handle of "
+            f"{subject_words(scope, subject)}: the house {_won(r['won'])} on a handle of "
             f"{_money(r['handled'])} over {n:,} rounds, a hold of {percent(hold, 2)} against "
             f"an expected edge of {percent(edge, 2)} ± {percent(Z95 * se, 2)} (95% band)"
             + "".join(f"; {m}" for m in marks),

@@ -36,7 +36,7 @@ WHERE r.gaming_day BETWEEN ? AND ?
 
 _WAGERS = """
 SELECT w.table_id, w.shoe, w.round, w.box, w.hand, w.spot, w.kind, w.player, w.base_stake,
-       w.natural, w.bust, w.surrendered, w.from_split
+       w."natural", w.bust, w.surrendered, w.from_split
 FROM wagers w JOIN rounds r USING (table_id, shoe, round)
 WHERE r.gaming_day BETWEEN ? AND ? AND w.kind = 'main'
 """
@@ -91,7 +91,8 @@ GROUP BY ALL
 
 
 def _frame(store: Store, sql: str, days: tuple[dt.date, dt.date]) -> pl.DataFrame:
-    frame: pl.DataFrame = store.con.execute(sql, list(days)).pl()
+    # a relation straight to polars (through Arrow): no Python objects per row
+    frame: pl.DataFrame = store.con.sql(sql, params=list(days)).pl()
     return frame
 
 
