@@ -10,7 +10,8 @@ from audit.errors import AuditError
 if TYPE_CHECKING:
     from audit.profiles import ProfileRegistry
     from audit.reports.statistics import StatisticsSection
-    from audit.stats import Correction, StatsResult
+    from audit.stats import Correction
+    from audit.stats.suite import StatsResult
     from audit.store import Store
 
 __all__ = ["report_statistics", "stats_for_days"]
@@ -25,7 +26,8 @@ def stats_for_days(
     correction: Correction,
 ) -> StatsResult:
     """Every test over the audited rounds of ``days`` (default: the latest audited day)."""
-    from audit.stats import StatsData, run_stats
+    from audit.stats.frames import StatsData
+    from audit.stats.suite import run_stats
     from audit.store.stats_frames import audited_days, load_stats_frames
 
     audited = audited_days(store)
@@ -49,7 +51,8 @@ def report_statistics(
 ) -> StatisticsSection | None:
     """The report's statistics section for ``days`` at the default alpha (None: no rounds)."""
     from audit.reports.statistics import mask_id, statistics_section
-    from audit.stats import DEFAULT_ALPHA, Correction
+    from audit.stats import Correction
+    from audit.stats.suite import DEFAULT_ALPHA
 
     try:
         result = stats_for_days(

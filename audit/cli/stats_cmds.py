@@ -15,7 +15,8 @@ from audit.cli.app import app
 from audit.cli.common import DbOption, ProfilesOption, boundary, is_terminal
 
 if TYPE_CHECKING:
-    from audit.stats import StatsResult, TheoryTable
+    from audit.stats import TheoryTable
+    from audit.stats.suite import StatsResult
 
 EXIT_FLAGGED = 3
 

@@ -18,9 +18,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from audit.stats import RANKS, StatRow, StatsResult
+from audit.stats import RANKS, StatRow
 from audit.stats.cards import SHARE
 from audit.stats.house import KANSAS_POINTS, Z95
+from audit.stats.suite import StatsResult
 
 __all__ = [
     "FlagLine",

@@ -9,33 +9,28 @@
   :mod:`~audit.stats.shuffle` and :mod:`~audit.stats.counting`.
 
 Pure: frames and profiles in, rows out; no I/O (the queries are
-:mod:`audit.store.stats_frames`).
+:mod:`audit.store.stats_frames`). This package's top level imports no polars
+(``theory`` starts quickly): the frame-based modules are imported by name
+(``from audit.stats.suite import run_stats``).
 """
 
 from audit.stats.correction import Correction, adjust
 from audit.stats.dealer import RANKS, DealerRule, dealer_graph, outcome_probabilities
-from audit.stats.frames import StatsData
 from audit.stats.rows import STAT_KEYS, StatRow, TestSpec
-from audit.stats.suite import DEFAULT_ALPHA, TESTS, StatsResult, run_stats
 from audit.stats.theory import TheoryTable, natural_probability, theory, theory_table
 
 __all__ = [
-    "DEFAULT_ALPHA",
     "RANKS",
     "STAT_KEYS",
-    "TESTS",
     "Correction",
     "DealerRule",
     "StatRow",
-    "StatsData",
-    "StatsResult",
     "TestSpec",
     "TheoryTable",
     "adjust",
     "dealer_graph",
     "natural_probability",
     "outcome_probabilities",
-    "run_stats",
     "theory",
     "theory_table",
 ]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from audit.stats import StatsData, StatsResult, run_stats
+from audit.stats.frames import StatsData
+from audit.stats.suite import StatsResult, run_stats
 from tests.stats import fakes
 from tests.stats.fakes import BIASED, EDGE, registry
 

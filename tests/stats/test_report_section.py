@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from audit.reports.statistics import mask_id, statistics_section
 from audit.reports.templating import render
-from audit.stats import StatsResult
+from audit.stats.suite import StatsResult
 from tests.reports.htmlcheck import Page
 
 

@@ -11,10 +11,11 @@ import math
 
 import pytest
 
-from audit.stats import Correction, StatsData, StatsResult, adjust, run_stats
+from audit.stats import Correction, adjust
 from audit.stats.distributions import chi2_sf, normal_sf, normal_two_sided, poisson_sf
+from audit.stats.frames import StatsData
 from audit.stats.shuffle import neighbour_pairs
-from audit.stats.suite import TESTS
+from audit.stats.suite import TESTS, StatsResult, run_stats
 from tests.stats import fakes
 from tests.stats.fakes import BIASED, CLEAN_TABLE, registry
 
