@@ -24,7 +24,7 @@ from audit.stats.dealer import RANKS, TEN
 from audit.stats.distributions import chi2_sf
 from audit.stats.frames import StatsData, rank_columns
 from audit.stats.rows import StatRow, TestSpec
-from audit.stats.scopes import by_scope
+from audit.stats.scopes import scope_rows
 from audit.stats.wording import percent, subject_words
 
 __all__ = ["CARD_RANKS", "card_rank_tests"]
@@ -54,8 +54,8 @@ def card_rank_tests(data: StatsData) -> Iterator[StatRow]:
         pl.len().alias("shoes"),
         *(pl.col(f"o_{r}").sum() for r in RANKS),
     ]
-    for scope, subject, part in by_scope(units, CARD_RANKS.scopes, aggs):
-        row = part.row(0, named=True)
+    sample = ("n", CARD_RANKS.min_n)
+    for scope, subject, row in scope_rows(units, CARD_RANKS.scopes, aggs, sample=sample):
         n, w = int(row["n"]), float(row["w"])
         if n == 0:
             continue
@@ -81,5 +81,7 @@ def card_rank_tests(data: StatsData) -> Iterator[StatRow]:
             f"the widest gap: {name} {percent(obs[worst] / n)} of the cards seen, "
             f"{percent(SHARE[worst])} in a full shoe",
             judged,
-            detail={"observed": dict(zip(RANKS, obs, strict=True)), "n": n, "w": w},
+            detail={"observed": dict(zip(RANKS, obs, strict=True)), "n": n, "w": w}
+            if scope == "day"
+            else {},
         )

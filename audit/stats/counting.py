@@ -27,7 +27,7 @@ from audit.stats.dealer import RANKS
 from audit.stats.distributions import normal_sf
 from audit.stats.frames import ROUND_KEY, StatsData
 from audit.stats.rows import StatRow, TestSpec
-from audit.stats.scopes import by_scope
+from audit.stats.scopes import scope_rows
 from audit.stats.wording import subject_words
 
 __all__ = ["COUNT_BETTING", "HI_LO", "count_tests"]
@@ -93,8 +93,8 @@ def count_tests(data: StatsData) -> Iterator[StatRow]:
         pl.corr("s", "tc").alias("r"),
         pl.col("shoe").n_unique().alias("shoes"),
     ]
-    for scope, subject, part in by_scope(terms, COUNT_BETTING.scopes, aggs):
-        r = part.row(0, named=True)
+    sample = ("n", COUNT_BETTING.min_n)
+    for scope, subject, r in scope_rows(terms, COUNT_BETTING.scopes, aggs, sample=sample):
         n, t, var = r["n"], r["t"], r["var"]
         z = t / math.sqrt(var) if var > 0 else 0.0
         judged = n >= COUNT_BETTING.min_n and var > 0

@@ -27,7 +27,7 @@ from audit.stats.distributions import chi2_sf, normal_two_sided
 from audit.stats.expected import REMAINING, expected_outcomes, outcome_columns
 from audit.stats.frames import ROUND_KEY, StatsData, rank_columns, upcard_index
 from audit.stats.rows import StatRow, TestSpec
-from audit.stats.scopes import by_scope
+from audit.stats.scopes import scope_groups, scope_rows
 from audit.stats.wording import percent, subject_words
 
 __all__ = ["DEALER_TESTS", "dealer_rounds", "dealer_tests", "natural_tests"]
@@ -171,8 +171,8 @@ def _bust(hands: pl.DataFrame) -> Iterator[StatRow]:
         pl.col("p_bust").sum().alias("e"),
         (pl.col("p_bust") * (1 - pl.col("p_bust"))).sum().alias("v"),
     ]
-    for scope, subject, part in by_scope(hands, DEALER_BUST.scopes, aggs):
-        n, o, e, v = (part.item(0, c) for c in ("n", "o", "e", "v"))
+    for scope, subject, row in scope_rows(hands, DEALER_BUST.scopes, aggs):
+        n, o, e, v = (row[c] for c in ("n", "o", "e", "v"))
         z = (o - e) / math.sqrt(v) if v > 0 else 0.0
         judged = n >= DEALER_BUST.min_n
         yield StatRow(
@@ -199,25 +199,21 @@ def _bust_by_upcard(hands: pl.DataFrame) -> Iterator[StatRow]:
         pl.col("p_bust").sum().alias("e"),
         (pl.col("p_bust") * (1 - pl.col("p_bust"))).sum().alias("v"),
     ]
-    for scope, subject, part in by_scope(hands, BY_UPCARD.scopes, aggs, by=["upcard"]):
-        n = int(part.get_column("n").sum())
-        used = part.filter((pl.col("n") >= MIN_PER_UPCARD) & (pl.col("v") > 0))
-        cells = {
-            RANKS[r["upcard"]]: {k: r[k] for k in ("n", "o", "e", "v")}
-            for r in part.iter_rows(named=True)
-        }
-        x2 = float(((used["o"] - used["e"]) ** 2 / used["v"]).sum()) if len(used) else 0.0
+    for scope, subject, cells_rows in scope_groups(hands, BY_UPCARD.scopes, aggs, ["upcard"]):
+        n = sum(c["n"] for c in cells_rows)
+        used = [c for c in cells_rows if c["n"] >= MIN_PER_UPCARD and c["v"] > 0]
+        cells = {RANKS[c["upcard"]]: {k: c[k] for k in ("n", "o", "e", "v")} for c in cells_rows}
+        z = [(c["o"] - c["e"]) / math.sqrt(c["v"]) for c in used]
+        x2 = sum(v * v for v in z)
         df = len(used)
         judged = n >= BY_UPCARD.min_n and df > 0
         worst = ""
         if df:
-            z = (used["o"] - used["e"]) / used["v"].sqrt()
-            i = int(z.abs().arg_max() or 0)
-            row = used.row(i, named=True)
+            c = used[max(range(df), key=lambda i: abs(z[i]))]
             worst = (
-                f"; the widest gap is behind a {RANKS[row['upcard']]}: "
-                f"{percent(row['o'] / row['n'])} busts against {percent(row['e'] / row['n'])} "
-                f"expected over {row['n']:,} hands"
+                f"; the widest gap is behind a {RANKS[c['upcard']]}: "
+                f"{percent(c['o'] / c['n'])} busts against {percent(c['e'] / c['n'])} "
+                f"expected over {c['n']:,} hands"
             )
         yield StatRow(
             BY_UPCARD.name,
@@ -240,8 +236,7 @@ def _outcomes(hands: pl.DataFrame, outcomes: list[str]) -> Iterator[StatRow]:
     for o in outcomes:
         aggs.append((pl.col("outcome") == o).sum().alias(f"o_{o}"))
         aggs.append(pl.col(f"p_{o}").sum().alias(f"e_{o}"))
-    for scope, subject, part in by_scope(hands, OUTCOMES.scopes, aggs):
-        row = part.row(0, named=True)
+    for scope, subject, row in scope_rows(hands, OUTCOMES.scopes, aggs):
         n, short = row["n"], row["short"]
         cells = [(o, row[f"o_{o}"], row[f"e_{o}"]) for o in outcomes if row[f"e_{o}"] > 0]
         x2 = sum((obs - exp) ** 2 / exp for _, obs, exp in cells)
@@ -280,8 +275,8 @@ def _rate_rows(spec: TestSpec, units: pl.DataFrame, what: str) -> Iterator[StatR
         pl.col("p").sum().alias("e"),
         (pl.col("p") * (1 - pl.col("p"))).sum().alias("v"),
     ]
-    for scope, subject, part in by_scope(units, spec.scopes, aggs):
-        n, o, e, v = (part.item(0, c) for c in ("n", "o", "e", "v"))
+    for scope, subject, row in scope_rows(units, spec.scopes, aggs):
+        n, o, e, v = (row[c] for c in ("n", "o", "e", "v"))
         z = (o - e) / math.sqrt(v) if v > 0 else 0.0
         judged = n >= spec.min_n
         yield StatRow(

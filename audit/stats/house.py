@@ -24,7 +24,7 @@ from audit.profiles import ProfileRegistry
 from audit.stats.distributions import normal_two_sided
 from audit.stats.frames import StatsData
 from audit.stats.rows import StatRow, TestSpec
-from audit.stats.scopes import by_scope
+from audit.stats.scopes import scope_rows
 from audit.stats.wording import percent, subject_words
 
 __all__ = ["HOUSE_RESULT", "KANSAS_POINTS", "Z95", "house_tests"]
@@ -79,8 +79,7 @@ def house_tests(data: StatsData, registry: ProfileRegistry) -> Iterator[StatRow]
         (pl.col("w") * pl.col("h")).sum().alias("swh"),
         (pl.col("h") ** 2).sum().alias("shh"),
     ]
-    for scope, subject, part in by_scope(units, HOUSE_RESULT.scopes, aggs):
-        r = part.row(0, named=True)
+    for scope, subject, r in scope_rows(units, HOUSE_RESULT.scopes, aggs):
         n, sh = r["n"], r["sh"]
         hold, edge = r["sw"] / sh, r["e"] / sh
         var = max(r["sww"] - 2 * hold * r["swh"] + hold * hold * r["shh"], 0.0)

@@ -63,7 +63,9 @@ def shuffle_tests(data: StatsData) -> Iterator[StatRow]:
         comparable = sorted(before) == sorted(order)
         found, expected = neighbour_pairs(before, order) if comparable else (0, 0.0)
         n = len(order) - 1
-        judged = comparable and n >= SHUFFLE.min_n
+        if n < SHUFFLE.min_n:
+            continue  # a sparse scope: no row below the minimum (audit.stats.scopes)
+        judged = comparable
         what = (
             f"{found:,} of the {n:,} neighbouring pairs of shoe {last} are neighbours again, "
             f"where independent shuffles keep {expected:.1f} on average"

@@ -75,22 +75,22 @@ def run_stats(
         raise ValueError(f"alpha is a probability between 0 and 1, got {alpha}")
     rows = list(_raw_rows(data, registry))
     family = [i for i, r in enumerate(rows) if r.judged and r.p_value is not None]
-    adjusted = adjust([rows[i].p_value or 0.0 for i in family], correction)
-    done = list(rows)
-    for i, adj in zip(family, adjusted, strict=True):
-        done[i] = replace(rows[i], adjusted_p=adj, flag=adj <= alpha)
+    adjusted = dict(
+        zip(family, adjust([rows[i].p_value or 0.0 for i in family], correction), strict=True)
+    )
     out = []
-    for r in done:
+    for i, r in enumerate(rows):
         spec = _SPECS[r.test]
-        p = r.p_value if r.adjusted_p is not None else None
+        adj = adjusted.get(i)
+        flag = adj is not None and adj <= alpha
         clause = verdict(
-            p,
-            r.adjusted_p,
-            r.flag,
+            r.p_value if adj is not None else None,
+            adj,
+            flag,
             len(family),
             min_n=spec.min_n,
             unit=spec.unit,
             unjudged=r.unjudged,
         )
-        out.append(replace(r, message=f"{r.message}; {clause}"))
+        out.append(replace(r, adjusted_p=adj, flag=flag, message=f"{r.message}; {clause}"))
     return StatsResult(tuple(out), alpha, correction)
