@@ -78,13 +78,19 @@ def store_outcomes(store: Store, registry: ProfileRegistry | None = None) -> int
                  w.settles, w.verdict, w.outcome, w.cards, w.total, w.natural, w.bust,
                  w.doubled, w.from_split, w.surrendered)
             )  # fmt: skip
+    import polars as pl
+
     with store.transaction() as con:
         con.execute("DELETE FROM rounds")
         con.execute("DELETE FROM wagers")
-        if rounds:
-            con.executemany(f"INSERT INTO rounds VALUES ({', '.join('?' * 28)})", rounds)
-        if wagers:
-            con.executemany(f"INSERT INTO wagers VALUES ({', '.join('?' * 22)})", wagers)
+        for name, rows in (("rounds", rounds), ("wagers", wagers)):
+            if not rows:
+                continue
+            cols = [c[0] for c in con.execute(f"DESCRIBE {name}").fetchall()]
+            frame = pl.DataFrame(rows, schema=cols, orient="row", infer_schema_length=None)
+            con.register("_rows", frame.to_arrow())
+            con.execute(f"INSERT INTO {name} SELECT * FROM _rows")
+            con.unregister("_rows")
     return len(rounds)
 
 

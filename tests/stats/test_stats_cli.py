@@ -29,9 +29,9 @@ def night_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("stats-night")
     simulate(
         root / "logs",
-        tables=2,
+        tables=3,
         shoes=10,
-        profiles=["it-casino-6d"],
+        profiles=["it-casino-6d", "it-casino-6d", "ventuno-family"],
         seed=5,
         biases={"T01": Bias(short_dealer=1.0)},
     )
@@ -112,3 +112,52 @@ def test_the_report_has_the_statistics_section(
     assert "script" not in {t for t, _ in page.tags}
     flags = " ".join(page.text)
     assert "Table T01: the dealer busted" in flags
+
+
+def _prefix_from_logs(logs: Path) -> dict[tuple[str, str], list[int]]:
+    """Each shoe's cards seen up to its cut card (or its first round's initial deal), by rank,
+    walked event by event from the log files."""
+    shoes: dict[tuple[str, str], list[dict[str, object]]] = {}
+    for path in sorted(logs.rglob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            e = json.loads(line)
+            shoes.setdefault((e["table"], e["shoe"]), []).append(e)
+    out = {}
+    for key, events in shoes.items():
+        events.sort(key=lambda e: e["seq"])  # type: ignore[arg-type, return-value]
+        cut = next((e["position"] for e in events if e["type"] == "cut_card"), None)
+        if cut is None:
+            boxes = {e["box"] for e in events if e["type"] == "bet" and e["round"] == 1}
+            cut = 2 * (len(boxes) + 1)
+        ranks = [0] * 10
+        pos = 0
+        for e in events:
+            if e["type"] == "card":
+                pos += 1
+                seen = [e["card"]]
+            elif e["type"] == "burn":
+                seen = list(e.get("cards") or [])  # type: ignore[call-overload]
+                pos += len(seen) or int(e.get("count") or 0)  # type: ignore[call-overload]
+            else:
+                continue
+            if pos <= cut:  # type: ignore[operator]
+                for c in seen:
+                    ranks["A23456789T".index("T" if c[0] in "TJQK" else c[0])] += 1
+        out[key] = ranks
+    return out
+
+
+def test_the_shoe_prefix_query_counts_the_cards_up_to_the_cut_card(night_db: Path) -> None:
+    import datetime as dt
+
+    from audit.store import open_store
+    from audit.store.stats_frames import load_stats_frames
+
+    with open_store(night_db, read_only=True) as store:
+        frames = load_stats_frames(store, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
+    got = {(r["table_id"], r["shoe"]): r["ranks"] for r in frames.shoe_cards.iter_rows(named=True)}
+    want = _prefix_from_logs(night_db.parent / "logs")
+    assert got == want
+    assert {t for t, _ in got} == {"T01", "T02", "T03"}
+    # the home game has no cut card: its first round's initial deal, two cards a hand
+    assert all(sum(v) >= 6 and sum(v) % 2 == 0 for (t, _), v in got.items() if t == "T03")
