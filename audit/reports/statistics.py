@@ -24,12 +24,11 @@ from audit.stats.house import KANSAS_POINTS, Z95
 from audit.stats.suite import StatsResult
 
 __all__ = [
+    "Bar",
     "FlagLine",
     "HoldRow",
-    "RankBar",
     "StatisticsSection",
     "TestCount",
-    "UpcardBar",
     "mask_id",
     "statistics_section",
 ]
@@ -53,11 +52,12 @@ class TestCount:
 
 
 @dataclass(frozen=True, slots=True)
-class UpcardBar:
-    """One up card: observed and expected bust rate, the 95% band of the expected."""
+class Bar:
+    """One column of a chart: an up card's bust rate, or a rank's share of the cards
+    seen, observed against expected with the expected's 95% band; ``n`` what it counts."""
 
-    upcard: str
-    hands: int
+    label: str
+    n: int
     observed: str
     expected: str
     outside: bool
@@ -84,18 +84,6 @@ class HoldRow:
     x_edge: float
     x_low: float
     x_high: float
-
-
-@dataclass(frozen=True, slots=True)
-class RankBar:
-    rank: str
-    observed: str
-    expected: str
-    outside: bool
-    y_observed: float
-    y_expected: float
-    y_low: float
-    y_high: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,13 +114,13 @@ class StatisticsSection:
     guarantee: str
     flags: tuple[FlagLine, ...]
     counts: tuple[TestCount, ...]
-    upcards: tuple[UpcardBar, ...]
+    upcards: tuple[Bar, ...]
     axis: int
     holds_by_table: tuple[HoldRow, ...]
     holds_by_dealer: tuple[HoldRow, ...]
     hold_axis: float
     regulator_marks: tuple[HoldRow, ...]
-    ranks: tuple[RankBar, ...]
+    ranks: tuple[Bar, ...]
     rank_axis: int
     note: str | None = None
 
@@ -217,7 +205,7 @@ def _counts(rows: Iterable[StatRow]) -> tuple[TestCount, ...]:
     return tuple(TestCount(t, n[t], judged[t], flagged[t]) for t in n)
 
 
-def _upcards(rows: Iterable[StatRow]) -> tuple[tuple[UpcardBar, ...], int]:
+def _upcards(rows: Iterable[StatRow]) -> tuple[tuple[Bar, ...], int]:
     # the period's figure: the gaming days' cells added up (counts and variances add)
     cells: dict[str, list[float]] = {}
     for r in rows:
@@ -233,22 +221,33 @@ def _upcards(rows: Iterable[StatRow]) -> tuple[tuple[UpcardBar, ...], int]:
             continue
         n, o, e, v = cells[up]
         half = Z95 * math.sqrt(v) / n
-        figures.append((up, int(n), o / n, e / n, e / n - half, e / n + half))
-    top = max((max(f[2], f[5]) for f in figures), default=0.5)
-    axis = max(10, math.ceil(100 * top / 10) * 10)
+        figures.append((up, int(n), o / n, e / n, half))
+    return _bars(figures, step=10)
+
+
+Figure = tuple[str, int, float, float, float]
+"""label, n, observed, expected, the half-width of the expected's 95% band."""
+
+
+def _bars(figures: list[Figure], step: int) -> tuple[tuple[Bar, ...], int]:
+    """The bars, and the top of their y axis (a percentage, a multiple of ``step``)."""
+    if not figures:
+        return (), 0
+    top = max(max(obs, exp + half) for _, _, obs, exp, half in figures)
+    axis = max(10, math.ceil(100 * top / step) * step)
     bars = tuple(
-        UpcardBar(
-            up,
+        Bar(
+            label,
             n,
             _pct(obs),
             _pct(exp),
-            not lo <= obs <= hi,
+            not exp - half <= obs <= exp + half,
             _scale(obs, axis / 100),
             _scale(exp, axis / 100),
-            _scale(lo, axis / 100),
-            _scale(hi, axis / 100),
+            _scale(exp - half, axis / 100),
+            _scale(exp + half, axis / 100),
         )
-        for up, n, obs, exp, lo, hi in figures
+        for label, n, obs, exp, half in figures
     )
     return bars, axis
 
@@ -286,7 +285,7 @@ def _hold(r: StatRow, half: float) -> HoldRow:
     )
 
 
-def _ranks(rows: Iterable[StatRow]) -> tuple[tuple[RankBar, ...], int]:
+def _ranks(rows: Iterable[StatRow]) -> tuple[tuple[Bar, ...], int]:
     seen: Counter[str] = Counter()
     n = 0
     w = 0.0
@@ -296,23 +295,8 @@ def _ranks(rows: Iterable[StatRow]) -> tuple[tuple[RankBar, ...], int]:
         w += r.detail["w"]
     if n == 0:
         return (), 0
-    figures = []
-    for rank, p in zip(RANKS, SHARE, strict=True):
-        half = Z95 * math.sqrt(p * (1 - p) * w) / n
-        figures.append((rank, seen[rank] / n, p, p - half, p + half))
-    top = max(max(f[1], f[4]) for f in figures)
-    axis = max(10, math.ceil(100 * top / 5) * 5)
-    bars = tuple(
-        RankBar(
-            rank,
-            _pct(obs),
-            _pct(p),
-            not lo <= obs <= hi,
-            _scale(obs, axis / 100),
-            _scale(p, axis / 100),
-            _scale(lo, axis / 100),
-            _scale(hi, axis / 100),
-        )
-        for rank, obs, p, lo, hi in figures
-    )
-    return bars, axis
+    figures = [
+        (rank, seen[rank], seen[rank] / n, p, Z95 * math.sqrt(p * (1 - p) * w) / n)
+        for rank, p in zip(RANKS, SHARE, strict=True)
+    ]
+    return _bars(figures, step=5)

@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import polars as pl
 
@@ -159,37 +159,15 @@ def dealer_rounds(data: StatsData, registry: ProfileRegistry) -> pl.DataFrame:
 def dealer_tests(hands: pl.DataFrame) -> Iterator[StatRow]:
     """``dealer_bust``, ``dealer_bust_by_upcard`` and ``dealer_outcomes`` per subject."""
     outcomes = [c[2:] for c in hands.columns if c.startswith("p_")]
-    yield from _bust(hands)
+    busts = hands.with_columns(hit=pl.col("outcome") == "bust", p=pl.col("p_bust"))
+    yield from _rate_rows(
+        DEALER_BUST,
+        busts,
+        lambda o, n: f"the dealer busted {o:,} of the {n:,} hands he had to play out",
+        digits=1,
+    )
     yield from _bust_by_upcard(hands)
     yield from _outcomes(hands, outcomes)
-
-
-def _bust(hands: pl.DataFrame) -> Iterator[StatRow]:
-    aggs = [
-        pl.len().alias("n"),
-        (pl.col("outcome") == "bust").sum().alias("o"),
-        pl.col("p_bust").sum().alias("e"),
-        (pl.col("p_bust") * (1 - pl.col("p_bust"))).sum().alias("v"),
-    ]
-    for scope, subject, row in scope_rows(hands, DEALER_BUST.scopes, aggs):
-        n, o, e, v = (row[c] for c in ("n", "o", "e", "v"))
-        z = (o - e) / math.sqrt(v) if v > 0 else 0.0
-        judged = n >= DEALER_BUST.min_n
-        yield StatRow(
-            DEALER_BUST.name,
-            scope,
-            subject,
-            n,
-            z,
-            normal_two_sided(z) if judged else None,
-            e / n,
-            o / n,
-            f"{subject_words(scope, subject)}: the dealer busted {o:,} of the {n:,} hands he had "
-            f"to play out ({percent(o / n)}); the cards left in the shoe made {e:,.1f} "
-            f"({percent(e / n)}) expected",
-            judged,
-            detail={"n": n, "observed": o, "expected": e, "variance": v},
-        )
 
 
 def _bust_by_upcard(hands: pl.DataFrame) -> Iterator[StatRow]:
@@ -268,7 +246,10 @@ def natural_tests(data: StatsData) -> Iterator[StatRow]:
     yield from _player_naturals(rounds, data.wagers)
 
 
-def _rate_rows(spec: TestSpec, units: pl.DataFrame, what: str) -> Iterator[StatRow]:
+def _rate_rows(
+    spec: TestSpec, units: pl.DataFrame, say: Callable[[int, int], str], digits: int = 2
+) -> Iterator[StatRow]:
+    """Events (``hit``) against the sum of their chances (``p``): a z-test, two-sided."""
     aggs = [
         pl.len().alias("n"),
         pl.col("hit").cast(pl.Int64).sum().alias("o"),
@@ -288,9 +269,8 @@ def _rate_rows(spec: TestSpec, units: pl.DataFrame, what: str) -> Iterator[StatR
             normal_two_sided(z) if judged else None,
             e / n,
             o / n,
-            f"{subject_words(scope, subject)}: {o:,} {what} in {n:,} {spec.unit} "
-            f"({percent(o / n, 2)}); the cards left in the shoe made {e:,.1f} "
-            f"({percent(e / n, 2)}) expected",
+            f"{subject_words(scope, subject)}: {say(o, n)} ({percent(o / n, digits)}); "
+            f"the cards left in the shoe made {e:,.1f} ({percent(e / n, digits)}) expected",
             judged,
             detail={"n": n, "observed": o, "expected": e, "variance": v},
         )
@@ -314,7 +294,9 @@ def _dealer_naturals(rounds: pl.DataFrame) -> Iterator[StatRow]:
             hit=pl.col("dealer_natural"),
         )
     )
-    yield from _rate_rows(DEALER_NATURALS, units, "dealer blackjacks")
+    yield from _rate_rows(
+        DEALER_NATURALS, units, lambda o, n: f"{o:,} dealer blackjacks in {n:,} hands"
+    )
 
 
 def _player_naturals(rounds: pl.DataFrame, wagers: pl.DataFrame) -> Iterator[StatRow]:
@@ -334,4 +316,4 @@ def _player_naturals(rounds: pl.DataFrame, wagers: pl.DataFrame) -> Iterator[Sta
         )
         .join(boxes, on=ROUND_KEY, how="inner")
     )
-    yield from _rate_rows(PLAYER_NATURALS, units, "naturals")
+    yield from _rate_rows(PLAYER_NATURALS, units, lambda o, n: f"{o:,} naturals in {n:,} boxes")

@@ -41,6 +41,12 @@ def test_the_section_renders_its_charts_without_scripts(biased: StatsResult) -> 
     assert holds["T07"][-1] == "–"
     flags = [t for t, a in page.tags if a.get("class") == "stat-flag"]
     assert len(flags) == len(biased.flags)
+    assert page.count("circle") == 10 + 10 + len(page.tables["statistics-holds-by-table"]) - 1 + (
+        len(page.tables["statistics-holds-by-dealer"]) - 1
+    )
+    section = statistics_section(biased)
+    tens = next(b for b in section.ranks if b.label == "T")
+    assert float(tens.observed.rstrip("%")) < float(tens.expected.rstrip("%"))
 
 
 def test_a_clean_night_says_so(clean: StatsResult) -> None:
