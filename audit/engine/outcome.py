@@ -43,6 +43,7 @@ class RoundRow(NamedTuple):
     round: int
     status: str
     dealer: str | None
+    opened_us: int | None
     first_seq: int | None
     last_seq: int | None
     boxes: int
@@ -150,7 +151,7 @@ def round_rows(
     d = rnd.dealer
     row = RoundRow(
         table, shoe, rnd.number, rnd.status if judged else "open", rnd.banker,
-        rnd.first_seq, rnd.last_seq,
+        rnd.first_ts_us, rnd.first_seq, rnd.last_seq,
         sum(1 for b in rnd.boxes.values() if not b.phantom and b.spots), n_main,
         handle, due, settled,
         d[0] if d else None, list(d), best_total(d),

@@ -300,6 +300,7 @@ class _Shoe:
             )
         rnd = Round(number, self.rules, self.sink, self.limits, self.banker, trace=self.trace)
         rnd.first_seq = e.seq
+        rnd.first_ts_us = e.ts_us
         self.rounds[number] = rnd
         self.current = rnd
         return rnd

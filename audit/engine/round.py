@@ -108,6 +108,7 @@ class Round:
         self.steps: list[Step] | None = [] if trace else None
         self.last_event: str | None = None
         self.first_seq: int | None = None
+        self.first_ts_us: int | None = None
         self.last_seq: int | None = None
         # betting
         self.bets: dict[tuple[int, int], int] = {}

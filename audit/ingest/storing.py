@@ -16,6 +16,7 @@ from audit.ingest.bulkstep import EV_COLS, FileResult, Quarantined, Session, rea
 from audit.ingest.reader import RAW_KEEP, LogReader, file_sha256
 from audit.ingest.summary import FileSummary
 from audit.store import Store
+from audit.store.schema import FINDING_ID_SQL
 
 
 def merge(session: Session, results: dict[int, FileResult], paths: dict[int, str]) -> None:
@@ -201,7 +202,7 @@ def refresh_derived(store: Store) -> list[dt.date]:
              WHERE w.table_id = f.table_id AND f.ordinal >= w.lo AND f.ordinal < w.hi)"""
     )
     con.execute(
-        """INSERT INTO log_findings BY NAME
+        f"""INSERT INTO log_findings BY NAME
            SELECT 'LOG_SEQ_GAP' AS code, 'major' AS severity, g.table_id,
                   CASE WHEN g.shoe = g.next_shoe THEN g.next_shoe END AS shoe,
                   CASE WHEN g.shoe = g.next_shoe AND g.round = g.next_round THEN g.round END
@@ -211,7 +212,7 @@ def refresh_derived(store: Store) -> list[dt.date]:
                     || (g.next_seq - g.seq - 1) || ' event'
                     || CASE WHEN g.next_seq - g.seq - 1 = 1 THEN '' ELSE 's' END || ' missing'
                     AS message,
-                  s.gaming_day, g.seq AS ordinal
+                  s.gaming_day, g.seq AS ordinal, {SEQ_GAP_ID} AS id
            FROM (
              SELECT table_id, shoe, round, id, seq,
                     lead(seq) OVER w AS next_seq, lead(id) OVER w AS next_id,
@@ -266,3 +267,18 @@ def stored_before(store: Store, path: Path, now: dt.datetime) -> FileSummary | N
             ).fetchall()[0][0]
             return FileSummary(str(path), lines, events, 0, events, rejected, unknown_types=unknown)
     return None
+
+
+SEQ_GAP_ID = FINDING_ID_SQL.format(
+    code="'LOG_SEQ_GAP'",
+    table_id="g.table_id",
+    shoe="CASE WHEN g.shoe = g.next_shoe THEN g.next_shoe END",
+    round="CASE WHEN g.shoe = g.next_shoe AND g.round = g.next_round THEN g.round END",
+    box="NULL",
+    hand="NULL",
+    spot="NULL",
+    source="NULL",
+    occurrence="g.seq",
+)
+"""A sequence gap's stable id: its table (shoe and round where known) and the ``seq`` it
+follows (:func:`audit.findings.finding_id`)."""
