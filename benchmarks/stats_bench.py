@@ -7,10 +7,6 @@ time is ingest + run), then ``stats`` over its gaming days, ``--repeat``
 times, as the command a user types (``shoe-audit stats --format jsonl``,
 output discarded; Python start-up included) and as the library call alone.
 
-Until ``run`` stores the outcome rows (``rounds``/``wagers``, schema 3), the
-database gets them from the stand-in in ``tests/stats/outcomes.py`` (not
-timed: it is ``run``'s work once it lands).
-
     .venv/bin/python benchmarks/stats_bench.py --rounds 100000
     .venv/bin/python benchmarks/stats_bench.py --rounds 1000000 --repeat 1
 """
@@ -49,18 +45,6 @@ print(json.dumps({"secs": time.perf_counter() - t, "rows": len(r.rows), "judged"
                   "flags": [f"{x.test} {x.scope} {x.subject}" for x in r.flags]}))
 """
 
-_OUTCOMES = r"""
-import sys
-sys.path.insert(0, sys.argv[2])
-from audit.store import open_store
-with open_store(sys.argv[1]) as store:
-    has = store.con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'rounds'").fetchone()[0]
-    if not has:
-        from tests.stats.outcomes import store_outcomes
-        print(store_outcomes(store))
-"""
-
 
 def _child(code: str, *args: str) -> str:
     out = subprocess.run(
@@ -85,7 +69,6 @@ def main() -> None:
     shutil.copyfile(db, copy)
     run = _stage("run", "", copy)
     copy.replace(db)
-    stood_in = _child(_OUTCOMES, str(db), str(REPO))
     audit = ingest["secs"] + run["secs"]
     lib, cmd = [], []
     for _ in range(args.repeat):
@@ -100,8 +83,6 @@ def main() -> None:
     s_lib = statistics.median(r["secs"] for r in lib)
     s_cmd = statistics.median(cmd)
     print(f"night: {int(run['rounds']):,} rounds, {args.tables} tables, all four profiles")
-    if stood_in:
-        print(f"(outcome rows of {int(stood_in):,} rounds stored by the stand-in, not timed)")
     print(f"ingest              {ingest['secs']:8.2f} s")
     print(f"run                 {run['secs']:8.2f} s")
     print(f"audit (ingest+run)  {audit:8.2f} s")

@@ -44,7 +44,7 @@ def _night(rounds: int, tables: int, seed: int, bias: list[str]) -> Path:
         seed=seed,
         biases=parse_biases(bias),
     )
-    from tests.stats.outcomes import audited_db
+    from tests.stats.nights import audited_db
 
     db.unlink(missing_ok=True)
     audited_db(folder / "logs", db)

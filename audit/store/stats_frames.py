@@ -37,8 +37,8 @@ WHERE r.gaming_day BETWEEN ? AND ?
 _WAGERS = """
 SELECT w.table_id, w.shoe, w.round, w.box, w.hand, w.spot, w.kind, w.player, w.base_stake,
        w."natural", w.bust, w.surrendered, w.from_split
-FROM wagers w JOIN rounds r USING (table_id, shoe, round)
-WHERE r.gaming_day BETWEEN ? AND ? AND w.kind = 'main'
+FROM wagers w
+WHERE w.gaming_day BETWEEN ? AND ? AND w.kind = 'main'
 """
 
 # The cards seen in each shoe's prefix of fixed length: up to the cut card's

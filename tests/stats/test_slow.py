@@ -14,7 +14,7 @@ from audit.simulate import simulate
 from audit.simulate.bias import Bias
 from audit.stats.suite import run_stats
 from tests.stats import fakes
-from tests.stats.outcomes import audited_db
+from tests.stats.nights import audited_db
 
 pytestmark = pytest.mark.slow
 

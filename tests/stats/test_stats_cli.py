@@ -1,7 +1,6 @@
 """``shoe-audit stats`` on a real database: a simulated night, one table dealt wrong.
 
-The night is simulated, ingested and run; the outcome rows come from
-:mod:`tests.stats.outcomes` until ``run`` stores them itself.
+The night is simulated, ingested and run (which stores the outcome rows).
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from audit.simulate import simulate
 from audit.simulate.bias import Bias
 from audit.stats import STAT_KEYS
 from tests.reports.htmlcheck import Page
-from tests.stats.outcomes import audited_db
+from tests.stats.nights import audited_db
 
 DAY = "2026-11-28"
 
