@@ -72,11 +72,14 @@ def _left(decks: pl.Expr, prefix: str) -> list[pl.Expr]:
 
 
 def _rules(registry: ProfileRegistry, profiles: list[str]) -> dict[str, DealerRule]:
+    """The dealer rule of each profile whose dealer draws his second card after the players
+    (no hole card): only then is the shoe before that card the one his draws come from."""
     out = {}
     for pid in profiles:
         if pid in registry:
-            rule = DealerRule.of(registry.get(pid).rules)
-            if rule is not None:
+            rules = registry.get(pid).rules
+            rule = DealerRule.of(rules)
+            if rule is not None and rules.initial_deal.dealer_cards == 1:
                 out[pid] = rule
     return out
 

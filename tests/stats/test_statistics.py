@@ -11,6 +11,7 @@ import math
 
 import pytest
 
+from audit.profiles import ProfileRegistry
 from audit.stats import Correction, adjust
 from audit.stats.distributions import chi2_sf, normal_sf, normal_two_sided, poisson_sf
 from audit.stats.frames import StatsData
@@ -113,3 +114,16 @@ def test_neighbour_pairs_of_a_shoe_and_of_itself() -> None:
     found, expected = neighbour_pairs(shoe, list(reversed(shoe)))
     assert found == 0 and expected == pytest.approx(51 * (1 - math.exp(-1 / 52)))
     assert neighbour_pairs(shoe, shoe)[0] == 51
+
+
+def test_a_hole_card_game_has_no_dealer_outcome_tests(biased_night: StatsData) -> None:
+    from audit.profiles.model import Deal
+
+    reg = registry()
+    p = reg.get("it-casino-6d")
+    hole = Deal(dealer_cards=2, face_up=True, dealer_face_up=True)
+    rules = p.rules.model_copy(update={"initial_deal": hole})
+    result = run_stats(biased_night, ProfileRegistry([p.model_copy(update={"rules": rules})]))
+    tests = {r.test for r in result.rows}
+    assert not tests & {"dealer_bust", "dealer_bust_by_upcard", "dealer_outcomes"}
+    assert {"dealer_naturals", "player_naturals", "card_ranks"} <= tests
