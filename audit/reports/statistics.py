@@ -253,11 +253,13 @@ def _bars(figures: list[Figure], step: int) -> tuple[tuple[Bar, ...], int]:
 
 
 def _hold_axis(rows: list[StatRow]) -> float:
+    """Half the x axis: what the judged rows reach (a small table's wide band is cut)."""
+    shown = [r for r in rows if r.scope in ("table", "dealer")]
+    judged = [r for r in shown if r.adjusted_p is not None] or shown
     reach = [KANSAS_POINTS]
-    for r in rows:
-        if r.scope in ("table", "dealer"):
-            low, high = r.detail["band"]
-            reach += [abs(low), abs(high), abs(r.detail["hold"])]
+    for r in judged:
+        low, high = r.detail["band"]
+        reach += [abs(low), abs(high), abs(r.detail["hold"])]
     return math.ceil(max(reach) * 100 + 0.5) / 100
 
 
