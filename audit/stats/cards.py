@@ -10,8 +10,11 @@ decide where the sample ends (rounds of small cards take more cards), a
 bias that a night of a million rounds turns into a false flag.
 
 The statistic is Pearson's, with the finite-shoe variance: over shoes *s*
-with *n_s* cards seen of *N_s*, X² = Σ_r (O_r − E_r)² / (p_r · Σ_s n_s (N_s − n_s) / (N_s − 1)),
-chi-square with 9 degrees of freedom.
+with *n_s* cards seen of *N_s*, X² = Σ_r (O_r − E_r)² / (p_r · Σ_s n_s (N_s − n_s) / (N_s − 1)).
+Several shoes together (at least 2,000 cards) are judged by its chi-square with
+9 degrees of freedom; one shoe, whose counts are small, by the exact
+hypergeometric tail of each rank, the smallest times ten (Bonferroni): a night
+tests thousands of shoes, far out in the tails where the chi-square is wrong.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from collections.abc import Iterator
 import polars as pl
 
 from audit.stats.dealer import RANKS, TEN
-from audit.stats.distributions import chi2_sf
+from audit.stats.distributions import chi2_sf, hypergeometric_two_sided
 from audit.stats.frames import StatsData, rank_columns
 from audit.stats.rows import StatRow, TestSpec
 from audit.stats.scopes import scope_rows
@@ -37,6 +40,10 @@ CARD_RANKS = TestSpec(
     "ranks of the cards seen against the shoe's composition (chi-square)",
 )
 SHARE = tuple(4 / 13 if i == TEN else 1 / 13 for i in range(len(RANKS)))
+PER_DECK = tuple(16 if i == TEN else 4 for i in range(len(RANKS)))
+MIN_POOLED = 2_000
+"""Cards needed to judge several shoes together by the chi-square (each rank then has
+some 150 expected, enough for the normal tail this far out)."""
 _NAMES = {"A": "aces", "T": "ten-values"}
 
 
@@ -52,6 +59,7 @@ def card_rank_tests(data: StatsData) -> Iterator[StatRow]:
         pl.col("n").sum(),
         pl.col("w").sum(),
         pl.len().alias("shoes"),
+        pl.col("decks").first(),
         *(pl.col(f"o_{r}").sum() for r in RANKS),
     ]
     sample = ("n", CARD_RANKS.min_n)
@@ -64,7 +72,19 @@ def card_rank_tests(data: StatsData) -> Iterator[StatRow]:
             (o - p * n) / (p * w) ** 0.5 if w > 0 else 0.0 for o, p in zip(obs, SHARE, strict=True)
         ]
         x2 = sum(v * v for v in z)
-        judged = n >= CARD_RANKS.min_n and w > 0
+        single = row["shoes"] == 1
+        judged = w > 0 and n >= (CARD_RANKS.min_n if single else MIN_POOLED)
+        p_value = None
+        if judged and single:
+            # one shoe: each rank's exact hypergeometric tail, Bonferroni over the ten
+            total = 52 * int(row["decks"])
+            tails = [
+                hypergeometric_two_sided(o, total, k * int(row["decks"]), n)
+                for o, k in zip(obs, PER_DECK, strict=True)
+            ]
+            p_value = min(1.0, len(RANKS) * min(tails))
+        elif judged:
+            p_value = chi2_sf(x2, len(RANKS) - 1)
         worst = max(range(len(RANKS)), key=lambda i: abs(z[i]))
         name = _NAMES.get(RANKS[worst], f"{RANKS[worst]}s")
         yield StatRow(
@@ -73,7 +93,7 @@ def card_rank_tests(data: StatsData) -> Iterator[StatRow]:
             subject,
             n,
             x2,
-            chi2_sf(x2, len(RANKS) - 1) if judged else None,
+            p_value,
             dict(zip(RANKS, SHARE, strict=True)),
             {r: o / n for r, o in zip(RANKS, obs, strict=True)},
             f"{subject_words(scope, subject)}: {n:,} cards seen over {row['shoes']:,} shoe(s) "
@@ -84,4 +104,5 @@ def card_rank_tests(data: StatsData) -> Iterator[StatRow]:
             detail={"observed": dict(zip(RANKS, obs, strict=True)), "n": n, "w": w}
             if scope == "day"
             else {},
+            unjudged="" if single or n >= MIN_POOLED else f"fewer than {MIN_POOLED:,} cards",
         )

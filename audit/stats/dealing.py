@@ -12,6 +12,13 @@
   makes a blackjack with the chance of a ten-value (an ace) among the cards left.
 - ``player_naturals``: each box's first two cards are a natural with
   P = 2·aces·tens / (N·(N−1)) of the shoe as the round began.
+
+Counts are judged by their exact binomial tails (two-sided, at the mean
+chance: conservative when the chances vary from round to round), the bust
+rates by up card by Fisher's combination of those tails: a night's tests are
+judged far out in the tail, where a normal approximation of a few dozen
+expected busts is wrong by orders of magnitude. The final totals are judged by
+Pearson's chi-square from 800 hands (some 40 expected in the rarest total).
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ import polars as pl
 
 from audit.profiles import ProfileRegistry
 from audit.stats.dealer import ACE, RANKS, TEN, DealerRule
-from audit.stats.distributions import chi2_sf, normal_two_sided
+from audit.stats.distributions import binomial_two_sided, chi2_sf
 from audit.stats.expected import REMAINING, expected_outcomes, outcome_columns
 from audit.stats.frames import ROUND_KEY, StatsData, rank_columns, upcard_index
 from audit.stats.rows import StatRow, TestSpec
@@ -47,7 +54,7 @@ BY_UPCARD = TestSpec(
     "bust rate by up card (chi-square over the up cards)",
 )
 OUTCOMES = TestSpec(
-    "dealer_outcomes", "hands", SCOPES, 300, "the dealer's final totals (chi-square)"
+    "dealer_outcomes", "hands", SCOPES, 800, "the dealer's final totals (chi-square)"
 )
 DEALER_NATURALS = TestSpec(
     "dealer_naturals", "hands", SCOPES, 200, "dealer blackjacks behind an ace or ten-value"
@@ -185,12 +192,14 @@ def _bust_by_upcard(hands: pl.DataFrame) -> Iterator[StatRow]:
         used = [c for c in cells_rows if c["n"] >= MIN_PER_UPCARD and c["v"] > 0]
         cells = {RANKS[c["upcard"]]: {k: c[k] for k in ("n", "o", "e", "v")} for c in cells_rows}
         z = [(c["o"] - c["e"]) / math.sqrt(c["v"]) for c in used]
-        x2 = sum(v * v for v in z)
-        df = len(used)
+        # each up card's exact binomial tail, combined by Fisher's method (-2 Σ ln p)
+        tails = [max(binomial_two_sided(c["o"], c["n"], c["e"] / c["n"]), 1e-300) for c in used]
+        x2 = -2 * sum(math.log(t) for t in tails)
+        df = 2 * len(used)
         judged = n >= BY_UPCARD.min_n and df > 0
         worst = ""
-        if df:
-            c = used[max(range(df), key=lambda i: abs(z[i]))]
+        if used:
+            c = used[max(range(len(used)), key=lambda i: abs(z[i]))]
             worst = (
                 f"; the widest gap is behind a {RANKS[c['upcard']]}: "
                 f"{percent(c['o'] / c['n'])} busts against {percent(c['e'] / c['n'])} "
@@ -205,8 +214,8 @@ def _bust_by_upcard(hands: pl.DataFrame) -> Iterator[StatRow]:
             chi2_sf(x2, df) if judged else None,
             {u: c["e"] / c["n"] for u, c in cells.items()},
             {u: c["o"] / c["n"] for u, c in cells.items()},
-            f"{subject_words(scope, subject)}: bust rates behind {df} up card(s) against their "
-            f"exact chances, chi-square {x2:.1f} on {df} degrees of freedom{worst}",
+            f"{subject_words(scope, subject)}: bust rates behind {len(used)} up card(s) against "
+            f"their exact chances, combined chi-square {x2:.1f} on {df} degrees of freedom{worst}",
             judged,
             detail={"upcards": cells},
         )
@@ -269,7 +278,7 @@ def _rate_rows(
             subject,
             n,
             z,
-            normal_two_sided(z) if judged else None,
+            binomial_two_sided(o, n, e / n) if judged else None,
             e / n,
             o / n,
             f"{subject_words(scope, subject)}: {say(o, n)} ({percent(o / n, digits)}); "

@@ -13,7 +13,14 @@ import pytest
 
 from audit.profiles import ProfileRegistry
 from audit.stats import Correction, adjust
-from audit.stats.distributions import chi2_sf, normal_sf, normal_two_sided, poisson_sf
+from audit.stats.distributions import (
+    binomial_two_sided,
+    chi2_sf,
+    hypergeometric_two_sided,
+    normal_sf,
+    normal_two_sided,
+    poisson_sf,
+)
 from audit.stats.frames import StatsData
 from audit.stats.shuffle import neighbour_pairs
 from audit.stats.suite import TESTS, StatsResult, run_stats
@@ -107,6 +114,24 @@ def test_tail_probabilities() -> None:
     assert chi2_sf(150.0, 9) == pytest.approx(1.0e-27, rel=0.5)
     assert poisson_sf(3, 2.0) == pytest.approx(1 - math.exp(-2) * 5, rel=1e-12)
     assert poisson_sf(0, 5.0) == 1.0
+
+
+def test_exact_count_tails_far_out() -> None:
+    def upper(k: int, n: int, p: float) -> float:
+        return sum(math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(k, n + 1))
+
+    assert binomial_two_sided(15, 49, 0.1168) == pytest.approx(2 * upper(15, 49, 0.1168), rel=1e-10)
+    # the lower tail far out is its own sum, not 1 minus nearly 1
+    assert binomial_two_sided(0, 198, 0.28) == pytest.approx(2 * 0.72**198, rel=1e-9)
+    assert binomial_two_sided(5, 10, 0.5) == 1.0
+
+    def hyper(k: int) -> float:
+        return math.comb(24, k) * math.comb(288, 234 - k) / math.comb(312, 234)
+
+    assert hypergeometric_two_sided(8, 312, 24, 234) == pytest.approx(
+        2 * sum(hyper(k) for k in range(0, 9)), rel=1e-10
+    )
+    assert hypergeometric_two_sided(25, 312, 24, 234) == 0.0  # more aces than the shoe holds
 
 
 def test_neighbour_pairs_of_a_shoe_and_of_itself() -> None:
