@@ -12,6 +12,7 @@ import hashlib
 import json
 from decimal import Decimal
 from fractions import Fraction
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -251,7 +252,7 @@ class Profile(BaseModel):
             raise ValueError(f"rule sources missing for {missing}, unknown rules {extra}")
         return self
 
-    @property
+    @cached_property
     def digest(self) -> str:
         """A hash of the rules and sources: a changed profile re-audits its shoes."""
         payload = json.dumps(self.model_dump(mode="json"), sort_keys=True)
