@@ -158,19 +158,33 @@ def _beta_fraction(a: float, b: float, x: float) -> float:
 
 @lru_cache(maxsize=65_536)
 def hypergeometric_two_sided(k: int, total: int, marked: int, drawn: int) -> float:
-    """Twice the smaller tail of ``k`` marked cards among ``drawn`` taken from ``total``
-    holding ``marked`` (at most 1). Cached: a night's shoes repeat the same few cases."""
+    """Twice the tail, on its side of the mean, of ``k`` marked cards among ``drawn`` from ``total``
+    holding ``marked`` (at most 1). Cached: a night's shoes repeat the same few cases.
+
+    Only the tail away from the mean is summed, outward from ``k``, each term from
+    the last by the ratio of consecutive probabilities, until the terms no longer count.
+    """
     lo, hi = max(0, drawn - (total - marked)), min(marked, drawn)
     if not lo <= k <= hi:
         return 0.0
-    base = _log_choose(total, drawn)
-
-    def pmf(y: int) -> float:
-        return math.exp(_log_choose(marked, y) + _log_choose(total - marked, drawn - y) - base)
-
-    upper = math.fsum(pmf(y) for y in range(k, hi + 1))
-    lower = math.fsum(pmf(y) for y in range(lo, k + 1))
-    return min(1.0, 2.0 * min(upper, lower))
+    term = math.exp(
+        _log_choose(marked, k) + _log_choose(total - marked, drawn - k) - _log_choose(total, drawn)
+    )
+    up = k >= drawn * marked / total
+    tail, y = term, k
+    while term > tail * 1e-17:
+        if up:
+            if y == hi:
+                break
+            term *= (marked - y) * (drawn - y) / ((y + 1) * (total - marked - drawn + y + 1))
+            y += 1
+        else:
+            if y == lo:
+                break
+            term *= y * (total - marked - drawn + y) / ((marked - y + 1) * (drawn - y + 1))
+            y -= 1
+        tail += term
+    return min(1.0, 2.0 * tail)
 
 
 def _log_choose(n: int, k: int) -> float:
