@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -30,7 +31,7 @@ REPO = HERE.parent
 BIN = Path(sys.executable).with_name("shoe-audit")
 
 _STATS = r"""
-import json, sys, time
+import json, resource, sys, time
 sys.path.insert(0, sys.argv[2])
 t = time.perf_counter()
 from audit.batch.statistics import stats_for_days
@@ -41,7 +42,9 @@ with open_store(sys.argv[1], read_only=True) as store:
     from audit.store.stats_frames import audited_days
     days = audited_days(store)
     r = stats_for_days(store, days, load_registry(), alpha=0.001, correction=Correction.holm)
-print(json.dumps({"secs": time.perf_counter() - t, "rows": len(r.rows), "judged": r.judged,
+me = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"secs": time.perf_counter() - t, "cpu": me.ru_utime + me.ru_stime,
+                  "rows": len(r.rows), "judged": r.judged,
                   "flags": [f"{x.test} {x.scope} {x.subject}" for x in r.flags]}))
 """
 
@@ -70,9 +73,10 @@ def main() -> None:
     run = _stage("run", "", copy)
     copy.replace(db)
     audit = ingest["secs"] + run["secs"]
-    lib, cmd = [], []
+    lib, cmd, cmd_cpu = [], [], []
     for _ in range(args.repeat):
         lib.append(json.loads(_child(_STATS, str(db), str(REPO))))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         subprocess.run(
             [str(BIN), "stats", "--db", str(db), "--from", "2000-01-01", "--to", "2100-01-01",
@@ -80,6 +84,8 @@ def main() -> None:
             check=True, stdout=subprocess.DEVNULL,
         )  # fmt: skip
         cmd.append(time.perf_counter() - t)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cmd_cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     s_lib = statistics.median(r["secs"] for r in lib)
     s_cmd = statistics.median(cmd)
     print(f"night: {int(run['rounds']):,} rounds, {args.tables} tables, all four profiles")
@@ -88,6 +94,14 @@ def main() -> None:
     print(f"audit (ingest+run)  {audit:8.2f} s")
     print(f"stats, library      {s_lib:8.2f} s   {s_lib / audit:6.1%} of the audit time")
     print(f"stats, command      {s_cmd:8.2f} s   {s_cmd / audit:6.1%} of the audit time")
+    audit_cpu = ingest["cpu"] + run["cpu"]
+    c_lib = statistics.median(r["cpu"] for r in lib)
+    c_cmd = statistics.median(cmd_cpu)
+    print(
+        f"cpu seconds: ingest {ingest['cpu']:.1f} + run {run['cpu']:.1f} = {audit_cpu:.1f}; "
+        f"stats library {c_lib:.1f} ({c_lib / audit_cpu:.1%}), command {c_cmd:.1f} "
+        f"({c_cmd / audit_cpu:.1%})"
+    )
     print(f"  {lib[0]['rows']:,} rows, {lib[0]['judged']:,} judged, {len(lib[0]['flags'])} flagged")
     for f in lib[0]["flags"]:
         print(f"  flag: {f}")
