@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
@@ -60,6 +61,7 @@ def write_report(
     days was audited (cli.md: exit 1).
     """
     from audit.batch.pages import PageOptions, plan_pages, write_hand_pages
+    from audit.batch.statistics import report_statistics
     from audit.engine import ENGINE_VERSION
     from audit.profiles import load_registry
     from audit.reports import build_report_context, render_report
@@ -82,6 +84,8 @@ def write_report(
         with_pages=True,
         require_rounds=True,
     )
+    stats = report_statistics(store, chosen, registry, show_players=show_players)
+    ctx = dataclasses.replace(ctx, statistics=stats)
     full = build_flagged_page(store, chosen, registry=registry, with_pages=True)
     digests = {p.id: p.digest for p in registry.all()}
     with Sources(store.con, chosen, engine_version=ENGINE_VERSION, profile_digests=digests) as src:
