@@ -18,7 +18,9 @@ from audit.errors import AuditError, InputError
 
 if TYPE_CHECKING:
     from audit.batch import RunSummary
+    from audit.findings import Finding
     from audit.ingest import IngestSummary
+    from audit.review import Review
     from audit.store import Store
 
 DEFAULT_DB_PATH = Path("audit.duckdb")
@@ -312,7 +314,15 @@ def findings_cmd(
             gaming_day=_date(date, "--date"),
         )
     chosen = fmt or (FindingsFormat.table if is_terminal() else FindingsFormat.jsonl)
-    write_findings(found, chosen.value, sys.stdout)
+    write_findings(found, chosen.value, sys.stdout, _reviews(db, found))
+
+
+def _reviews(db: Path, found: list[Finding]) -> dict[str, Review]:
+    """The review status of each listed finding (issue 12: the ``review`` key)."""
+    from audit.review import ReviewTrail
+    from audit.review.service import reviews_for, standing_reviews
+
+    return reviews_for(found, standing_reviews(ReviewTrail.beside(db)))
 
 
 # --------------------------------------------------------------------------- hand

@@ -362,6 +362,7 @@ class Store:
         shoe: str | None = None,
         gaming_day: dt.date | None = None,
         gaming_days: tuple[dt.date, dt.date] | None = None,
+        ids: Iterable[str] | None = None,
     ) -> list[Finding]:
         """Ingest findings (``LOG_*``) and replay findings, filtered, in a fixed order.
 
@@ -370,6 +371,7 @@ class Store:
         the one their own ``ts`` falls in. ``gaming_days`` is an inclusive
         (first, last) range. Order: gaming day, table, shoe, round, ingest
         findings before replay findings, then as the engine reported them.
+        ``ids`` keeps only the findings with those stable ids (the review trail's).
         """
         start = day_start_minutes(self.meta("day_start") or DEFAULT_DAY_START)
         conds = ["true"]
@@ -392,6 +394,9 @@ class Store:
         if gaming_days is not None:
             conds.append("gaming_day BETWEEN ? AND ?")
             params.extend(gaming_days)
+        if ids is not None:
+            conds.append("id IN (SELECT unnest(?::VARCHAR[]))")
+            params.append(sorted(set(ids)))
         sql = f"""
         WITH q AS (
           SELECT q.code, CASE q.code WHEN 'LOG_ID_CONFLICT' THEN 'critical' ELSE 'major' END
