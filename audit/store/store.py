@@ -24,7 +24,7 @@ _FINDING_SELECT = """
     code, table_id, shoe, round, box, hand, spot, expected, actual, impact, rule,
     events, source, message, id"""
 
-_QUARANTINE_ID = FINDING_ID_SQL.format(
+QUARANTINE_ID_SQL = FINDING_ID_SQL.format(
     code="q.code",
     table_id="q.table_id",
     shoe="q.shoe",
@@ -35,6 +35,7 @@ _QUARANTINE_ID = FINDING_ID_SQL.format(
     source="q.path || ':' || q.line_no",
     occurrence="q.line_no",
 )
+"""The stable id of a quarantined line's finding, over ``quarantine q``."""
 
 
 def day_start_minutes(day_start: str) -> int:
@@ -407,7 +408,7 @@ class Store:
                  CASE WHEN q.id IS NULL THEN []::VARCHAR[] ELSE [q.id] END AS events,
                  q.path || ':' || q.line_no AS source,
                  q.path || ':' || q.line_no || ': ' || q.reason AS message,
-                 {_QUARANTINE_ID} AS id,
+                 {QUARANTINE_ID_SQL} AS id,
                  COALESCE(s.gaming_day, CAST(q.ts_local - to_minutes({start}) AS DATE))
                    AS gaming_day,
                  0 AS origin_rank, q.line_no AS ordinal
