@@ -60,7 +60,7 @@ def schema_cmd(
         typer.echo(f"wrote {path}")
 
 
-from audit.cli import commands, reviewing  # noqa: E402,F401  (registers the other commands)
+from audit.cli import commands, reviewing, serving  # noqa: E402,F401  (registers the commands)
 
 
 def main() -> None:

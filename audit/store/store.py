@@ -444,6 +444,32 @@ def _where_equal(conds: list[str], params: list[Any], wanted: dict[str, Any]) ->
             params.append(value)
 
 
+WRITER_LOCK_WAIT_S = 2.0
+"""How long opening the database for writing waits while another process holds it.
+
+``serve`` opens the database read-only for each request (well under a second), and
+a reader holding the file blocks a writer too: so that ``nightly`` does not fail
+because a page was being read at that moment, a writer retries briefly. A second
+writer (another ``nightly``) still fails within this time. ``SHOE_AUDIT_LOCK_WAIT``
+(seconds) changes it."""
+
+
+def _connect(duckdb: Any, path: str, read_only: bool) -> Any:
+    import time
+
+    wait = WRITER_LOCK_WAIT_S if not read_only else 0.0
+    if not read_only and os.environ.get("SHOE_AUDIT_LOCK_WAIT"):
+        wait = float(os.environ["SHOE_AUDIT_LOCK_WAIT"])
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            return duckdb.connect(path, read_only=read_only)
+        except duckdb.Error as exc:
+            if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.05)
+
+
 def open_store(
     path: str | PathLike[str], *, read_only: bool = False, memory_limit: str | None = None
 ) -> Store:
@@ -462,7 +488,7 @@ def open_store(
     if p != ":memory:" and Path(p).is_dir():
         raise StoreError(f"cannot open database {p!r}: it is a directory")
     try:
-        con = duckdb.connect(p, read_only=read_only)
+        con = _connect(duckdb, p, read_only)
     except duckdb.Error as exc:
         text = str(exc)
         if "lock" in text.lower():
