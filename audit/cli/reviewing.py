@@ -10,7 +10,7 @@ import typer
 
 from audit.cli.app import app
 from audit.cli.common import DbOption, boundary
-from audit.errors import AuditError, InputError
+from audit.errors import AuditError
 
 DEFAULT_DB_PATH = Path("audit.duckdb")
 
@@ -54,11 +54,11 @@ def review_cmd(
         if flag
     ]
     if len(chosen) != 1:
-        raise InputError("give exactly one of --confirm, --dismiss, --needs-video")
+        raise typer.BadParameter("give exactly one of --confirm, --dismiss, --needs-video")
     if not note.strip():
-        raise InputError("--note TEXT is required: say why")
+        raise typer.BadParameter("--note TEXT is required: say why", param_hint="--note")
     if not by.strip():
-        raise InputError("--by NAME is required: who decided")
+        raise typer.BadParameter("--by NAME is required: who decided", param_hint="--by")
     with _open(db, read_only=True) as store:
         finding = find_finding(store, finding_id)
     decision, review = review_finding(
@@ -95,7 +95,7 @@ def users_add_cmd(
     from audit.review.accounts import Role, add_account
 
     if role not in {r.value for r in Role}:
-        raise InputError(f"--role must be reviewer or manager, got {role!r}")
+        raise typer.BadParameter(f"reviewer or manager, got {role!r}", param_hint="--role")
     if password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     else:

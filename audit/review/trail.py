@@ -30,6 +30,7 @@ import datetime as dt
 import getpass
 import hashlib
 import json
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -261,10 +262,13 @@ class ReviewTrail:
         ``write`` (the file and its tables are created then), else a plain read."""
         if not write and not self.exists:
             raise ReviewError(f"no review trail at {str(self.path)!r}")
+        created = not self.exists
         try:
             con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         except sqlite3.Error as exc:
             raise ReviewError(f"cannot open the review trail {str(self.path)!r}: {exc}") from None
+        if created:  # it holds password hashes and the session secret: its owner only
+            os.chmod(self.path, 0o600)
         try:
             con.execute("PRAGMA journal_mode = WAL")
             if write:
