@@ -1,52 +1,23 @@
 """A real HTTP client and a real uvicorn server for the web tests (stdlib only).
 
 The app runs in uvicorn in a thread of the test process, on a free loopback
-port; the client speaks HTTP to it with :mod:`http.client`, keeps cookies, and
-never follows redirects (tests look at them).
+port (:func:`audit.web.server.in_background`); the client speaks HTTP to it
+with :mod:`http.client`, keeps cookies, and never follows redirects (tests look
+at them).
 """
 
 from __future__ import annotations
 
 import http.client
 import re
-import socket
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urlencode
 
+from audit.web.server import free_port as _free_port
+from audit.web.server import in_background
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def running(app: Any, port: int | None = None) -> Iterator[int]:
-    """Serve ``app`` on 127.0.0.1 until the block ends; yields the port."""
-    import uvicorn
-
-    port = port or free_port()
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", lifespan="off", ws="none"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    try:
-        yield port
-    finally:
-        server.should_exit = True
-        thread.join(10)
+free_port = _free_port
+running = in_background
 
 
 @dataclass
