@@ -107,22 +107,17 @@ def fabricate(base: Path, rounds: int, findings: int) -> Path:
         new_shoe = "shoe || '~' || k"
         for table, extra in (
             ("events", ", id || '~' || k AS id, seq + k * 10000000 AS seq"),
-            (
-                "shoes",
-                ", first_seq + k * 10000000 AS first_seq, last_seq + k * 10000000 AS last_seq",
-            ),
+            ("shoes", _SEQS),
             ("shoe_audits", ""),
-            (
-                "rounds",
-                ", first_seq + k * 10000000 AS first_seq, last_seq + k * 10000000 AS last_seq",
-            ),
+            ("rounds", _SEQS),
             ("wagers", ""),
         ):
             con.execute(
-                f"INSERT INTO {table} SELECT * REPLACE ({new_shoe} AS shoe{extra}) FROM {table}, k"
+                f"INSERT INTO {table} SELECT {table}.* REPLACE ({new_shoe} AS shoe{extra}) "
+                f"FROM {table}, k"
             )
         con.execute(
-            f"""INSERT INTO findings SELECT * REPLACE ({new_shoe} AS shoe,
+            f"""INSERT INTO findings SELECT findings.* REPLACE ({new_shoe} AS shoe,
                    list_transform(events, e -> e || '~' || k) AS events) FROM findings, k"""
         )
         con.execute(f"UPDATE findings SET id = {_ID}")

@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import re
 import secrets
+import sqlite3
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -73,24 +74,30 @@ def add_account(trail: ReviewTrail, name: str, role: Role | str, password: str) 
     return Account(name, r, stamp)
 
 
-def accounts(trail: ReviewTrail) -> list[Account]:
-    """Every account, by name (none when the review file does not exist yet)."""
+def _read(trail: ReviewTrail, sql: str, params: list[str]) -> list[tuple[str, ...]]:
+    """Rows of the accounts table; none when the file or the table does not exist yet (a
+    read: every page asks whether accounts exist, and must not take the write lock)."""
     if not trail.exists:
         return []
-    with trail.connect(write=True) as con:  # creates the table in an older file
-        rows = con.execute("SELECT name, role, created_at FROM accounts ORDER BY name").fetchall()
+    with trail.connect() as con:
+        try:
+            return [tuple(r) for r in con.execute(sql, params).fetchall()]
+        except sqlite3.OperationalError:  # no accounts table yet
+            return []
+
+
+def accounts(trail: ReviewTrail) -> list[Account]:
+    """Every account, by name (none when the review file does not exist yet)."""
+    rows = _read(trail, "SELECT name, role, created_at FROM accounts ORDER BY name", [])
     return [Account(str(n), Role(r), str(c)) for n, r, c in rows]
 
 
 def check_password(trail: ReviewTrail, name: str, password: str) -> Account | None:
     """The account when ``password`` is its password, else None (same work either way)."""
-    row = None
-    if trail.exists:
-        with trail.connect(write=True) as con:
-            row = con.execute(
-                "SELECT name, role, created_at, kdf, salt, hash FROM accounts WHERE name = ?",
-                [name],
-            ).fetchone()
+    rows = _read(
+        trail, "SELECT name, role, created_at, kdf, salt, hash FROM accounts WHERE name = ?", [name]
+    )
+    row = rows[0] if rows else None
     if row is None:
         _derive(password, b"\0" * 16)  # as slow for an unknown name as for a bad password
         return None

@@ -391,16 +391,6 @@ class ReviewTrail:
 
     # ------------------------------------------------------------------ settings
 
-    def setting(self, key: str) -> str | None:
-        if not self.exists:
-            return None
-        with self.connect() as con:
-            try:
-                row = con.execute("SELECT value FROM settings WHERE key = ?", [key]).fetchone()
-            except sqlite3.OperationalError:  # an older file without the table
-                return None
-        return str(row[0]) if row else None
-
     def setting_or_create(self, key: str, make: Any) -> str:
         """The setting ``key``, created with ``make()`` the first time (in one transaction)."""
         with self.connect(write=True) as con:

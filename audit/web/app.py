@@ -262,7 +262,11 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
     state = App(config, registry)
 
     def findings(request: Request) -> Response:
-        query = pages.ListQuery.parse(parse_qs(request.url.query, keep_blank_values=True))
+        try:
+            query = pages.ListQuery.parse(parse_qs(request.url.query, keep_blank_values=True))
+        except InputError as exc:
+            session, new = state.session(request)
+            return state.error(request, session, 400, str(exc), new)
         reviews = state.reviews()
 
         def load(store: Store, session: Session) -> pages.FindingsList:
@@ -271,13 +275,6 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
             return got
 
         return state.page(request, "findings", "web/findings.html.j2", (str(query),), load)
-
-    def findings_safe(request: Request) -> Response:
-        try:
-            return findings(request)
-        except InputError as exc:
-            session, new = state.session(request)
-            return state.error(request, session, 400, str(exc), new)
 
     def finding(request: Request) -> Response:
         segs = segments(request.scope.get("raw_path") or b"", "/findings/")
@@ -498,7 +495,7 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
 
     routes = [
         Route("/", home),
-        Route("/findings", findings_safe),
+        Route("/findings", findings),
         Route("/findings/{rest:path}", post_review, methods=["POST"]),
         Route("/findings/{rest:path}", finding, methods=["GET", "HEAD"]),
         Route("/shoes/{rest:path}", shoe),

@@ -149,3 +149,70 @@ def test_a_reviewer_works_through_a_night_in_chromium(page: Any, base: str, db: 
     page.goto(f"{base}/shoes/T90/T90-S")
     assert page.locator("#timeline-table tr.mark-dealer_change").count() == 1
     _shot(page, "web-shoe.png", full=True)
+
+
+def _night(kind: str, folder: Path) -> Path:
+    """The sample night of the repo, or a simulated 20-table night, ingested and audited."""
+    from audit.batch import run_audit
+    from audit.ingest import ingest_paths
+    from audit.profiles import load_registry
+    from audit.simulate import simulate
+
+    if kind == "sample":
+        logs = Path(__file__).resolve().parents[2] / "sample_logs" / "2026-11-28"
+    else:
+        logs = folder / "logs"
+        simulate(logs, tables=20, shoes=1, seed=20, error_rate=0.03)
+    db = folder / "audit.duckdb"
+    with open_store(db) as store:
+        ingest_paths(store, [logs])
+        run_audit(store, load_registry())
+    return db
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["sample", "twenty-tables"])
+def test_the_same_work_on_the_sample_and_a_20_table_night(kind: str, tmp_path: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    db = _night(kind, tmp_path)
+    with (
+        running(create_app(ServeConfig(db=db))) as port,
+        sync_api.sync_playwright() as p,
+    ):
+        base = f"http://127.0.0.1:{port}"
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{base}/findings?severity=major")
+        day = page.locator("#f-day option").nth(1).get_attribute("value")
+        page.goto(f"{base}/reports/{day}")
+        before = _count(page, "#findings-total")
+        page.goto(f"{base}/findings")
+        table = page.locator("#f-table option").nth(1).get_attribute("value")
+        page.select_option("#f-table", table)
+        page.select_option("#f-severity", "major")
+        page.click("#apply")
+        page.wait_for_url(re.compile(r"severity=major"))
+        assert page.locator("#findings tbody tr").count() >= 1
+        _shot(page, f"web-{kind}-findings.png")
+        page.locator("#findings a.hand-link").first.click()
+        page.wait_for_url(re.compile(r"/hands/"))
+        url = page.url
+        round_no = int(url.rsplit("/", 1)[1])
+        if page.locator("#nav a[rel=next]").count():
+            page.keyboard.press("ArrowRight")
+            page.wait_for_url(re.compile(rf"/{round_no + 1}$"))
+            page.keyboard.press("ArrowLeft")
+            page.wait_for_url(url)
+        panel = page.locator("#review .finding.major").first
+        panel.locator("textarea[name=note]").fill("checked against the video")
+        panel.locator("input[name=by]").fill("ana")
+        panel.locator("button[value=dismiss]").click()
+        page.wait_for_url(url)
+        assert (
+            "dismissed" in page.locator("#review .finding.major .review-state").first.inner_text()
+        )
+        _shot(page, f"web-{kind}-hand.png", full=True)
+        page.goto(f"{base}/reports/{day}")
+        assert _count(page, "#findings-total") == before - 1
+        assert _count(page, "#dismissed-total") == 1
+        browser.close()
