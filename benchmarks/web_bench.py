@@ -17,7 +17,9 @@ opened per request, read-only), median of ``--repeat`` requests after one warm-u
   /login      a page that reads no database (the web stack alone)
   list        the findings list's first page (the night's gaming day, sorted by money)
   list (all)  the first page with no filter
-  hand        the hand page of a flagged round (a replay of its shoe with the step trace)
+  hand        the hand page of a flagged round (a replay of its shoe with the step trace);
+              the first one of a table after the database changed also reads the table's
+              cross-shoe outline (kept until the next change), and is timed apart
 
 Targets: the list's first page under 200 ms, a hand page under 300 ms. Usage:
 
@@ -59,7 +61,8 @@ def base_night(rounds: int, error_rate: float) -> Path:
     simulate(
         logs,
         tables=20,
-        shoes=max(1, rounds // 20 // 60),  # a shoe deals some 60-80 rounds to its cut card
+        # shoes average some 15-20 rounds over the four profiles (ventuno deals one)
+        shoes=max(1, math.ceil(rounds / 20 / 14)),
         profiles=PROFILES,
         seed=12,
         error_rate=error_rate,
@@ -118,7 +121,7 @@ def fabricate(base: Path, rounds: int, findings: int) -> Path:
             )
         con.execute(
             f"""INSERT INTO findings SELECT findings.* REPLACE ({new_shoe} AS shoe,
-                   list_transform(events, e -> e || '~' || k) AS events) FROM findings, k"""
+                   list_transform(events, lambda e: e || '~' || k) AS events) FROM findings, k"""
         )
         con.execute(f"UPDATE findings SET id = {_ID}")
         # exactly `rounds` rounds and `findings` findings: drop the surplus copies' rows
@@ -166,8 +169,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=1_000_000)
     ap.add_argument("--findings", type=int, default=10_000)
-    ap.add_argument("--base-rounds", type=int, default=10_000)
-    ap.add_argument("--error-rate", type=float, default=0.01)
+    ap.add_argument("--base-rounds", type=int, default=20_000)
+    ap.add_argument(
+        "--error-rate", type=float, default=0.03, help="enough findings to keep --findings"
+    )
     ap.add_argument("--repeat", type=int, default=15)
     args = ap.parse_args()
 
@@ -197,6 +202,9 @@ def main() -> None:
             "hand": lambda: timed_get(port, hand),
         }
         results: dict[str, list[float]] = {k: [] for k in cases}
+        # the first hand page of a table after a nightly reads the table's cross-shoe
+        # outline (kept until the database changes): timed once, apart
+        cold = cases["hand"]()
         for fn in cases.values():
             fn()  # warm-up: the OS cache, the templates
         for _ in range(args.repeat):
@@ -209,6 +217,7 @@ def main() -> None:
             f"{name:<11} {median_ms(samples)}   "
             f"({statistics.median(samples) / base:4.1f}x open+close)"
         )
+    print(f"hand, the table's first after a change (once): {cold * 1000:.0f} ms")
     lst, hnd = statistics.median(results["list"]) * 1000, statistics.median(results["hand"]) * 1000
     print(
         f"targets: list first page {lst:.0f} ms (< 200: {'met' if lst < 200 else 'NOT met'}), "

@@ -16,9 +16,12 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from audit.events.models import AnyEvent
 from audit.findings import Finding, Severity, money_str
+from audit.store.rows import EVENT_COLUMNS, build_event
 from audit.store.store import (
     DEFAULT_DAY_START,
     QUARANTINE_ID_SQL,
@@ -167,22 +170,37 @@ def findings_page(
         params.append(flt.dealer)
     where = " AND ".join(conds)
     base = f"SELECT f.* FROM ({_all_findings_sql(start)}) f {joins} WHERE {where}"
-    (total,) = store.con.execute(f"SELECT count(*) FROM ({base})", params).fetchone()
-    pages = max(1, -(-int(total) // per_page))
-    page = min(max(1, page), pages)
     order = (*SORTS.get(sort, SORTS["impact"]), *_TIEBREAK)
-    rows = store.con.execute(
-        f"""WITH chosen AS (
-              SELECT *, {_SEV_RANK} AS sev_rank, abs(coalesce(impact, 0)) AS abs_impact
-              FROM ({base})
-              ORDER BY {", ".join(order)}
-              LIMIT {int(per_page)} OFFSET {int((page - 1) * per_page)})
-            SELECT {", ".join(f"p.{c.strip()}" for c in _SELECT.split(","))}, p.gaming_day,
-                   coalesce(r.dealer, sh.dealer)
-            FROM chosen p {_dealer_join("p")}
-            ORDER BY {", ".join(f"p.{o}" for o in order)}""",
-        params,
-    ).fetchall()
+    page = max(1, page)
+
+    def read(page: int) -> list[tuple[Any, ...]]:
+        # the page and the count of all matches in one pass over the findings
+        return list(
+            store.con.execute(
+                f"""WITH chosen AS (
+                      SELECT *, {_SEV_RANK} AS sev_rank, abs(coalesce(impact, 0)) AS abs_impact,
+                             count(*) OVER () AS total
+                      FROM ({base})
+                      ORDER BY {", ".join(order)}
+                      LIMIT {int(per_page)} OFFSET {int((page - 1) * per_page)})
+                    SELECT {", ".join(f"p.{c.strip()}" for c in _SELECT.split(","))},
+                           p.gaming_day, coalesce(r.dealer, sh.dealer), p.total
+                    FROM chosen p {_dealer_join("p")}
+                    ORDER BY {", ".join(f"p.{o}" for o in order)}""",
+                params,
+            ).fetchall()
+        )
+
+    rows = read(page)
+    if rows:
+        total = int(rows[0][17])
+    else:  # no match, or a page past the last one: show the last page
+        (total,) = store.con.execute(f"SELECT count(*) FROM ({base})", params).fetchone()
+        last = max(1, -(-int(total) // per_page))
+        if page > last:
+            page = last
+            rows = read(page)
+    pages = max(1, -(-int(total) // per_page))
     out = tuple(FindingRow(_finding(r[:15]), r[15], r[16]) for r in rows)
     return FindingsPage(out, int(total), page, pages)
 
@@ -348,3 +366,45 @@ def shoe_rounds(store: Store, table: str, shoe: str) -> list[tuple[int, int, str
             [table, shoe],
         ).fetchall()
     ]
+
+
+# --------------------------------------------------------------------------- a hand page
+
+
+def shoe_events_with_sources(
+    store: Store, table: str, shoe: str
+) -> tuple[list[AnyEvent], dict[str, tuple[str, int]]]:
+    """One shoe's events in ``seq`` order (as :meth:`Store.load_shoe_events` gives them) and
+    where each was read (file path as ingested, line), in one read of the events table."""
+    cols = [c for c in EVENT_COLUMNS if c not in ("ts", "raw")]
+    select = ", ".join(f'e."{c}"' for c in cols)
+    table_ = store.con.sql(
+        f"""SELECT {select}, CASE WHEN e.has_extra THEN e.raw END AS raw,
+                   i.path AS _path, e.line_no AS _line
+            FROM events e LEFT JOIN input_files i USING (file_id)
+            WHERE e.table_id = ? AND e.shoe = ?
+            ORDER BY e.seq, e.id""",
+        params=[table, shoe],
+    ).to_arrow_table()
+    events: list[AnyEvent] = []
+    sources: dict[str, tuple[str, int]] = {}
+    for row in table_.to_pylist():
+        path, line = row.pop("_path"), row.pop("_line")
+        events.append(build_event(row))
+        if path is not None:
+            sources[str(row["id"])] = (str(path), int(line))
+    return events, sources
+
+
+def database_version(path: str | Path) -> tuple[int, ...]:
+    """What changes whenever a writer changes the database file (its WAL included): the
+    key of data kept between requests (a page's filter choices, the tables' outlines)."""
+    out: list[int] = []
+    for p in (Path(path), Path(f"{path}.wal")):
+        try:
+            st = p.stat()
+        except FileNotFoundError:
+            out += [0, 0]
+            continue
+        out += [st.st_mtime_ns, st.st_size]
+    return tuple(out)

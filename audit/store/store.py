@@ -239,13 +239,20 @@ class Store:
             return out
         cols = [c for c in EVENT_COLUMNS if c not in ("ts", "raw")]
         select = ", ".join(f'e."{c}"' for c in cols)
+        if len(wanted) == 1:
+            # one shoe (a hand page): plain equalities, which the scan filters as it reads
+            # (a join against the key list reads every event of the database first)
+            where = "WHERE e.table_id = ? AND e.shoe = ?"
+            params: list[Any] = [wanted[0].table, wanted[0].shoe]
+        else:
+            where = """SEMI JOIN (SELECT unnest(?) AS table_id, unnest(?) AS shoe) k
+                  ON e.table_id = k.table_id AND e.shoe = k.shoe"""
+            params = [[k.table for k in wanted], [k.shoe for k in wanted]]
         table = self.con.sql(
             f"""SELECT {select}, CASE WHEN e.has_extra THEN e.raw END AS raw
-                FROM events e
-                SEMI JOIN (SELECT unnest(?) AS table_id, unnest(?) AS shoe) k
-                  ON e.table_id = k.table_id AND e.shoe = k.shoe
+                FROM events e {where}
                 ORDER BY e.table_id, e.shoe, e.seq, e.id""",
-            params=[[k.table for k in wanted], [k.shoe for k in wanted]],
+            params=params,
         ).to_arrow_table()
         current: ShoeKey | None = None
         bucket: list[dict[str, Any]] = []

@@ -40,6 +40,7 @@ from audit.review import ReviewTrail, Verdict, os_user, reviews_of
 from audit.review.accounts import accounts, check_password
 from audit.review.service import review_finding
 from audit.store import Store
+from audit.store.browse import filter_choices
 from audit.web import pages
 from audit.web.data import Busy, Read, Reader
 from audit.web.session import COOKIE, MAX_AGE_S, Session, Signer, new_session
@@ -270,7 +271,8 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
         reviews = state.reviews()
 
         def load(store: Store, session: Session) -> pages.FindingsList:
-            got = pages.load_findings_list(store, query, reviews)
+            choices = state.reader.memo("choices", store, filter_choices)
+            got = pages.load_findings_list(store, query, reviews, choices)
             state.reader.remember(r.finding for r in got.rows)
             return got
 
@@ -324,6 +326,9 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
                 rnd,
                 show_players=session.signed_in,
                 trail=trail,
+                contexts=state.reader.memo(
+                    f"contexts:{table}", store, lambda s: pages.table_contexts(s, table)
+                ),
             )
             state.reader.remember(h.finding for h in got.findings)
             return got

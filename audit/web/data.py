@@ -11,6 +11,11 @@ words (:class:`Busy`).
 
 The last findings a page showed are remembered too, so a review can be
 recorded while the database is busy (the review file is SQLite, not DuckDB).
+
+What changes only when a writer changes the database (the list's filter choices,
+each table's cross-shoe outline for a replay) is kept between requests, keyed by
+the database file's version (:func:`audit.store.browse.database_version`, read
+while the page holds the file), so it is never older than the data it goes with.
 """
 
 from __future__ import annotations
@@ -75,6 +80,7 @@ class Reader:
         self.retry_s = retry_s
         self._cache: OrderedDict[tuple[Any, ...], Read[Any]] = OrderedDict()
         self._findings: OrderedDict[str, Finding] = OrderedDict()
+        self._memo: dict[str, tuple[tuple[int, ...], Any]] = {}
         self._lock = threading.Lock()
         self.last_read: dt.datetime | None = None
 
@@ -107,6 +113,20 @@ class Reader:
             while len(self._cache) > CACHE_PAGES:
                 self._cache.popitem(last=False)
         return fresh
+
+    def memo(self, name: str, store: Store, compute: Callable[[Store], T]) -> T:
+        """``compute(store)``, kept until the database changes (call it inside a read)."""
+        from audit.store.browse import database_version
+
+        version = database_version(self.db)
+        with self._lock:
+            hit = self._memo.get(name)
+        if hit is not None and hit[0] == version:
+            return hit[1]  # type: ignore[no-any-return]
+        value = compute(store)
+        with self._lock:
+            self._memo[name] = (version, value)
+        return value
 
     def remember(self, findings: Iterable[Finding]) -> None:
         """Keep the findings a page showed, for a review taken while the database is busy."""

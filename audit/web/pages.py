@@ -14,6 +14,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from audit.engine import ShoeContext
 from audit.errors import InputError, NotFoundError
 from audit.findings import Code, Finding, Severity
 from audit.profiles import ProfileRegistry
@@ -168,8 +169,13 @@ class FindingsList:
 
 
 def load_findings_list(
-    store: Store, query: ListQuery, reviews: Mapping[str, Review]
+    store: Store,
+    query: ListQuery,
+    reviews: Mapping[str, Review],
+    choices: FilterChoices | None = None,
 ) -> FindingsList:
+    """One page of the list; ``choices`` (the filters' options) are read when not given."""
+    choices = choices or filter_choices(store)
     states = {fid: str(r.state) for fid, r in reviews.items()}
     got: FindingsPage = findings_page(
         store, query.filter(), sort=query.sort, page=query.page, reviews=states
@@ -200,7 +206,7 @@ def load_findings_list(
         total=got.total,
         page=got.page,
         pages=got.pages,
-        choices=filter_choices(store),
+        choices=choices,
         prev_href=query.url(page=got.page - 1) if got.page > 1 else None,
         next_href=query.url(page=got.page + 1) if got.page < got.pages else None,
         sort_hrefs=tuple((labels[s], query.url(sort=s, page=1), s == query.sort) for s in SORTS),
@@ -303,23 +309,30 @@ def load_hand(
     *,
     show_players: bool,
     trail: Mapping[str, Sequence[Decision]],
+    contexts: Mapping[ShoeKey, ShoeContext],
 ) -> HandPage:
-    """The hand packet of one round from the engine's replay, linked into the app."""
-    from audit.batch.runner import profile_for, replay_stored_shoe
+    """The hand packet of one round from the engine's replay, linked into the app.
+
+    The shoe is replayed as ``run`` replays it (:func:`audit.batch.replay_stored_shoe`:
+    its profile, its cross-shoe ``contexts`` from :func:`table_contexts`), from its
+    events read with their sources in one query.
+    """
+    from audit.batch.runner import profile_for
+    from audit.engine import replay_shoe
     from audit.reports import build_hand_context
     from audit.reports.hand import masked
-    from audit.reports.sources import event_sources
     from audit.review import review_of
+    from audit.store.browse import shoe_events_with_sources
 
     key = ShoeKey(table, shoe)
     info = store.shoe_info([key]).get(key)
     if info is None:
         raise NotFoundError(f"no shoe {shoe!r} at table {table!r}")
-    replay, events = replay_stored_shoe(store, registry, key)
-    profile = profile_for(registry, replay.profile_id)
-    ctx = build_hand_context(
-        replay, round_no, profile, events=events, sources=event_sources(store.con, table, shoe)
-    )
+    events, sources = shoe_events_with_sources(store, table, shoe)
+    profile = profile_for(registry, info.profile)
+    replay = replay_shoe(events, profile, contexts.get(key, ShoeContext()))
+    # the same replay as `run`: a test compares its findings with the stored ones
+    ctx = build_hand_context(replay, round_no, profile, events=events, sources=sources)
     stored = shoe_rounds(store, table, shoe)
     flagged = [(r, n, w) for r, n, w in stored if n]
 
@@ -355,6 +368,14 @@ def load_hand(
         next_flagged=hand_url(table, shoe, after[0]) if after else None,
         shoe_href=shoe_url(table, shoe),
     )
+
+
+def table_contexts(store: Store, table: str) -> dict[ShoeKey, ShoeContext]:
+    """The cross-shoe context of every shoe of one table, exactly as ``run`` computes it
+    (:func:`audit.batch.shoe_contexts`: one read of the table's outline)."""
+    from audit.batch.runner import shoe_contexts
+
+    return shoe_contexts(store, [ShoeKey(table, "")])
 
 
 # --------------------------------------------------------------------------- the report

@@ -75,6 +75,9 @@ def test_the_list_sorts_by_money_impact_and_pages(client: Client, db: Path) -> N
     ]
     assert impacts == sorted(impacts, reverse=True)
     assert impacts[0] == max(abs(f.impact or 0) for f in every)
+    past = client.get("/findings?page=9999").text
+    last = -(-total // 50)
+    assert f'id="page-no">{last}<' in past and _ids(past)  # past the end: the last page
     if total > 50:
         page2 = client.get("/findings?page=2")
         assert set(_ids(page1.text)).isdisjoint(_ids(page2.text))
