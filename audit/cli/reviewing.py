@@ -71,7 +71,10 @@ def review_cmd(
 
 
 users_app = typer.Typer(
-    help="Reviewer accounts for `serve` on an address other than 127.0.0.1.",
+    help=(
+        "Reviewer accounts for `serve` (needed on an address other than 127.0.0.1).\n\n"
+        "Example: shoe-audit users add ana --role reviewer"
+    ),
     no_args_is_help=True,
 )
 app.add_typer(users_app, name="users")
