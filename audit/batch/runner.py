@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import signal
+import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
 from typing import TYPE_CHECKING
@@ -147,6 +150,27 @@ _WORKER_REGISTRY: ProfileRegistry | None = None
 def _init_worker(registry: ProfileRegistry) -> None:
     global _WORKER_REGISTRY
     _WORKER_REGISTRY = registry
+    # Ctrl-C reaches the whole process group: only the parent handles it (one
+    # line, exit 130), so a worker prints no traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore Ctrl-C while workers may be started, so that they start ignoring it.
+
+    A worker imports the program before its initializer runs; a Ctrl-C in that
+    time would print the worker's own traceback. An ignored SIGINT is inherited
+    by the new process (and Python then installs no handler of its own).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _worker_batch(job: BatchJob) -> BatchResult:
@@ -263,12 +287,18 @@ def run_audit(
             initargs=(registry,),
         ) as pool:
             pending: deque[Future[BatchResult]] = deque()
-            for events in batches:
-                pending.append(pool.submit(_worker_batch, job_of(events)))
-                while len(pending) > 2 * n_workers:
+            try:
+                for events in batches:
+                    with _sigint_ignored():  # a worker may be started here
+                        pending.append(pool.submit(_worker_batch, job_of(events)))
+                    while len(pending) > 2 * n_workers:
+                        record(pending.popleft().result())
+                while pending:
                     record(pending.popleft().result())
-            while pending:
-                record(pending.popleft().result())
+            except KeyboardInterrupt:
+                # Do not wait for the queued batches: what is recorded stays recorded.
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
     summary.seconds = time.perf_counter() - t0
     summary.by_code = dict(sorted(summary.by_code.items(), key=lambda kv: Code(kv[0]).value))
     return summary

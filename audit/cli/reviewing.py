@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from audit.cli.app import app
-from audit.cli.common import DbOption, boundary
-from audit.errors import AuditError
-
-DEFAULT_DB_PATH = Path("audit.duckdb")
+from audit.cli.common import DEFAULT_DB_PATH, DbOption, boundary, no_database, open_db
+from audit.cli.framework import AuditTyper
+from audit.cli.output import say
+from audit.errors import UsageError
 
 
 @app.command("review")
@@ -38,9 +37,12 @@ def review_cmd(
     finding takes two different reviewers before it leaves the report's totals.
     Exit 1 when there is no such finding.
 
-    Example: shoe-audit review 3f2a9c0d1e4b5a6f --dismiss --note "log error, video checked" --by ana
+    \b
+    Examples:
+      shoe-audit review 3f2a9c0d1e4b5a6f --confirm --note "video: paid 15" --by ana
+      shoe-audit review 3f2a9c0d1e4b5a6f --dismiss --note "log error" --by bob
+      shoe-audit review 3f2a9c0d1e4b5a6f --needs-video --note "ask surveillance" --by ana
     """
-    from audit.cli.commands import _open
     from audit.review import ReviewTrail, Verdict, os_user
     from audit.review.service import find_finding, review_finding
 
@@ -54,26 +56,28 @@ def review_cmd(
         if flag
     ]
     if len(chosen) != 1:
-        raise typer.BadParameter("give exactly one of --confirm, --dismiss, --needs-video")
+        raise UsageError("give exactly one of --confirm, --dismiss, --needs-video")
     if not note.strip():
-        raise typer.BadParameter("--note TEXT is required: say why", param_hint="--note")
+        raise UsageError("--note TEXT is required: say why")
     if not by.strip():
-        raise typer.BadParameter("--by NAME is required: who decided", param_hint="--by")
-    with _open(db, read_only=True) as store:
+        raise UsageError("--by NAME is required: who decided")
+    with open_db(db, read_only=True) as store:
         finding = find_finding(store, finding_id)
     decision, review = review_finding(
         ReviewTrail.beside(db), finding, chosen[0], note=note, by=by, via="cli", user=os_user()
     )
-    typer.echo(
+    say(
         f"recorded #{decision.seq}: {decision.verdict} {finding.id} ({finding.code}) "
         f"by {decision.by} (os user {decision.os_user or '?'}); now {review.label}"
     )
 
 
-users_app = typer.Typer(
+users_app = AuditTyper(
     help=(
         "Reviewer accounts for `serve` (needed on an address other than 127.0.0.1).\n\n"
-        "Example: shoe-audit users add ana --role reviewer"
+        "\b\nExamples:\n"
+        "  shoe-audit users add ana --role reviewer\n"
+        "  shoe-audit users list"
     ),
     no_args_is_help=True,
 )
@@ -92,21 +96,24 @@ def users_add_cmd(
 ) -> None:
     """Add a reviewer account (the password is asked for, or read with --password-stdin).
 
-    Example: shoe-audit users add ana --role reviewer
+    \b
+    Examples:
+      shoe-audit users add ana --role reviewer
+      shoe-audit users add bob --role manager --password-stdin < bob.secret
     """
     from audit.review import ReviewTrail
     from audit.review.accounts import Role, add_account
 
     if role not in {r.value for r in Role}:
-        raise typer.BadParameter(f"reviewer or manager, got {role!r}", param_hint="--role")
+        raise UsageError(f"--role must be reviewer or manager, got {role!r}")
     if password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     else:
         password = typer.prompt("password", hide_input=True, confirmation_prompt=True)
     if not db.exists():
-        raise AuditError(f"no audit database at {str(db)!r}: accounts live beside it")
+        raise no_database(db)
     account = add_account(ReviewTrail.beside(db), name, role, password)
-    typer.echo(f"added {account.role} {account.name}")
+    say(f"added {account.role} {account.name}")
 
 
 @users_app.command("list")
@@ -114,10 +121,13 @@ def users_add_cmd(
 def users_list_cmd(db: DbOption = DEFAULT_DB_PATH) -> None:
     """List the reviewer accounts.
 
-    Example: shoe-audit users list
+    \b
+    Examples:
+      shoe-audit users list
+      shoe-audit users list --db audit-nightly.duckdb
     """
     from audit.review import ReviewTrail
     from audit.review.accounts import accounts
 
     for a in accounts(ReviewTrail.beside(db)):
-        typer.echo(f"{a.name:<24} {a.role:<9} since {a.created_at}")
+        say(f"{a.name:<24} {a.role:<9} since {a.created_at}")

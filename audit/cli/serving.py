@@ -8,9 +8,8 @@ from typing import Annotated
 import typer
 
 from audit.cli.app import app
-from audit.cli.common import DbOption, ProfilesOption, boundary
-
-DEFAULT_DB_PATH = Path("audit.duckdb")
+from audit.cli.common import DEFAULT_DB_PATH, DbOption, ProfilesOption, boundary, no_database
+from audit.cli.output import say
 
 
 @app.command("serve")
@@ -33,12 +32,18 @@ def serve_cmd(
     up. On an address other than 127.0.0.1 it needs reviewer accounts
     (`shoe-audit users add`). Runs until stopped.
 
-    Example: shoe-audit serve --db audit.duckdb --port 8750
+    \b
+    Examples:
+      shoe-audit serve
+      shoe-audit serve --db audit-nightly.duckdb --port 8080
+      shoe-audit serve --host 0.0.0.0   # needs accounts: shoe-audit users add
     """
     from audit.web.app import ServeConfig
     from audit.web.server import check_can_serve, serve
 
+    if not db.exists():
+        raise no_database(db)
     config = ServeConfig(db=db, host=host, port=port, profiles=profiles, templates=templates)
     check_can_serve(config)
-    typer.echo(f"shoe-audit serve: http://{host}:{port}/findings  (Ctrl-C stops)")
+    say(f"shoe-audit serve: http://{host}:{port}/findings  (Ctrl-C stops)")
     serve(config)
