@@ -104,6 +104,19 @@ def test_the_list_filters_by_table_dealer_code_severity_and_day(client: Client, 
     assert client.get("/findings?code=NOPE").status == 400
 
 
+def test_the_list_filters_by_a_range_of_gaming_days(client: Client) -> None:
+    before, night = "2026-11-27", DAY
+    first = set(_ids(client.get(f"/findings?day={before}").text))
+    second = set(_ids(client.get(f"/findings?day={night}").text))
+    assert first and second and not first & second
+    both = set(_ids(client.get(f"/findings?from={before}&to={night}").text))
+    assert both == first | second
+    assert set(_ids(client.get(f"/findings?from={night}").text)) == second  # open-ended
+    assert set(_ids(client.get(f"/findings?to={before}").text)) == first
+    assert not _ids(client.get(f"/findings?from={night}&to={before}").text)  # empty range
+    assert client.get("/findings?from=2026-13-01").status == 400
+
+
 def test_a_review_from_the_browser_is_recorded_and_shown(client: Client, db: Path) -> None:
     f = next(f for f in _findings(db) if f.severity == "major" and f.round is not None)
     token = client.csrf(f"/findings/{f.id}")
@@ -229,6 +242,18 @@ def test_ids_from_the_logs_are_escaped_everywhere(client: Client, db: Path) -> N
         assert "49" not in re.findall(r"\{\{ 7\*7 \}\}|49(?=</)", text)
     assert "T&lt;script&gt;alert(1)&lt;/script&gt;" in pages[0]
     assert f.id in _ids(pages[0])  # the filter found the hostile table by its id
+    # the filter's choices carry the id itself as their value (an option's text would be
+    # whitespace-folded by the browser), escaped inside the attribute
+    (select,) = re.findall(r'<select name="table" id="f-table">.*?</select>', pages[0], re.S)
+    assert 'value="T&lt;script&gt;alert(1)&lt;/script&gt;|&#34;&#39;{{ 7*7 }}" selected' in select
+
+
+def test_a_redirect_after_a_post_stays_inside_the_app() -> None:
+    from audit.web.urls import safe_next
+
+    assert safe_next("/findings?page=2") == "/findings?page=2"
+    for outside in ("https://evil.example/", "//evil.example/x", "/\\evil.example", "evil", ""):
+        assert safe_next(outside, "/findings/x") == "/findings/x", outside
 
 
 def test_no_url_reads_a_file_outside_the_app(client: Client) -> None:
