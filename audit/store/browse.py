@@ -255,6 +255,9 @@ class TimelineRound:
     status: str
     dealer: str | None
     opened_at: dt.datetime | None
+    opened_local: dt.datetime | None
+    """The table's local time of the round's first event, as the shoe's other events
+    are shown (the server's own time zone may be another)."""
     boxes: int
     handle: Any
     dealer_cards: tuple[str, ...]
@@ -312,10 +315,12 @@ def shoe_timeline(store: Store, table: str, shoe: str) -> Timeline | None:
     if info is None:
         return None
     rounds = store.con.execute(
-        """SELECT round, status, dealer, opened_at, boxes, handle, dealer_cards, dealer_total,
-                  findings, worst_severity, impact
-           FROM rounds WHERE table_id = ? AND shoe = ? ORDER BY round""",
-        [table, shoe],
+        """SELECT r.round, r.status, r.dealer, r.opened_at, e.ts_local, r.boxes, r.handle,
+                  r.dealer_cards, r.dealer_total, r.findings, r.worst_severity, r.impact
+           FROM rounds r
+           LEFT JOIN events e ON e.table_id = ? AND e.shoe = ? AND e.seq = r.first_seq
+           WHERE r.table_id = ? AND r.shoe = ? ORDER BY r.round""",
+        [table, shoe, table, shoe],
     ).fetchall()
     marks = store.con.execute(
         """WITH m AS (
@@ -341,13 +346,14 @@ def shoe_timeline(store: Store, table: str, shoe: str) -> Timeline | None:
                 r[1],
                 r[2],
                 r[3],
-                int(r[4]),
-                r[5],
-                tuple(r[6] or ()),
-                int(r[7]),
+                r[4],
+                int(r[5]),
+                r[6],
+                tuple(r[7] or ()),
                 int(r[8]),
-                r[9],
-                money_str(r[10]),
+                int(r[9]),
+                r[10],
+                money_str(r[11]),
             )
             for r in rounds
         ),

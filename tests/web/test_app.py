@@ -64,6 +64,19 @@ def test_every_page_has_a_stable_url_and_renders(client: Client, db: Path) -> No
     assert client.get("/").location == "/findings"
 
 
+def test_the_shoe_timeline_is_in_the_tables_local_time_and_order(client: Client, db: Path) -> None:
+    text = client.get(shoe_url("T90", "T90-S")).text
+    (body,) = re.findall(r'<table id="timeline-table">.*?</table>', text, re.S)
+    times = re.findall(r'<tr[^>]*><td class="mono">(\d\d:\d\d:\d\d)</td>', body)
+    assert len(times) > 5 and times == sorted(times)  # marks and rounds interleave in order
+    with open_store(db, read_only=True) as store:
+        (opened,) = store.con.execute(
+            "SELECT ts_local FROM events WHERE table_id = 'T90' AND shoe = 'T90-S' "
+            "AND round = 1 AND type = 'round_open'"
+        ).fetchone()
+    assert f'<td class="mono">{opened:%H:%M:%S}</td><td>round' in body
+
+
 def test_the_list_sorts_by_money_impact_and_pages(client: Client, db: Path) -> None:
     every = _findings(db)
     page1 = client.get("/findings")
