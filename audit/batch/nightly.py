@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
@@ -75,6 +76,7 @@ def write_report(
     days was audited (cli.md: exit 1).
     """
     from audit.batch.pages import PageOptions, plan_pages, write_hand_pages
+    from audit.batch.statistics import report_statistics
     from audit.engine import ENGINE_VERSION
     from audit.profiles import load_registry
     from audit.reports import build_report_context, render_report
@@ -99,6 +101,8 @@ def write_report(
         require_rounds=True,
         reviews=reviews,
     )
+    stats = report_statistics(store, chosen, registry, show_players=show_players)
+    ctx = dataclasses.replace(ctx, statistics=stats)
     full = build_flagged_page(store, chosen, registry=registry, with_pages=True, reviews=reviews)
     digests = {p.id: p.digest for p in registry.all()}
     states = {fid: str(r.state) for fid, r in reviews.items()}

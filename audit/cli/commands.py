@@ -747,6 +747,14 @@ def simulate_cmd(
         ),
     ] = 0.0,
     gzip: Annotated[bool, typer.Option("--gzip", help="Write *.jsonl.gz.")] = False,
+    bias: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--bias",
+            help="Deal a table wrong on purpose, to test `stats` (repeatable): "
+            "TABLE:short-dealer[=CHANCE] or TABLE:strip-tens[=COUNT].",
+        ),
+    ] = None,
     profiles: ProfilesOption = None,
 ) -> None:
     """Write realistic TEL/1 logs, with injected errors.
@@ -762,7 +770,9 @@ def simulate_cmd(
     """
     from audit.profiles import load_registry
     from audit.simulate import simulate
+    from audit.simulate.bias import parse_biases
 
+    biases = parse_biases(bias or [])
     registry = load_registry(profiles)
     chosen = profile or [p.id for p in registry.all()]
     for pid in chosen:
@@ -777,5 +787,6 @@ def simulate_cmd(
         error_rate=error_rate,
         gzip=gzip,
         registry=registry,
+        biases=biases,
     )
     say(str(summary))

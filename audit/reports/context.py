@@ -902,8 +902,9 @@ class ReportContext:
             false masks them (the default: report pages travel by e-mail).
         hand_pages: the hand pages written beside the report: one per flagged round of
             a replayed shoe, and one for each round just before and after it, by href.
-        statistics: the statistics section (issue 11), rendered by
-            ``_partials/statistics.html.j2``; None until a statistics builder fills it.
+        statistics: the statistics section (issue 11): an
+            :class:`audit.reports.statistics.StatisticsSection`, rendered by
+            ``_partials/statistics.html.j2``; None: not rendered (no audited rounds).
         integrity: the integrity section (issue 14: ledger head, unreadable files),
             rendered by ``_partials/integrity.html.j2``; None until its builder fills it.
         dismissed: the findings a review dismissed (issue 12), out of every count and
