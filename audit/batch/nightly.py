@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from audit.errors import AuditError, InputError
+from audit.errors import AuditError, UsageError
 from audit.profiles import ProfileRegistry
 from audit.store import Store
 
@@ -19,14 +19,14 @@ def day_range(
     """The gaming days named by ``--date`` or ``--from``/``--to``; None: the latest one."""
     if date is not None:
         if first or last:
-            raise InputError("give either --date or --from/--to, not both")
+            raise UsageError("give either --date or --from/--to, not both")
         return [date]
     if first is None and last is None:
         return None
     if first is None or last is None:
-        raise InputError("--from and --to go together")
+        raise UsageError("--from and --to go together")
     if last < first:
-        raise InputError(f"--to {last} is before --from {first}")
+        raise UsageError(f"--to {last} is before --from {first}")
     return [first + dt.timedelta(days=i) for i in range((last - first).days + 1)]
 
 

@@ -57,7 +57,10 @@ def theory_cmd(
     composition-dependent recursion. Exit 1 for an unknown profile or one whose
     banker plays freely.
 
-    Example: shoe-audit theory it-casino-6d --decks 8 --format json
+    \b
+    Examples:
+      shoe-audit theory it-casino-6d
+      shoe-audit theory it-casino-5d --decks 1 --format json
     """
     from audit.profiles import load_registry
     from audit.stats import theory
@@ -137,7 +140,11 @@ def stats_cmd(
     stated minimum sample is printed but not judged. Exit 0, or 3 with
     --fail-on-flag when a test flags.
 
-    Example: shoe-audit stats --date 2026-11-28 --format jsonl --fail-on-flag
+    \b
+    Examples:
+      shoe-audit stats --date 2026-11-28
+      shoe-audit stats --from 2026-11-01 --to 2026-11-30 --format csv
+      shoe-audit stats --date 2026-11-28 --correction bh --fail-on-flag
     """
     from audit.batch.nightly import day_range
     from audit.batch.statistics import stats_for_days

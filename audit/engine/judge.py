@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from audit.engine.deal import DEALER
 from audit.engine.dealer import dealer_natural
 from audit.engine.event import Cents, money
+from audit.engine.hands import best_total
 from audit.engine.payout import (
     amounts_match,
     due_main,
@@ -72,6 +73,8 @@ def _build_wagers(rnd: Round) -> list[Wager]:
     """Every wager of the round: one per spot per staked hand, bonuses, insurance."""
     rules = rnd.rules
     d = rnd.dealer
+    d_nat, d_total = dealer_natural(d), best_total(d)
+    upcard = d[0] if d else None
     no_cards = not rnd.dealt
     wagers: list[Wager] = []
     for h in rnd.wager_hands():
@@ -85,12 +88,12 @@ def _build_wagers(rnd: Round) -> list[Wager]:
                 words = "void: stake returned" if rnd.voided else "no cards: returned"
                 due, rule = 0, "win_pays"
             else:
-                due, words, rule = due_main(h, spot, d, rules)
+                due, words, rule = due_main(h, spot, d_nat, d_total, rules)
             player = box.players.get(spot)
             w = Wager(
                 h.box, h.number, spot, "main", h.stake(spot), base, player, due, words, rule, h
             )
-            w.at_once = paid_at_once(h, spot, d, rules) and not rnd.voided
+            w.at_once = paid_at_once(h, spot, d_nat, upcard, rules) and not rnd.voided
             wagers.append(w)
             if rules.three_sevens_pays is not None and h.three_sevens and not rnd.voided:
                 prize = payout(base, rules.three_sevens_pays)
@@ -99,7 +102,6 @@ def _build_wagers(rnd: Round) -> list[Wager]:
                     Wager(h.box, h.number, spot, "bonus", base, base, player, prize, words,
                           "three_sevens_pays", h)
                 )  # fmt: skip
-    d_nat = dealer_natural(d)
     for (box_no, spot), (amount, _ids) in sorted(rnd.insurance.items()):
         if rnd.voided:
             due, words = 0, "void: stake returned"

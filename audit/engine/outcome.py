@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from audit.engine.dealer import dealer_natural
 from audit.engine.event import Cents
@@ -110,32 +110,41 @@ _RANK = {s: s.rank for s in Severity}
 def round_rows(
     table: str | None, shoe: str | None, rnd: Round, findings: Iterable[Finding]
 ) -> tuple[RoundRow, list[WagerRow]]:
-    """The stored outcome of one replayed round and its wagers."""
+    """The stored outcome of one replayed round and its wagers.
+
+    Rows are built as plain tuples in the field order of :class:`RoundRow` and
+    :class:`WagerRow` (a test checks that order against the store's columns):
+    a night has millions of them.
+    """
     judged = rnd.judged
-    wagers: list[WagerRow] = []
+    wagers: list[Any] = []
     handle = settled = 0
     due: int | None = 0 if judged else None
     n_main = 0
+    number = rnd.number
     for w in rnd.wagers if judged else ():
         h = w.play_hand
-        total = sum(s.amount for s in w.settles)
+        settles = w.settles
+        total = settles[0].amount if len(settles) == 1 else sum(s.amount for s in settles)
+        wdue = w.due
+        units = wdue * 100 if type(wdue) is int else due_units(wdue)
+        if h is not None:
+            hand_facts: tuple[Any, ...] = (
+                list(h.cards), h.total, h.natural, h.bust, h.doubled, h.from_split,
+                h.surrendered,
+            )  # fmt: skip
+        else:
+            hand_facts = _NO_HAND
         wagers.append(
-            WagerRow(
-                table, shoe, rnd.number, w.box, w.hand, w.spot, w.kind, w.player,
-                w.stake, w.base, due_units(w.due), total if w.settles else None,
-                len(w.settles), w.verdict, w.outcome,
-                list(h.cards) if h is not None else [],
-                h.count.total if h is not None else 0,
-                h.natural if h is not None else False,
-                h.bust if h is not None else False,
-                h.doubled if h is not None else False,
-                h.from_split if h is not None else False,
-                h.surrendered if h is not None else False,
+            (
+                table, shoe, number, w.box, w.hand, w.spot, w.kind, w.player, w.stake, w.base,
+                units, total if settles else None, len(settles), w.verdict, w.outcome,
+                *hand_facts,
             )
         )  # fmt: skip
         settled += total
-        if due is not None:
-            due += due_units(w.due) or 0
+        if due is not None and units is not None:
+            due += units
         if w.kind == "main":
             handle += w.stake
             n_main += 1
@@ -149,16 +158,21 @@ def round_rows(
         if f.impact is not None and str(f.code).startswith("PAY_"):
             impact = (impact or 0) + Fraction(f.impact) * 100
     d = rnd.dealer
-    row = RoundRow(
-        table, shoe, rnd.number, rnd.status if judged else "open", rnd.banker,
-        rnd.first_ts_us, rnd.first_seq, rnd.last_seq,
-        sum(1 for b in rnd.boxes.values() if not b.phantom and b.spots), n_main,
-        handle, due, settled,
-        d[0] if d else None, list(d), best_total(d),
-        dealer_natural(d), best_total(d) > 21, rnd.dealer_completed(),
-        rnd.ranks_before_round, rnd.unseen_before_round,
-        rnd.ranks_before_dealer, rnd.unseen_before_dealer,
-        count, str(worst) if worst is not None else None,
+    d_total = best_total(d)
+    boxes = 0
+    for b in rnd.boxes.values():
+        if b.spots and not b.phantom:
+            boxes += 1
+    row = (
+        table, shoe, number, rnd.status if judged else "open", rnd.banker,
+        rnd.first_ts_us, rnd.first_seq, rnd.last_seq, boxes, n_main, handle, due, settled,
+        d[0] if d else None, list(d), d_total, dealer_natural(d), d_total > 21,
+        rnd.dealer_completed(), rnd.ranks_before_round, rnd.unseen_before_round,
+        rnd.ranks_before_dealer, rnd.unseen_before_dealer, count,
+        str(worst) if worst is not None else None,
         None if impact is None else due_units(impact),
     )  # fmt: skip
-    return row, wagers
+    return row, wagers  # type: ignore[return-value]
+
+
+_NO_HAND: tuple[Any, ...] = ([], 0, False, False, False, False, False)

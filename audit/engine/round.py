@@ -22,7 +22,7 @@ from audit.engine.deal import DEALER, deal_plan, deal_problems, expected_face, w
 from audit.engine.dealer import dealer_must_draw, dealer_natural, dealer_rule_word
 from audit.engine.event import RoundEvent, money
 from audit.engine.exposed import Exposed
-from audit.engine.hands import best_total, is_soft
+from audit.engine.hands import VALUE, best_total, is_soft
 from audit.engine.judge import judge_round
 from audit.engine.play import (
     HIT_RULE,
@@ -97,6 +97,7 @@ class Round:
         banker: str | None,
         *,
         trace: bool = False,
+        plans: dict[tuple[int, ...], tuple[Any, ...]] | None = None,
     ) -> None:
         self.number = number
         self.rules = rules
@@ -119,6 +120,9 @@ class Round:
         # the deal
         self.boxes: dict[int, Box] = {}
         self.boxes_made = False
+        self.staked: dict[int, dict[int, int]] = {}
+        self.late_bets = False
+        self.plans: dict[tuple[int, ...], tuple[Any, ...]] = {} if plans is None else plans
         self.plan: tuple[Any, ...] = ()
         self.deal_k = 0
         self.deal_needed = 0
@@ -151,6 +155,8 @@ class Round:
         self.void_event: str | None = None
         self.wagers: list[Wager] = []
         self.judged = False
+        self.skipped = False
+        """Replayed only as far as the shoe remembers it (:meth:`_Shoe.pass_over`): not judged."""
 
     # ================================================================== helpers
 
@@ -235,7 +241,7 @@ class Round:
         )
 
     def _hand_kw(self, h: Hand) -> dict[str, Any]:
-        return {"cards": tuple(h.cards), "total": h.count.total, "soft": h.count.soft}
+        return {"cards": tuple(h.cards), "total": h.total, "soft": h.soft}
 
     def _phantom(self, box: int, hand: int) -> Hand:
         b = self.boxes.get(box)
@@ -302,6 +308,8 @@ class Round:
                 )
             )
         key = (e.box, e.spot)
+        if late:
+            self.late_bets = True
         self.bets[key] = e.amount
         self.players[key] = e.player
         self.bet_events.setdefault(e.box, []).append(e.id)
@@ -330,7 +338,8 @@ class Round:
             h0 = Hand(box=box_no, number=0)
             for old in cards:
                 if old.number == 0:
-                    h0.cards, h0.count, h0.natural = old.cards, old.count, old.natural
+                    h0.cards, h0.hard, h0.aces = old.cards, old.hard, old.aces
+                    h0.natural = old.natural
                     h0.card_events, h0.card_indexes = old.card_events, old.card_indexes
             box.hands = [h0]
             self.boxes[box_no] = box
@@ -357,6 +366,7 @@ class Round:
         for (box, spot), amount in sorted(self.bets.items()):
             if amount > 0:
                 boxes.setdefault(box, {})[spot] = amount
+        self.staked = boxes
         for b in limit_breaches(
             boxes, self.limits.min_bet, self.limits.max_bet, self.rules, self.bet_events
         ):
@@ -384,18 +394,31 @@ class Round:
     def make_boxes(self) -> None:
         """The staked boxes as betting closed them, each with its hand 0; the deal's plan."""
         self.boxes_made = True
-        for (box, spot), amount in sorted(self.bets.items()):
-            if amount <= 0:
-                continue
-            b = self.boxes.setdefault(box, Box(number=box))
-            b.spots[spot] = amount
-            b.players[spot] = self.players.get((box, spot))
-        for n in sorted(self.boxes):
-            b = self.boxes[n]
-            h = Hand(box=n, number=0, stakes=dict(b.spots))
+        players = self.players
+        boxes = self.boxes
+        staked = self.staked
+        if self.phase == Phase.BETTING or self.late_bets:
+            # betting never closed (a round with no card), or stakes changed after it closed
+            # and before any card (past-posting): the boxes are as the stakes stand (rules.md:
+            # judged as placed)
+            staked = {}
+            for (box, spot), amount in sorted(self.bets.items()):
+                if amount > 0:
+                    staked.setdefault(box, {})[spot] = amount
+            self.staked = staked
+        for n, spots in staked.items():  # ascending box numbers
+            b = Box(number=n)
+            b.spots = spots
+            b.players = {spot: players.get((n, spot)) for spot in spots}
+            h = Hand(box=n, number=0, stakes=dict(spots))
             b.hands = [h]
+            boxes[n] = b
             self.order.append(h)
-        self.plan = deal_plan(self.rules.initial_deal, sorted(self.boxes))
+        seats = tuple(staked)
+        plan = self.plans.get(seats)
+        if plan is None:
+            plan = self.plans[seats] = deal_plan(self.rules.initial_deal, seats)
+        self.plan = plan
         self.deal_needed = 2 * len(self.order) + self.rules.initial_deal.dealer_cards
 
     def _deal_complete(self) -> bool:
@@ -515,18 +538,22 @@ class Round:
 
     def _add_card(self, h: Hand, card: str, event_id: str, index: int) -> None:
         """Place one card on a hand; the hand's turn ends where its cards end it."""
-        h.cards.append(card)
-        h.count.add(card)
+        cards = h.cards
+        cards.append(card)
+        v = VALUE[card[0]]
+        h.hard += v
+        if v == 1:
+            h.aces = True
         h.card_events.append(event_id)
         h.card_indexes.append(index)
         if h.doubled:
             h.cards_after_double += 1
-        if len(h.cards) == 2 and not h.from_split:
-            a, b = h.cards
-            h.natural = (a[0] == "A" and is_ten_value(b)) or (b[0] == "A" and is_ten_value(a))
-        if h.bust_index is None and h.bust:
+        if len(cards) == 2 and not h.from_split:
+            a, b = VALUE[cards[0][0]], VALUE[cards[1][0]]
+            h.natural = a + b == 11 and (a == 1 or b == 1)
+        if h.hard > 21 and h.bust_index is None and not h.natural:
             h.bust_index = index
-        if not h.ended and hand_is_over(h, self.rules):
+        if not h.ended and len(cards) >= 2 and hand_is_over(h, self.rules):
             h.ended = True
 
     def _add_dealer_card(self, e: RoundEvent, index: int) -> None:
@@ -543,13 +570,13 @@ class Round:
             self.flag(
                 Breach(
                     Code.PLAY_MANDATORY_HIT,
-                    f"box {h.box} hand {h.number} stopped at {h.count.total} "
+                    f"box {h.box} hand {h.number} stopped at {h.total} "
                     f"({','.join(h.cards)}); at {mx} or less it must hit",
                     (*h.card_events[-1:], evidence),
                     box=h.box,
                     hand=h.number,
                     expected="hit",
-                    actual=f"stand on {h.count.total}",
+                    actual=f"stand on {h.total}",
                     rule="mandatory_hit_max",
                 )
             )
@@ -790,7 +817,7 @@ class Round:
             self.step(
                 e,
                 f"box {e.box} hand {hand_no}: {action}"
-                + (f" ({','.join(h.cards)} = {h.count.total})" if h.cards else ""),
+                + (f" ({','.join(h.cards)} = {h.total})" if h.cards else ""),
                 box=e.box,
                 hand=hand_no,
                 amount=money(e.amount),
@@ -897,13 +924,8 @@ class Round:
             from_split=True,
             split_aces=aces,
         )
-        for c in cards[1:2]:
-            new.cards.append(c)
-            new.count.add(c)
-        h.cards = kept
-        h.count = type(h.count)()
-        for c in kept:
-            h.count.add(c)
+        new.set_cards(list(cards[1:2]))
+        h.set_cards(kept)
         h.from_split, h.split_aces, h.natural = True, aces, False
         b.hands.append(new)
         if late:
@@ -1356,6 +1378,9 @@ class Round:
     def finish(self, status: str) -> None:
         """The round is over (``closed``, or ``incomplete``): the dealer's end, then judgement."""
         self.status = "void" if self.voided and status == "closed" else status
+        if self.skipped:
+            self.phase = Phase.CLOSED
+            return
         if not self.boxes_made:
             self.make_boxes()
         if self.pending_dealer is not None:

@@ -56,6 +56,8 @@ class Batch:
     block_first_lines: list[int]
     lines: int
     rejects: list[Reject] = field(default_factory=list)
+    read_bytes: int = 0
+    """Bytes of the file read when the batch was cut (of the gzip, for a gzip): progress."""
 
 
 class FileError(Exception):
@@ -183,6 +185,9 @@ class LogReader:
         assert self._hash is not None
         return self._hash.size
 
+    def _read_bytes(self) -> int:
+        return self._hash.size if self._hash is not None else 0
+
     def _open(self) -> tuple[_HashingReader, BinaryIO]:
         try:
             raw = open(self.path, "rb")  # noqa: SIM115 - closed in batches()
@@ -251,6 +256,7 @@ class LogReader:
                 # What was complete before the damage goes in; a cut line does not.
                 if batch.lines or batch.rejects:
                     self.lines = line_no - 1
+                    batch.read_bytes = self._read_bytes()
                     yield batch
                 raise
             eof = not data
@@ -289,10 +295,12 @@ class LogReader:
                     line_no += n
             if batch_bytes >= BATCH_BYTES:
                 self.lines = line_no - 1
+                batch.read_bytes = self._read_bytes()
                 yield batch
                 batch = Batch(line_no, [], [], 0)
                 batch_bytes = 0
         if batch.lines or batch.rejects:
             self.lines = line_no - 1
+            batch.read_bytes = self._read_bytes()
             yield batch
         self.lines = line_no - 1

@@ -137,12 +137,15 @@ def decode_batch(table: pa.Table) -> list[tuple[ShoeKey, ShoeEvents]]:
     """A batch back as events, shoe by shoe (the worker's side: no DuckDB)."""
     if table.num_rows == 0:
         return []
+    import pyarrow.compute as pc
+
     starts = shoe_starts(table)
     lean = [table[name].to_pylist() for name in _LEAN]
     rows: list[Any] = list(map(RoundEvent._make, zip(*lean, strict=True)))
-    for i, full in enumerate(table["shoe_event"].to_pylist()):
-        if full is not None:
-            rows[i] = build_event(full)
+    column = table["shoe_event"]
+    where = pc.indices_nonzero(pc.is_valid(column))
+    for i, full in zip(where.to_pylist(), column.take(where).to_pylist(), strict=True):
+        rows[i] = build_event(full)
     keys = batch_keys(table)
     return [(k, rows[a:b]) for k, a, b in zip(keys, starts[:-1], starts[1:], strict=True)]
 

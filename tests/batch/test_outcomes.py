@@ -125,3 +125,28 @@ def test_due_to_a_fraction_of_a_cent_is_kept_exactly() -> None:
 
     assert due_units(Fraction(7575, 2)) == 378750  # 37.875 in hundredths of a cent
     assert due_units(-1500) == -150000
+
+
+def test_a_flagged_round_alone_replays_as_in_its_shoe(tmp_path: Path, night: Path) -> None:
+    """Pages replay only the rounds they show: on a night with injected errors, each flagged
+    round's steps and findings are exactly those of the whole shoe's replay."""
+    registry = load_registry()
+    with _audited(tmp_path, night, workers=1) as store:
+        keys = sorted(store.shoe_info())
+        contexts = shoe_contexts(store, keys)
+        events = store.load_shoe_events(keys)
+        info = store.shoe_info(keys)
+        flagged = store.con.execute(
+            "SELECT table_id, shoe, list(round ORDER BY round) FROM rounds WHERE findings > 0"
+            " GROUP BY ALL"
+        ).fetchall()
+    checked = 0
+    for table, shoe, numbers in flagged:
+        key = next(k for k in keys if (k.table, k.shoe) == (table, shoe))
+        profile = profile_for(registry, info[key].profile)
+        full = replay_shoe(events[key], profile, contexts[key])
+        part = replay_shoe(events[key], profile, contexts[key], rounds=numbers)
+        for r in part.rounds:
+            assert r.to_dict() == full.round_replay(r.round).to_dict()  # type: ignore[union-attr]
+            checked += 1
+    assert checked > 10

@@ -2,8 +2,8 @@
 never a downloaded browser): the first screen shows the ranked flagged rounds, the links
 work, and the report prints to A4. Screenshots go to ``test-artifacts/screenshots/``.
 
-Until the shared Playwright fixtures land (issue 10, point 23), this module has its own
-minimal launcher.
+Chromium's path, flags and the screenshot folder are the shared ones of
+``tests/browser_support.py``; one browser serves the whole module.
 """
 
 from __future__ import annotations
@@ -15,18 +15,9 @@ from typing import Any
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+from tests.browser_support import CHROMIUM
+from tests.browser_support import CHROMIUM_FLAGS as ARGS
+from tests.browser_support import SCREENSHOTS as SHOTS
 
 pytestmark = [
     pytest.mark.browser,

@@ -90,7 +90,7 @@ def test_a_day_with_nothing_audited(runner: CliRunner, night_db: Path) -> None:
 
 def test_no_database_is_an_error_and_creates_none(runner: CliRunner, tmp_path: Path) -> None:
     code, out = _stats(runner, tmp_path / "none.duckdb")
-    assert code == 1 and "no audit database" in out
+    assert code == 1 and "no database at" in out
     assert not (tmp_path / "none.duckdb").exists()
 
 
