@@ -160,3 +160,25 @@ def test_the_shoe_prefix_query_counts_the_cards_up_to_the_cut_card(night_db: Pat
     assert {t for t, _ in got} == {"T01", "T02", "T03"}
     # the home game has no cut card: its first round's initial deal, two cards a hand
     assert all(sum(v) >= 6 and sum(v) % 2 == 0 for (t, _), v in got.items() if t == "T03")
+
+
+def test_the_sample_night_stats_and_report_section(runner: CliRunner, tmp_path: Path) -> None:
+    """Issue 11, done when: stats and the report section work on the sample."""
+    from tests.cli.helpers import SAMPLE
+
+    db = tmp_path / "audit.duckdb"
+    for args in (["ingest", "--db", str(db), str(SAMPLE)], ["run", "--db", str(db)]):
+        assert runner.invoke(app, args).exit_code == 0
+    code, out = _stats(runner, db, "--date", DAY, "--format", "jsonl", "--fail-on-flag")
+    assert code == 0, out  # the sample's breaches are rule breaches, not statistics
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert {r["scope"] for r in rows} >= {"table", "dealer", "day"}
+    assert {"dealer_bust", "house_result", "card_ranks"} <= {r["test"] for r in rows}
+    assert all(list(r) == list(STAT_KEYS) and r["flag"] is False for r in rows)
+    out_dir = tmp_path / "report"
+    result = runner.invoke(app, ["report", "--db", str(db), "--date", DAY, "--out", str(out_dir)])
+    assert result.exit_code == 0, result.output
+    page = Page((out_dir / "index.html").read_text(encoding="utf-8"))
+    ids = {a.get("id") for _, a in page.tags}
+    assert {"statistics", "chart-bust-by-upcard"} <= ids
+    assert "statistics-flags" not in ids
