@@ -181,4 +181,4 @@ def test_the_sample_night_stats_and_report_section(runner: CliRunner, tmp_path: 
     page = Page((out_dir / "index.html").read_text(encoding="utf-8"))
     ids = {a.get("id") for _, a in page.tags}
     assert {"statistics", "chart-bust-by-upcard"} <= ids
-    assert "statistics-flags" not in ids
+    assert "statistics-flags" not in ids and "statistics-no-flags" in ids
