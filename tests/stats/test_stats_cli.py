@@ -182,3 +182,34 @@ def test_the_sample_night_stats_and_report_section(runner: CliRunner, tmp_path: 
     ids = {a.get("id") for _, a in page.tags}
     assert {"statistics", "chart-bust-by-upcard"} <= ids
     assert "statistics-flags" not in ids and "statistics-no-flags" in ids
+
+
+def test_untrusted_ids_are_neither_formulas_nor_terminal_escapes() -> None:
+    """A dealer id from a log reaches CSV and the table: neutralised as in `findings`."""
+    from audit.cli.stats_cmds import StatsFormat, write_stats
+    from audit.stats import Correction
+    from audit.stats.rows import StatRow
+    from audit.stats.suite import StatsResult
+
+    evil = "=HYPERLINK(1)\x1b[2J"
+    row = StatRow(
+        test="dealer_bust", scope="dealer", subject=evil, n=500, statistic=1.0, p_value=1e-9,
+        expected=0.28, observed=0.4, message=f"Dealer {evil}: busted", judged=True,
+    ).corrected(1e-8, 0.001)  # fmt: skip
+    result = StatsResult(rows=(row,), alpha=0.001, correction=Correction.holm)
+    out = io.StringIO()
+    write_stats(result, StatsFormat.csv, out)
+    cells = next(iter(csv.DictReader(io.StringIO(out.getvalue()))))
+    assert cells["subject"] == "'=HYPERLINK(1)\\x1b[2J"
+    assert cells["expected"] == "0.28" and cells["flag"] == "true"
+    raw = io.StringIO()
+    write_stats(result, StatsFormat.csv, raw, raw=True)
+    assert next(iter(csv.DictReader(io.StringIO(raw.getvalue()))))["subject"] == evil
+    table = io.StringIO()
+    write_stats(result, StatsFormat.table, table)
+    assert (
+        "\x1b" not in table.getvalue() and "FLAG dealer_bust: Dealer =HYPERLINK" in table.getvalue()
+    )
+    line = io.StringIO()
+    write_stats(result, StatsFormat.jsonl, line)
+    assert "\x1b" not in line.getvalue() and json.loads(line.getvalue())["subject"] == evil
