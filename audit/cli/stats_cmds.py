@@ -6,13 +6,19 @@ import csv
 import json
 import sys
 from enum import StrEnum
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
 from audit.cli.app import app
-from audit.cli.common import DbOption, ProfilesOption, boundary, is_terminal
+from audit.cli.common import (
+    DEFAULT_DB_PATH,
+    DbOption,
+    ProfilesOption,
+    boundary,
+    is_terminal,
+    open_db,
+)
 
 if TYPE_CHECKING:
     from audit.stats import TheoryTable
@@ -60,7 +66,7 @@ def theory_cmd(
     \b
     Examples:
       shoe-audit theory it-casino-6d
-      shoe-audit theory it-casino-5d --decks 1 --format json
+      shoe-audit theory it-casino-6d --decks 8 --format json
     """
     from audit.profiles import load_registry
     from audit.stats import theory
@@ -95,7 +101,7 @@ def _probability(value: float) -> float:
 @app.command("stats")
 @boundary
 def stats_cmd(
-    db: DbOption = Path("audit.duckdb"),
+    db: DbOption = DEFAULT_DB_PATH,
     date: Annotated[str | None, typer.Option("--date", help="Gaming day YYYY-MM-DD.")] = None,
     from_: Annotated[
         str | None, typer.Option("--from", help="First gaming day (with --to).")
@@ -143,17 +149,17 @@ def stats_cmd(
     \b
     Examples:
       shoe-audit stats --date 2026-11-28
-      shoe-audit stats --from 2026-11-01 --to 2026-11-30 --format csv
-      shoe-audit stats --date 2026-11-28 --correction bh --fail-on-flag
+      shoe-audit stats --from 2026-11-01 --to 2026-11-30 --format csv > stats.csv
+      shoe-audit stats --date 2026-11-28 --format jsonl --fail-on-flag
     """
     from audit.batch.nightly import day_range
     from audit.batch.statistics import stats_for_days
-    from audit.cli.commands import _date, _open
+    from audit.cli.commands import _date
     from audit.profiles import load_registry
     from audit.stats import Correction
 
     days = day_range(_date(date, "--date"), _date(from_, "--from"), _date(to, "--to"))
-    with _open(db, read_only=True) as store:
+    with open_db(db, read_only=True) as store:
         result = stats_for_days(
             store,
             days,
