@@ -6,11 +6,14 @@ import dataclasses
 import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from audit.errors import AuditError, UsageError
 from audit.profiles import ProfileRegistry
 from audit.store import Store
+
+if TYPE_CHECKING:
+    from audit.review import Review
 
 
 def day_range(
@@ -36,6 +39,18 @@ def latest_gaming_day(store: Store) -> dt.date:
     if not days:
         raise AuditError("the database holds no shoes yet: run `shoe-audit ingest` first")
     return max(days)
+
+
+def report_reviews(store: Store) -> dict[str, Review]:
+    """The standing reviews of the trail beside the store's file (none for an in-memory
+    store or a database nobody reviewed yet): dismissed findings leave the report's
+    counts (issue 12)."""
+    from audit.review import ReviewTrail
+    from audit.review.service import standing_reviews
+
+    if store.path == ":memory:":
+        return {}
+    return standing_reviews(ReviewTrail.beside(store.path))
 
 
 def write_report(
@@ -69,6 +84,7 @@ def write_report(
     from audit.reports.sources import Sources
 
     registry = registry or load_registry()
+    reviews = report_reviews(store)
     chosen = sorted(
         {d if isinstance(d, dt.date) else dt.date.fromisoformat(d) for d in days}
         if days
@@ -83,12 +99,16 @@ def write_report(
         show_players=show_players,
         with_pages=True,
         require_rounds=True,
+        reviews=reviews,
     )
     stats = report_statistics(store, chosen, registry, show_players=show_players)
     ctx = dataclasses.replace(ctx, statistics=stats)
-    full = build_flagged_page(store, chosen, registry=registry, with_pages=True)
+    full = build_flagged_page(store, chosen, registry=registry, with_pages=True, reviews=reviews)
     digests = {p.id: p.digest for p in registry.all()}
-    with Sources(store.con, chosen, engine_version=ENGINE_VERSION, profile_digests=digests) as src:
+    states = {fid: str(r.state) for fid, r in reviews.items()}
+    with Sources(
+        store.con, chosen, engine_version=ENGINE_VERSION, profile_digests=digests, reviews=states
+    ) as src:
         plan = plan_pages(store, src)
 
     def pages(stage: Any) -> list[str]:

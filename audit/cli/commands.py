@@ -34,9 +34,11 @@ from audit.findings import Code, Severity
 
 if TYPE_CHECKING:
     from audit.batch import RunSummary
+    from audit.findings import Finding
     from audit.ingest import IngestSummary
     from audit.ingest.reader import Batch
     from audit.ingest.summary import ValidationReport
+    from audit.review import Review
 
 PathsArg = Annotated[
     list[Path],
@@ -466,7 +468,15 @@ def findings_cmd(
             gaming_day=date,
         )
     chosen = fmt or (FindingsFormat.table if is_terminal() else FindingsFormat.jsonl)
-    write_findings(found, chosen.value, sys.stdout, raw=raw)
+    write_findings(found, chosen.value, sys.stdout, _reviews(db, found), raw=raw)
+
+
+def _reviews(db: Path, found: list[Finding]) -> dict[str, Review]:
+    """The review status of each listed finding (issue 12: the ``review`` key)."""
+    from audit.review import ReviewTrail
+    from audit.review.service import reviews_for, standing_reviews
+
+    return reviews_for(found, standing_reviews(ReviewTrail.beside(db)))
 
 
 # --------------------------------------------------------------------------- hand
