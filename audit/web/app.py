@@ -32,6 +32,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from audit.batch.statistics import report_statistics
 from audit.errors import AuditError, InputError, NotFoundError
 from audit.findings import Finding
 from audit.profiles import ProfileRegistry, load_registry
@@ -370,7 +371,19 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
             "compliance/index.html.j2",
             (day, _stamp(reviews)),
             lambda store, session: pages.load_report(
-                store, state.registry, day, show_players=session.signed_in, reviews=reviews
+                store,
+                state.registry,
+                day,
+                show_players=session.signed_in,
+                reviews=reviews,
+                # the statistics change only with the database (reviews do not touch them)
+                statistics=state.reader.memo(
+                    f"statistics {day} {session.signed_in}",
+                    store,
+                    lambda s: report_statistics(
+                        s, [day], state.registry, show_players=session.signed_in
+                    ),
+                ),
             ),
         )
 

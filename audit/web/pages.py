@@ -25,6 +25,7 @@ from audit.reports.context import (
     ReportContext,
     RoundLink,
 )
+from audit.reports.statistics import StatisticsSection
 from audit.review import Decision, Review, ReviewState, against
 from audit.store import ShoeKey, Store
 from audit.store.browse import (
@@ -394,8 +395,10 @@ def load_report(
     *,
     show_players: bool,
     reviews: Mapping[str, Review],
+    statistics: StatisticsSection | None = None,
 ) -> ReportContext:
-    """The compliance report of one gaming day, as ``report`` builds it, linked into the app."""
+    """The compliance report of one gaming day, as ``report`` builds it, linked into the app
+    (``statistics``: the section :func:`audit.batch.statistics.report_statistics` gives)."""
     from audit.reports import build_report_context
 
     ctx = build_report_context(
@@ -409,6 +412,7 @@ def load_report(
     )
     return dataclasses.replace(
         ctx,
+        statistics=statistics,
         flagged=tuple(_flagged_link(r) for r in ctx.flagged),
         flagged_href=report_url(day, flagged=True),
         shoe_integrity=tuple(

@@ -64,6 +64,21 @@ def test_every_page_has_a_stable_url_and_renders(client: Client, db: Path) -> No
     assert client.get("/").location == "/findings"
 
 
+def test_the_days_report_carries_the_static_reports_statistics(
+    client: Client, db: Path, tmp_path: Path
+) -> None:
+    from audit.batch.nightly import write_report
+
+    with open_store(db, read_only=True) as store:
+        out = write_report(store, [DAY], tmp_path / "report")
+    static = out.read_text(encoding="utf-8")  # the report folder's index.html
+    web = client.get(f"/reports/{DAY}").text
+    section = re.compile(r'<section id="statistics">.*?</section>', re.S)
+    assert section.findall(static)  # the night has audited rounds to test
+    assert section.findall(web) == section.findall(static)
+    assert section.findall(client.get(f"/reports/{DAY}").text) == section.findall(static)  # kept
+
+
 def test_the_shoe_timeline_is_in_the_tables_local_time_and_order(client: Client, db: Path) -> None:
     text = client.get(shoe_url("T90", "T90-S")).text
     (body,) = re.findall(r'<table id="timeline-table">.*?</table>', text, re.S)
