@@ -175,33 +175,36 @@ def stats_cmd(
 
 def write_stats(result: StatsResult, fmt: StatsFormat, out: TextIO, *, raw: bool = False) -> None:
     """The rows as cli.md's ``jsonl`` (its keys, in order), ``csv`` or a ``table``."""
+    from audit.cli.output import json_line, neutralise_cell, safe_line
     from audit.stats import STAT_KEYS
 
     if fmt is StatsFormat.jsonl:
         for row in result.rows:
-            out.write(json.dumps(row.to_dict(), ensure_ascii=False) + "\n")
+            out.write(json_line(row.to_dict()) + "\n")
         return
     if fmt is StatsFormat.csv:
+        # as `findings`: no spreadsheet evaluates a cell from a log (subjects and
+        # messages carry dealer and player ids), control characters shown escaped
+        escape = not raw or out.isatty()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(STAT_KEYS)
         for row in result.rows:
-            writer.writerow([_cell(v, raw) for v in row.to_dict().values()])
+            cells = [_cell(v) for v in row.to_dict().values()]
+            if escape:
+                cells = [safe_line(c if raw else neutralise_cell(c)) for c in cells]
+            writer.writerow(cells)
         return
     _write_table(result, out)
 
 
-def _cell(value: object, raw: bool) -> str:
+def _cell(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, dict):
         return json.dumps(value, separators=(",", ":"))
-    text = str(value)
-    if raw or isinstance(value, int | float):
-        return text
-    # no spreadsheet evaluates a cell from a log (cli.md, CSV)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    return str(value)
 
 
 def _write_table(result: StatsResult, out: TextIO) -> None:
@@ -209,6 +212,8 @@ def _write_table(result: StatsResult, out: TextIO) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+
+    from audit.cli.output import safe_line
 
     console = Console(file=out, highlight=False, markup=False)
     table = Table(header_style="bold", show_lines=False, box=None, pad_edge=False)
@@ -228,14 +233,14 @@ def _write_table(result: StatsResult, out: TextIO) -> None:
             Text("FLAG", style="bold red") if r.flag else Text(""),
             Text(r.test),
             Text(r.scope),
-            Text(r.subject),
+            Text(safe_line(r.subject)),
             Text(f"{r.n:,}"),
             Text(f"{r.p_value:.2g}" if r.p_value is not None else ""),
             Text(f"{r.adjusted_p:.2g}"),
         )
     console.print(table)
     for r in result.flags:
-        console.print(Text(f"FLAG {r.test}: {r.message}"))
+        console.print(Text(safe_line(f"FLAG {r.test}: {r.message}")))
     hidden = len(result.rows) - len(judged)
     console.print(
         f"{len(result.rows):,} tests, {result.judged:,} judged; {len(result.flags):,} flagged "

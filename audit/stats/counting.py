@@ -51,7 +51,7 @@ def count_tests(data: StatsData) -> Iterator[StatRow]:
             (pl.col("kind") == "main") & (pl.col("hand") == 0) & pl.col("player").is_not_null()
         )
         .group_by([*ROUND_KEY, "player"])
-        .agg(pl.col("base_stake").sum().cast(pl.Float64).alias("s"))
+        .agg(pl.col("base_stake").cast(pl.Float64).sum().alias("s"))
     )
     seen = pl.col("ranks_before_round")
     shoe = 52 * pl.col("decks")
@@ -70,7 +70,9 @@ def count_tests(data: StatsData) -> Iterator[StatRow]:
     bets = stakes.join(rounds, on=ROUND_KEY, how="inner")
     player_shoe = ["player", "table_id", "shoe"]
     terms = (
-        bets.sort([*player_shoe, "k", "round"])
+        # the cumulative sum runs over each player's shoe in the frame's order: sorting
+        # by the integer keys alone orders every group (a round is one row of a group)
+        bets.sort(["k", "round"])
         .with_columns(c=pl.col("s") - pl.col("s").mean().over(player_shoe))
         .with_columns(a=pl.col("c") / pl.col("d"))
         .with_columns(

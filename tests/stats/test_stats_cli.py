@@ -160,3 +160,56 @@ def test_the_shoe_prefix_query_counts_the_cards_up_to_the_cut_card(night_db: Pat
     assert {t for t, _ in got} == {"T01", "T02", "T03"}
     # the home game has no cut card: its first round's initial deal, two cards a hand
     assert all(sum(v) >= 6 and sum(v) % 2 == 0 for (t, _), v in got.items() if t == "T03")
+
+
+def test_the_sample_night_stats_and_report_section(runner: CliRunner, tmp_path: Path) -> None:
+    """Issue 11, done when: stats and the report section work on the sample."""
+    from tests.cli.helpers import SAMPLE
+
+    db = tmp_path / "audit.duckdb"
+    for args in (["ingest", "--db", str(db), str(SAMPLE)], ["run", "--db", str(db)]):
+        assert runner.invoke(app, args).exit_code == 0
+    code, out = _stats(runner, db, "--date", DAY, "--format", "jsonl", "--fail-on-flag")
+    assert code == 0, out  # the sample's breaches are rule breaches, not statistics
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert {r["scope"] for r in rows} >= {"table", "dealer", "day"}
+    assert {"dealer_bust", "house_result", "card_ranks"} <= {r["test"] for r in rows}
+    assert all(list(r) == list(STAT_KEYS) and r["flag"] is False for r in rows)
+    out_dir = tmp_path / "report"
+    result = runner.invoke(app, ["report", "--db", str(db), "--date", DAY, "--out", str(out_dir)])
+    assert result.exit_code == 0, result.output
+    page = Page((out_dir / "index.html").read_text(encoding="utf-8"))
+    ids = {a.get("id") for _, a in page.tags}
+    assert {"statistics", "chart-bust-by-upcard"} <= ids
+    assert "statistics-flags" not in ids and "statistics-no-flags" in ids
+
+
+def test_untrusted_ids_are_neither_formulas_nor_terminal_escapes() -> None:
+    """A dealer id from a log reaches CSV and the table: neutralised as in `findings`."""
+    from audit.cli.stats_cmds import StatsFormat, write_stats
+    from audit.stats import Correction
+    from audit.stats.rows import StatRow
+    from audit.stats.suite import StatsResult
+
+    evil = "=HYPERLINK(1)\x1b[2J"
+    row = StatRow(
+        test="dealer_bust", scope="dealer", subject=evil, n=500, statistic=1.0, p_value=1e-9,
+        expected=0.28, observed=0.4, message=f"Dealer {evil}: busted", judged=True,
+    ).corrected(1e-8, 0.001)  # fmt: skip
+    result = StatsResult(rows=(row,), alpha=0.001, correction=Correction.holm)
+    out = io.StringIO()
+    write_stats(result, StatsFormat.csv, out)
+    cells = next(iter(csv.DictReader(io.StringIO(out.getvalue()))))
+    assert cells["subject"] == "'=HYPERLINK(1)\\x1b[2J"
+    assert cells["expected"] == "0.28" and cells["flag"] == "true"
+    raw = io.StringIO()
+    write_stats(result, StatsFormat.csv, raw, raw=True)
+    assert next(iter(csv.DictReader(io.StringIO(raw.getvalue()))))["subject"] == evil
+    table = io.StringIO()
+    write_stats(result, StatsFormat.table, table)
+    assert (
+        "\x1b" not in table.getvalue() and "FLAG dealer_bust: Dealer =HYPERLINK" in table.getvalue()
+    )
+    line = io.StringIO()
+    write_stats(result, StatsFormat.jsonl, line)
+    assert "\x1b" not in line.getvalue() and json.loads(line.getvalue())["subject"] == evil

@@ -136,6 +136,17 @@ def test_natural_probability_of_a_composition() -> None:
     assert natural_probability([1, 0, 0, 0, 0, 0, 0, 0, 0, 0]) == 0.0
 
 
+def test_a_profiles_table_is_computed_once() -> None:
+    from audit.stats.theory import _table
+
+    profile = load_registry().get("it-casino-6d")
+    first = theory(profile, 7)
+    misses = _table.cache_info().misses
+    second = theory(profile, 7)
+    assert _table.cache_info().misses == misses  # the second call computed nothing
+    assert second.upcards is first.upcards and second.all == first.all
+
+
 def test_a_profile_without_a_dealer_rule_has_no_theory() -> None:
     with pytest.raises(NoDealerRuleError, match="plays freely"):
         theory(load_registry().get("ventuno-family"), 1)
