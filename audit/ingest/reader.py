@@ -35,6 +35,8 @@ RAW_KEEP = 10_000
 """Characters of a rejected line kept in quarantine."""
 
 SUFFIXES = (".jsonl", ".jsonl.gz")
+BOM = b"\xef\xbb\xbf"
+"""A UTF-8 byte-order mark at the start of a file is ignored (event-log.md, TEL/1 v1.1)."""
 
 
 @dataclass(slots=True)
@@ -244,6 +246,7 @@ class LogReader:
         skipping: Reject | None = None
         skipped = 0
         eof = False
+        first = True
         while not eof:
             try:
                 data = self._read(stream)
@@ -254,6 +257,10 @@ class LogReader:
                     yield batch
                 raise
             eof = not data
+            if first:
+                # A block is far longer than a BOM, so the first one holds it whole.
+                data = data.removeprefix(BOM)
+                first = False
             if skipping is not None:
                 nl = data.find(b"\n")
                 if nl < 0 and not eof:

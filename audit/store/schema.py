@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from audit.store.fields import COLUMN_TYPES
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 4
 APP_ID = "shoe-audit"
 
 _TYPED = ",\n    ".join(f'"{name}" {sql_type}' for name, sql_type in COLUMN_TYPES.items())
@@ -25,7 +25,7 @@ _FINDING_COLUMNS = """
     spot BIGINT,
     expected VARCHAR,
     actual VARCHAR,
-    impact DECIMAL(18,2),
+    impact DECIMAL(38,2),
     rule VARCHAR,
     events VARCHAR[] NOT NULL,
     source VARCHAR,
@@ -107,7 +107,7 @@ CREATE TABLE shoe_audits (
     audited_at TIMESTAMPTZ NOT NULL,
     rounds BIGINT NOT NULL,
     wagers BIGINT NOT NULL DEFAULT 0,
-    handle DECIMAL(18,2) NOT NULL DEFAULT 0,
+    handle DECIMAL(38,2) NOT NULL DEFAULT 0,
     PRIMARY KEY (table_id, shoe)
 );
 CREATE TABLE findings ({_FINDING_COLUMNS},
@@ -120,6 +120,15 @@ MIGRATIONS: dict[int, str] = {
     2: """
     ALTER TABLE shoe_audits ADD COLUMN wagers BIGINT NOT NULL DEFAULT 0;
     ALTER TABLE shoe_audits ADD COLUMN handle DECIMAL(18,2) NOT NULL DEFAULT 0;
+    """,
+    # 3 is the stored outcomes' (rounds, wagers), landing on main separately.
+    3: "SELECT 1",
+    # Sums of amounts: an amount is at most 10^12 (TEL/1 v1.1), so a shoe's
+    # handle, or the settlements a PAY_DUPLICATE adds up, can pass DECIMAL(18,2).
+    4: """
+    ALTER TABLE shoe_audits ALTER handle TYPE DECIMAL(38,2);
+    ALTER TABLE findings ALTER impact TYPE DECIMAL(38,2);
+    ALTER TABLE log_findings ALTER impact TYPE DECIMAL(38,2);
     """,
 }
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""

@@ -405,7 +405,7 @@ class Store:
                    AS severity,
                  q.table_id, q.shoe, NULL::BIGINT AS round, NULL::BIGINT AS box,
                  NULL::BIGINT AS hand, NULL::BIGINT AS spot, NULL AS expected, NULL AS actual,
-                 NULL::DECIMAL(18,2) AS impact, NULL AS rule,
+                 NULL::DECIMAL(38,2) AS impact, NULL AS rule,
                  CASE WHEN q.id IS NULL THEN []::VARCHAR[] ELSE [q.id] END AS events,
                  q.path || ':' || q.line_no AS source,
                  q.path || ':' || q.line_no || ': ' || q.reason AS message,
