@@ -38,15 +38,24 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+_DECODER_ARGS: dict[str, Any] = {
+    "parse_float": Decimal,
+    "parse_constant": _no_constant,
+    "object_pairs_hook": _unique_keys,
+}
+_DECODER = json.JSONDecoder(**_DECODER_ARGS)
+"""Made once: ``json.loads`` with keyword arguments builds a decoder per call."""
+
+
 def loads(text: str | bytes) -> Any:
     """Parse JSON with exact decimals (never binary floats) and strict constants.
 
     An object naming a key twice raises :class:`DuplicateKeyError` (event-log.md
     "One key, one value": a reader must not pick one of two readings).
     """
-    return json.loads(
-        text, parse_float=Decimal, parse_constant=_no_constant, object_pairs_hook=_unique_keys
-    )
+    if isinstance(text, str):
+        return _DECODER.decode(text)
+    return json.loads(text, **_DECODER_ARGS)  # bytes: json.loads detects the encoding
 
 
 def _describe(exc: ValidationError) -> str:
@@ -91,8 +100,8 @@ def parse_object(obj: Any) -> AnyEvent:
         raise MalformedEventError(_describe(exc)) from None
 
 
-def parse_line(line: str | bytes) -> AnyEvent:
-    """Parse one line of a TEL/1 file (without its newline)."""
+def decode_line(line: str | bytes) -> Any:
+    """One line of a TEL/1 file (without its newline) as a JSON value, or why it is none."""
     size = len(line) if isinstance(line, bytes) else len(line.encode("utf-8", "surrogatepass"))
     if size > MAX_LINE_BYTES:
         raise MalformedEventError(f"line too long ({size:,} bytes; the limit is 1 MB)")
@@ -102,11 +111,15 @@ def parse_line(line: str | bytes) -> AnyEvent:
         except UnicodeDecodeError as exc:
             raise MalformedEventError(f"invalid UTF-8 at byte {exc.start}") from None
     try:
-        obj = loads(line)
+        return loads(line)
     except DuplicateKeyError as exc:
         raise MalformedEventError(str(exc)) from None
     except (ValueError, RecursionError) as exc:
         raise MalformedEventError(f"not JSON: {exc}") from None
     except ArithmeticError:  # decimal.InvalidOperation: an exponent Decimal cannot hold
         raise MalformedEventError("not JSON: a number out of range") from None
-    return parse_object(obj)
+
+
+def parse_line(line: str | bytes) -> AnyEvent:
+    """Parse one line of a TEL/1 file (without its newline)."""
+    return parse_object(decode_line(line))

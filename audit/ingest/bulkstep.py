@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from audit.errors import MalformedEventError
-from audit.events.parse import MAX_LINE_BYTES, parse_line
+from audit.events.parse import MAX_LINE_BYTES, decode_line, parse_object
 from audit.ingest import bulk
 from audit.ingest.reader import RAW_KEEP, Batch, Reject
 from audit.ingest.summary import FileSummary
@@ -90,6 +90,11 @@ def readable(raw: str) -> dict[str, Any]:
         obj = json.loads(raw)
     except (ValueError, RecursionError):
         return {}
+    return _located(obj)
+
+
+def _located(obj: Any) -> dict[str, Any]:
+    """id/table/shoe/local time of a decoded line, where it has them."""
     if not isinstance(obj, dict):
         return {}
     out: dict[str, Any] = {}
@@ -318,22 +323,47 @@ class Session:
         file_ids = rest.column("file_id").take(bad).to_pylist()
         raws = rest.column("raw").take(bad).to_pylist()
         rescued = []
+        # A file of garbage often repeats itself (100,000 lines of "{}"): each
+        # distinct line is parsed once per batch.
+        seen: dict[str, tuple[str | None, dict[str, Any]]] = {}
         for line_no, file_id, raw in zip(line_nos, file_ids, raws, strict=True):
-            try:
-                event = parse_line(raw)
-                row = event_row(event, raw)
-                _check_storable(row)
-                rescued.append({"line_no": line_no, "file_id": file_id, "valid": True, **row})
-            except MalformedEventError as exc:
+            verdict = seen.get(raw)
+            if verdict is None:
+                verdict = _verdict(raw)
+                if len(seen) < _SEEN_MAX:
+                    seen[raw] = verdict
+            reason, found = verdict
+            if reason is None:
+                rescued.append({"line_no": line_no, "file_id": file_id, "valid": True, **found})
+            else:
                 results[file_id].quarantined.append(
-                    Quarantined(
-                        line_no, "LOG_MALFORMED", exc.reason, raw[:RAW_KEEP], **readable(raw)
-                    )
+                    Quarantined(line_no, "LOG_MALFORMED", reason, raw[:RAW_KEEP], **found)
                 )
         kept = rest.filter(pa.array(valid))
         if rescued:
             kept = pa.concat_tables([kept, pa.Table.from_pylist(rescued, schema=self.schema)])
         self.rest = kept
+
+
+_SEEN_MAX = 100_000
+"""Distinct lines whose verdict a batch remembers (bounded memory)."""
+
+
+def _verdict(raw: str) -> tuple[str | None, dict[str, Any]]:
+    """(None, its events row) for a line the models accept; else (why not, where it is).
+
+    The line is decoded once, for the models and for locating it.
+    """
+    try:
+        obj = decode_line(raw)
+    except MalformedEventError as exc:
+        return exc.reason, readable(raw) if raw.lstrip().startswith("{") else {}
+    try:
+        row = event_row(parse_object(obj), raw)
+        _check_storable(row)
+    except MalformedEventError as exc:
+        return exc.reason, _located(obj)
+    return None, row
 
 
 def _check_storable(row: dict[str, Any]) -> None:

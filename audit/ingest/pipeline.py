@@ -77,17 +77,19 @@ class _Pool:
         self._flush = flush
         self._blocks: list[Block] = []
         self._bytes = 0
+        self._lines = 0
 
     def add(self, batch: Batch, file_id: int) -> None:
         self._blocks += blocks_of(batch, file_id)
         self._bytes += sum(len(b) for b in batch.blocks)
-        if self._bytes >= _reader.BATCH_BYTES:
+        self._lines += batch.kept
+        if self._bytes >= _reader.BATCH_BYTES or self._lines >= _reader.BATCH_LINES:
             self.flush()
 
     def flush(self) -> None:
         if self._blocks:
             self._flush(self._blocks)
-        self._blocks, self._bytes = [], 0
+        self._blocks, self._bytes, self._lines = [], 0, 0
 
 
 def _quarantine_long(long_lines: list[tuple[int, Reject]], results: dict[int, FileResult]) -> None:
@@ -199,13 +201,15 @@ def ingest_paths(
     in its :class:`FileSummary` ``error`` and the others are ingested.
     """
     day_start_minutes(day_start)  # fail early on a bad value
-    files = find_logs(paths)
+    found = find_logs(paths)
+    files = found.files
     if store.meta("day_start") != day_start:
         with store.transaction():
             store.set_meta("day_start", day_start)
             store.refresh_shoes()
     session = Session(store.con)
     summary = IngestSummary()
+    summary.files += [FileSummary(str(d), error=why) for d, why in found.unlisted]
     days: set[dt.date] = set()
     now = dt.datetime.now(dt.UTC)
     for group in _groups(files):
@@ -230,8 +234,12 @@ def validate_paths(paths: Iterable[StrPath]) -> ValidationReport:
     """
     import duckdb
 
-    files = find_logs(paths)
+    found = find_logs(paths)
+    files = found.files
     report = ValidationReport()
+    for folder, why in found.unlisted:
+        report.files.append(FileSummary(str(folder), error=why))
+        report.errors.append(f"{folder}: {why}")
     con = duckdb.connect(":memory:")
     try:
         con.execute("SET TimeZone = 'UTC'")

@@ -13,7 +13,7 @@ from typing import Any
 
 from audit.events.parse import loads
 from audit.ingest.bulkstep import EV_COLS, FileResult, Quarantined, Session, readable
-from audit.ingest.reader import RAW_KEEP, LogReader, file_sha256
+from audit.ingest.reader import RAW_KEEP, FileError, LogReader, file_sha256
 from audit.ingest.summary import FileSummary
 from audit.store import Store
 
@@ -126,34 +126,37 @@ def finish_file(
             ],
         )
     if result.quarantined:
-        rows = [
-            (
-                file_id,
-                str(path),
-                q.line_no,
-                q.code,
-                q.reason,
-                q.raw,
-                q.id,
-                q.table_id,
-                q.shoe,
-                q.ts_local,
-            )
-            for q in result.quarantined
-        ]
-        con.execute(
-            """CREATE OR REPLACE TEMP TABLE _q (file_id BIGINT, path VARCHAR, line_no BIGINT,
-               code VARCHAR, reason VARCHAR, raw VARCHAR, id VARCHAR, table_id VARCHAR,
-               shoe VARCHAR, ts_local TIMESTAMP)"""
-        )
-        con.executemany("INSERT INTO _q VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        con.execute(
-            """INSERT INTO quarantine SELECT * FROM _q
-               WHERE (file_id, line_no, code) NOT IN
-                     (SELECT file_id, line_no, code FROM quarantine WHERE file_id = ?)""",
-            [file_id],
-        )
+        _insert_quarantine(store, file_id, str(path), result.quarantined)
     return file_id
+
+
+def _insert_quarantine(store: Store, file_id: int, path: str, rows: list[Quarantined]) -> None:
+    """The file's rejected lines into ``quarantine`` (once each), as one Arrow table.
+
+    (``executemany`` costs ~1 ms a row: a file of 100,000 bad lines took 100 s.)
+    """
+    import pyarrow as pa
+
+    table = pa.table(
+        {
+            "file_id": pa.array([file_id] * len(rows), pa.int64()),
+            "path": pa.array([path] * len(rows), pa.string()),
+            "line_no": pa.array([q.line_no for q in rows], pa.int64()),
+            "code": pa.array([q.code for q in rows], pa.string()),
+            "reason": pa.array([q.reason for q in rows], pa.string()),
+            "raw": pa.array([q.raw for q in rows], pa.string()),
+            "id": pa.array([q.id for q in rows], pa.string()),
+            "table_id": pa.array([q.table_id for q in rows], pa.string()),
+            "shoe": pa.array([q.shoe for q in rows], pa.string()),
+            "ts_local": pa.array([q.ts_local for q in rows], pa.timestamp("us")),
+        }
+    )
+    store.con.from_arrow(table).query(
+        "_q",
+        f"""INSERT INTO quarantine SELECT * FROM _q
+            WHERE (file_id, line_no, code) NOT IN
+                  (SELECT file_id, line_no, code FROM quarantine WHERE file_id = {int(file_id)})""",
+    )
 
 
 TOUCHED = """
@@ -252,7 +255,7 @@ def stored_before(store: Store, path: Path, now: dt.datetime) -> FileSummary | N
         return None
     try:
         sha = file_sha256(path)
-    except OSError:
+    except (OSError, FileError):
         return None  # the reader will say what is wrong
     for file_id, stored_sha, lines, events, rejected in rows:
         if stored_sha == sha:
