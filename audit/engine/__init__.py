@@ -1,15 +1,21 @@
 """The reference rules engine: replay one shoe under its rule profile.
 
-Pure: TEL/1 events and a :class:`~audit.profiles.Profile` in, a
-:class:`ShoeReplay` (findings, rounds step by step) out. No I/O, no clock, no
-randomness, no globals; it imports neither DuckDB, polars nor jinja.
+Pure: events and a :class:`~audit.profiles.Profile` in, a :class:`ShoeReplay`
+(findings, rounds with their outcomes and judged wagers, and with ``trace`` the
+steps) out. No I/O, no clock, no randomness, no globals; it imports neither
+DuckDB, polars nor jinja.
 
-Entry point: :func:`replay_shoe`. Hand arithmetic for the simulator:
-:mod:`audit.engine.hands`.
+Entry points: :func:`replay_shoe` (and :func:`replay_shoe_of` for round events
+that come as lean :class:`RoundEvent` records, as ``run`` builds them). How a
+round is replayed: :mod:`audit.engine.round` (the phases); the rules:
+:mod:`audit.engine.play`, :mod:`audit.engine.bets`, :mod:`audit.engine.deal`,
+:mod:`audit.engine.dealer`, :mod:`audit.engine.payout`,
+:mod:`audit.engine.judge`, :mod:`audit.engine.shoe`.
 """
 
-from audit.engine.hands import HandState, best_total, is_natural
-from audit.engine.replay import replay_shoe
+from audit.engine.event import RoundEvent, money, round_event
+from audit.engine.hands import best_total, is_natural
+from audit.engine.replay import replay_shoe, replay_shoe_of
 from audit.engine.result import (
     DealerRecord,
     HandRecord,
@@ -19,15 +25,17 @@ from audit.engine.result import (
     Step,
     WagerRecord,
 )
+from audit.engine.round import Phase
 
-ENGINE_VERSION = "1.0.1"
+ENGINE_VERSION = "2.0.0"
 """Bumped whenever a rule changes: shoes audited with another version are re-audited."""
 
 __all__ = [
     "ENGINE_VERSION",
     "DealerRecord",
     "HandRecord",
-    "HandState",
+    "Phase",
+    "RoundEvent",
     "RoundReplay",
     "ShoeContext",
     "ShoeReplay",
@@ -35,5 +43,8 @@ __all__ = [
     "WagerRecord",
     "best_total",
     "is_natural",
+    "money",
     "replay_shoe",
+    "replay_shoe_of",
+    "round_event",
 ]

@@ -5,29 +5,54 @@ ten-values count 10, an ace counts 11 unless that busts the hand (000, 001,
 004); a *natural* (blackjack) is an ace and a ten-value as the first two cards
 of a hand not produced by a split (000, 004); a hand over 21 is *bust*.
 
-These are plain public functions so the simulator can share them: it must deal
-by exactly the arithmetic the auditor judges by.
+Plain functions over card codes, so the dealer's rule, the theory tables and
+the reports all count exactly as the auditor judges. :class:`Count` keeps a
+hand's total as its cards arrive, so a replay never re-adds a hand.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-
-from audit.events.cards import hand_total, is_ace, is_ten_value, value
+from dataclasses import dataclass
 
 __all__ = [
-    "HandState",
+    "RANK_INDEX",
+    "VALUE",
+    "Count",
     "best_total",
     "can_split_pair",
     "double_total_ok",
     "hard_total",
-    "is_bust",
     "is_natural",
     "is_soft",
     "is_three_sevens",
     "is_two_card_21",
 ]
+
+VALUE: dict[str, int] = {
+    "A": 1,
+    "2": 2,
+    "3": 3,
+    "4": 4,
+    "5": 5,
+    "6": 6,
+    "7": 7,
+    "8": 8,
+    "9": 9,
+    "T": 10,
+    "J": 10,
+    "Q": 10,
+    "K": 10,
+}
+"""The hard value of a card by its rank letter (``card[0]``): ace 1, ten-values 10."""
+
+RANK_INDEX: dict[str, int] = {r: (v - 1) for r, v in VALUE.items()}
+"""A card's place in a composition count by rank: A 0, 2 1, ..., 9 8, ten-values 9."""
+
+
+def hard_total(cards: Sequence[str]) -> int:
+    """The total with every ace counting 1."""
+    return sum(VALUE[c[0]] for c in cards)
 
 
 def best_total(cards: Sequence[str]) -> int:
@@ -36,30 +61,23 @@ def best_total(cards: Sequence[str]) -> int:
     004 calls it «il punteggio più favorevole»; the mandatory hit and the
     dealer's rule both read this total.
     """
-    return hand_total(tuple(cards))[0]
+    hard = hard_total(cards)
+    if hard <= 11 and any(c[0] == "A" for c in cards):
+        return hard + 10
+    return hard
 
 
 def is_soft(cards: Sequence[str]) -> bool:
     """Whether the best total counts an ace as 11 (rules.md, "Card values")."""
-    return hand_total(tuple(cards))[1]
-
-
-def hard_total(cards: Sequence[str]) -> int:
-    """The total with every ace counting 1."""
-    return sum(value(c) for c in cards)
-
-
-def is_bust(cards: Sequence[str]) -> bool:
-    """A hand over 21 is bust and loses at once (000, 001; 004: out of the game)."""
-    return best_total(cards) > 21
+    return hard_total(cards) <= 11 and any(c[0] == "A" for c in cards)
 
 
 def is_two_card_21(cards: Sequence[str]) -> bool:
     """The first two cards are an ace and a ten-value (whether or not after a split)."""
     if len(cards) < 2:
         return False
-    a, b = cards[0], cards[1]
-    return (is_ace(a) and is_ten_value(b)) or (is_ace(b) and is_ten_value(a))
+    a, b = VALUE[cards[0][0]], VALUE[cards[1][0]]
+    return (a == 1 and b == 10) or (a == 10 and b == 1)
 
 
 def is_natural(cards: Sequence[str], from_split: bool = False) -> bool:
@@ -82,7 +100,7 @@ def can_split_pair(cards: Sequence[str]) -> bool:
     if len(cards) != 2:
         return False
     a, b = cards
-    return a[0] == b[0] or (is_ten_value(a) and is_ten_value(b))
+    return a[0] == b[0] or (VALUE[a[0]] == 10 and VALUE[b[0]] == 10)
 
 
 def double_total_ok(
@@ -100,45 +118,32 @@ def double_total_ok(
     candidates = {best_total(cards)}
     if soft_ace_either:
         candidates.add(hard)
-        if any(is_ace(c) for c in cards):
+        if any(c[0] == "A" for c in cards):
             candidates.add(hard + 10)
     return any(t in totals for t in candidates)
 
 
-@dataclass(frozen=True, slots=True)
-class HandState:
-    """One hand's cards and how it came to be; an immutable value.
+@dataclass(slots=True)
+class Count:
+    """A hand's running count: its hard total and whether it holds an ace.
 
-    ``add`` returns a new state. ``from_split`` marks a hand made by a split (its
-    two-card 21 is no natural, 000); ``split_aces`` a hand from split aces (one
-    card each, 000); ``doubled`` a hand whose stake was doubled (one card, 000).
+    ``add`` is the only change; ``total`` and ``soft`` follow the ace rule of
+    :func:`best_total` without re-adding the cards.
     """
 
-    cards: tuple[str, ...] = ()
-    from_split: bool = False
-    split_aces: bool = False
-    doubled: bool = False
+    hard: int = 0
+    aces: bool = False
 
-    def add(self, card: str) -> HandState:
-        """The hand after one more card."""
-        return replace(self, cards=(*self.cards, card))
+    def add(self, card: str) -> None:
+        v = VALUE[card[0]]
+        self.hard += v
+        if v == 1:
+            self.aces = True
 
     @property
     def total(self) -> int:
-        """Best total (see :func:`best_total`)."""
-        return best_total(self.cards)
+        return self.hard + 10 if self.aces and self.hard <= 11 else self.hard
 
     @property
     def soft(self) -> bool:
-        """Whether the best total counts an ace as 11."""
-        return is_soft(self.cards)
-
-    @property
-    def natural(self) -> bool:
-        """A blackjack (see :func:`is_natural`)."""
-        return is_natural(self.cards, self.from_split)
-
-    @property
-    def bust(self) -> bool:
-        """Over 21, unless it is a natural (a hit natural is still settled as one)."""
-        return not self.natural and is_bust(self.cards)
+        return self.aces and self.hard <= 11

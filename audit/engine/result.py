@@ -119,10 +119,21 @@ class WagerRecord:
     actual: tuple[Decimal, ...]
     settle_events: tuple[str, ...]
     outcome: str
+    verdict: str | None = None
 
     @property
     def settled(self) -> bool:
         return bool(self.actual)
+
+    @property
+    def extra_stake(self) -> Decimal:
+        """A double's extra stake (the stake less the stake before the double)."""
+        return self.stake - self.base_stake
+
+    @property
+    def settled_total(self) -> Decimal | None:
+        """The sum of its settlements, or None when it was never settled."""
+        return sum(self.actual, Decimal(0)) if self.actual else None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON values; money as strings."""
@@ -138,6 +149,7 @@ class WagerRecord:
             "actual": [money_str(a) for a in self.actual],
             "settle_events": list(self.settle_events),
             "outcome": self.outcome,
+            "verdict": self.verdict,
         }
 
 
@@ -173,13 +185,23 @@ class HandRecord:
 
 @dataclass(frozen=True, slots=True)
 class DealerRecord:
-    """The dealer's (or home banker's) hand as it ended."""
+    """The dealer's (or home banker's) hand as it ended.
+
+    ``completed``: he played it out by the profile's rule (he stands by it);
+    false where he stopped early because every player hand was decided
+    (rules.md allows it), or the profile has no dealer rule (002).
+    """
 
     cards: tuple[str, ...]
     total: int
     soft: bool
     natural: bool
     bust: bool
+    completed: bool = False
+
+    @property
+    def upcard(self) -> str | None:
+        return self.cards[0] if self.cards else None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -188,6 +210,7 @@ class DealerRecord:
             "soft": self.soft,
             "natural": self.natural,
             "bust": self.bust,
+            "completed": self.completed,
         }
 
 
@@ -198,7 +221,13 @@ class RoundReplay:
     ``status`` is ``closed`` (a ``round_close`` ended it), ``void`` (declared
     void, then closed), ``incomplete`` (the next round or the shoe's close began
     first; ``LOG_INCOMPLETE``) or ``open`` (still open at the end of the data:
-    not judged yet, no payout findings).
+    not judged yet, no payout findings). ``banker`` is who dealt it: the dealer
+    (home game: banker) in charge when it opened. ``ranks_before_round`` /
+    ``ranks_before_dealer`` count the cards that had left the shoe by rank
+    (A, 2, ..., 9, ten-values) before the round's first card and before the
+    dealer's second card; ``unseen_*`` the cards that left unseen (burns
+    without card codes). ``steps`` is empty unless the shoe was replayed with
+    ``trace`` (the dispute report).
     """
 
     round: int
@@ -209,6 +238,33 @@ class RoundReplay:
     dealer: DealerRecord
     findings: tuple[Finding, ...]
     banker: str | None = None
+    first_seq: int | None = None
+    last_seq: int | None = None
+    ranks_before_round: tuple[int, ...] | None = None
+    unseen_before_round: int = 0
+    ranks_before_dealer: tuple[int, ...] | None = None
+    unseen_before_dealer: int = 0
+
+    @property
+    def judged(self) -> bool:
+        return self.status != "open"
+
+    @property
+    def handle(self) -> Decimal:
+        """The main stakes of the round, doubles and splits included."""
+        return sum((w.stake for w in self.wagers if w.kind == "main"), Decimal(0))
+
+    @property
+    def due(self) -> Decimal | None:
+        """What every wager should net, summed (positive: the house pays); None if not judged."""
+        if not self.judged:
+            return None
+        return sum((w.expected for w in self.wagers if w.expected is not None), Decimal(0))
+
+    @property
+    def settled(self) -> Decimal:
+        """Every settlement of the round's wagers, summed (the house's win is minus this)."""
+        return sum((a for w in self.wagers for a in w.actual), Decimal(0))
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -1,108 +1,167 @@
-"""One round, event by event: betting, the initial deal, play, the dealer, settlements.
+"""One round as a state machine: the only object that changes a round's state.
 
-:class:`RoundState` is the working state of one round (mutable, private to a
-replay); :func:`audit.engine.settle.judge_round` judges its wagers when the round
-is over and :meth:`RoundState.freeze` turns it into a frozen
-:class:`~audit.engine.result.RoundReplay`.
+A round moves through explicit phases (:class:`Phase`): betting, the initial
+deal, the insurance window, the players' turns in box order, the dealer, the
+final settlement, closed. Each event is first checked against what the phase
+and the profile allow (the checks in :mod:`audit.engine.play`,
+:mod:`audit.engine.bets`, :mod:`audit.engine.deal` return breaches and change
+nothing), then applied, as it happened: rules.md judges what actually happened
+at the table, so an illegal double still doubles the stake.
+
+With ``trace`` on (the dispute report), every event also leaves a frozen
+:class:`~audit.engine.result.Step`; ``run`` replays with it off.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from decimal import Decimal
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from audit.engine.bets import close_betting
-from audit.engine.dealer import (
-    dealer_must_draw,
-    dealer_natural,
-    dealer_rule_word,
-    upcard_can_make_blackjack,
-)
-from audit.engine.exposed import Exposed, Target, _where
+from audit.engine.bets import limit_breaches
+from audit.engine.deal import DEALER, deal_plan, deal_problems, expected_face, where
+from audit.engine.dealer import dealer_must_draw, dealer_natural, dealer_rule_word
+from audit.engine.event import RoundEvent, money
+from audit.engine.exposed import Exposed
 from audit.engine.hands import best_total, is_soft
+from audit.engine.judge import judge_round
 from audit.engine.play import (
     HIT_RULE,
-    PlayBox,
-    PlayHand,
-    Skip,
+    consent_violation,
+    double_violation,
+    hand_is_over,
     hit_violation,
+    mandatory_hit_breach,
+    split_violation,
 )
-from audit.engine.result import Step, WagerRecord
-from audit.engine.sink import FindingSink
+from audit.engine.result import Step
+from audit.engine.sink import Breach, FindingSink
+from audit.engine.state import Box, Hand, Late, Skip
 from audit.events import models as m
+from audit.events.cards import is_ace, is_ten_value
 from audit.findings import Code
 from audit.profiles.model import Rules
 
+if TYPE_CHECKING:
+    from audit.engine.result import WagerRecord
 
-@dataclass
-class SettleRec:
+
+class Phase(IntEnum):
+    """Where a round stands (rules.md, "When things must happen")."""
+
+    BETTING = 0
+    """Stakes may be placed, changed or withdrawn."""
+    DEAL = 1
+    """Betting is closed; the initial deal, card by card, as the profile lays it out."""
+    INSURANCE = 2
+    """The deal is complete and no one has played yet: insurance and even money."""
+    PLAY = 3
+    """The players' turns, box by box in order, each box's hands by number."""
+    DEALER = 4
+    """The dealer's turn: his cards after the initial deal."""
+    SETTLEMENT = 5
+    """The dealer's hand is complete (his rule says stand): the final pass."""
+    CLOSED = 6
+    """``round_close``, or the round was abandoned (``LOG_INCOMPLETE``)."""
+
+
+class Limits(NamedTuple):
+    """Table limits from ``shoe_open`` in cents: per spot minimum, per box maximum."""
+
+    min_bet: int | None = None
+    max_bet: int | None = None
+
+
+class SettleRec(NamedTuple):
     """One ``settle`` event, kept until the round is judged."""
 
-    key: tuple[int, int, int, str]
-    amount: Decimal
+    box: int
+    hand: int
+    spot: int
+    kind: str
+    amount: int
     event_id: str
-    index: int
+    at: int
+    """The event's index in the shoe: settlements are timed against the cards."""
     step: int
 
 
-@dataclass
-class Limits:
-    """Table limits from ``shoe_open``: per spot minimum, per box maximum."""
-
-    min_bet: Decimal | None = None
-    max_bet: Decimal | None = None
-
-
-class RoundState:
+class Round:
     """The working state of one round while its events are replayed."""
 
     def __init__(
-        self, number: int, rules: Rules, sink: FindingSink, limits: Limits, banker: str | None
+        self,
+        number: int,
+        rules: Rules,
+        sink: FindingSink,
+        limits: Limits,
+        banker: str | None,
+        *,
+        trace: bool = False,
     ) -> None:
         self.number = number
         self.rules = rules
         self.sink = sink
         self.limits = limits
         self.banker = banker
+        self.phase = Phase.BETTING
         self.status = "open"
-        self.steps: list[Step] = []
-        self.bets: dict[tuple[int, int], Decimal] = {}
+        self.steps: list[Step] | None = [] if trace else None
+        self.event_ids: list[str] = []
+        self.first_seq: int | None = None
+        self.last_seq: int | None = None
+        # betting
+        self.bets: dict[tuple[int, int], int] = {}
         self.players: dict[tuple[int, int], str | None] = {}
         self.bet_events: dict[int, list[str]] = {}
-        self.betting_closed = False
         self.close_event: str | None = None
         self.closed_by_burn = False
-        self.boxes: dict[int, PlayBox] = {}
+        # the deal
+        self.boxes: dict[int, Box] = {}
         self.boxes_made = False
-        self.targets: list[Target] = []
+        self.plan: tuple[Any, ...] = ()
         self.deal_k = 0
-        self.deal_done = False
         self.deal_flagged = False
-        self.deal_end_index: int | None = None
+        self.pending_dealer: RoundEvent | None = None
+        self.played = False
+        # play: the hands in turn order and the one being played
+        self.order: list[Hand] = []
+        self.turn = 0
+        self.objections: dict[tuple[int, int, str], list[str]] = {}
+        self.insurance: dict[tuple[int, int], tuple[int, list[str]]] = {}
+        self.late: list[Late] = []
+        self.exposed: Exposed | None = None
+        # the dealer
         self.dealer: list[str] = []
         self.dealer_indexes: list[int] = []
         self.dealer_events: list[str] = []
-        self.draws: list[int] = []
-        self.play_cards: list[tuple[int, Target]] = []
-        self.settles: list[SettleRec] = []
-        self.insurance: dict[tuple[int, int], tuple[Decimal, list[str]]] = {}
-        self.objections: dict[tuple[int, int, str], list[str]] = {}
-        self.void_event: str | None = None
         self.drew_flagged = False
-        self.exposed: Exposed | None = None
-        self.exposed_placing: Target | None = None
-        self.event_ids: list[str] = []
+        # cards that left the shoe during the round (indexes), and those after the deal
+        self.draws: list[int] = []
+        self.play_cards: list[tuple[int, int]] = []
+        self.deal_end_index: int | None = None
+        # composition snapshots (rank counts, unseen) for the stored outcomes
+        self.ranks_before_round: list[int] | None = None
+        self.unseen_before_round = 0
+        self.ranks_before_dealer: list[int] | None = None
+        self.unseen_before_dealer = 0
+        # the end
+        self.settles: list[SettleRec] = []
+        self.void_event: str | None = None
+        self.wagers: tuple[WagerRecord, ...] = ()
         self.judged = False
-        self.wagers: list[WagerRecord] = []
 
-    # ------------------------------------------------------------------ helpers
+    # ================================================================== helpers
 
-    def _add(self, code: Code, message: str, **kw: object) -> None:
-        self.sink.add(code, message, round=self.number, **kw)  # type: ignore[arg-type]
+    def flag(self, breach: Breach) -> None:
+        """Record a breach of this round as a finding."""
+        self.sink.add(breach, self.number)
 
-    def _step(self, e: m.Envelope, description: str, **kw: object) -> int:
+    def step(self, e: RoundEvent | m.Envelope, description: str, **kw: Any) -> int:
+        """A step of the trace (only with ``trace`` on); returns its index or -1."""
+        if self.steps is None:
+            return -1
         self.steps.append(
-            Step(event_id=e.id, seq=e.seq, type=e.type, description=description, **kw)  # type: ignore[arg-type]
+            Step(event_id=e.id, seq=e.seq, type=e.type, description=description, **kw)
         )
         return len(self.steps) - 1
 
@@ -112,28 +171,24 @@ class RoundState:
 
     @property
     def dealt(self) -> bool:
-        return (
-            bool(self.draws)
-            or bool(self.dealer)
-            or any(h.cards for b in self.boxes.values() for h in b.hands)
-        )
+        return bool(self.draws) or bool(self.dealer) or any(h.cards for h in self.all_hands())
 
-    def turn_order(self) -> list[PlayHand]:
-        """Player hands in playing order: boxes ascending, each box's hands by number."""
-        return [
-            h
-            for b in sorted(self.boxes.values(), key=lambda b: b.number)
-            if not b.phantom and not b.late
-            for h in sorted(b.hands, key=lambda h: h.number)
-            if not h.phantom
-        ]
+    @property
+    def deal_done(self) -> bool:
+        return self.phase >= Phase.INSURANCE
 
-    def current(self) -> PlayHand | None:
-        """The hand being played: the first in playing order that has not ended."""
-        return next((h for h in self.turn_order() if not h.done), None)
+    def all_hands(self) -> list[Hand]:
+        return [h for b in self.boxes.values() for h in b.hands]
 
-    def wager_hands(self) -> list[PlayHand]:
-        """Every hand that carries a stake (late boxes included)."""
+    def current(self) -> Hand | None:
+        """The hand being played: the first in turn order whose turn is not over."""
+        order = self.order
+        while self.turn < len(order) and order[self.turn].ended:
+            self.turn += 1
+        return order[self.turn] if self.turn < len(order) else None
+
+    def wager_hands(self) -> list[Hand]:
+        """Every hand that carries a stake (late boxes included), in box and hand order."""
         return [
             h
             for b in sorted(self.boxes.values(), key=lambda b: b.number)
@@ -157,237 +212,467 @@ class RoundState:
             if h.bust or h.surrendered:
                 continue
             if h.natural:
-                staked = {s for s, v in h.stakes.items() if v > 0}
-                if staked <= h.even_money:
+                if set(h.staked_spots()) <= h.even_money:
                     continue
-                if len(d) >= 2 or (len(d) == 1 and not upcard_can_make_blackjack(d)):
+                if len(d) >= 2 or (len(d) == 1 and not (is_ace(d[0]) or is_ten_value(d[0]))):
                     continue
             return False
         return True
 
-    def _phantom_hand(self, box: int, hand: int) -> PlayHand:
+    def dealer_completed(self) -> bool:
+        """Whether the dealer played his hand out by the profile's rule (he stands by it).
+
+        False where he stopped early because every player hand was decided
+        (rules.md allows it), or the profile has no dealer rule (002).
+        """
+        d = self.dealer
+        return (
+            not self.rules.dealer_plays_freely
+            and len(d) >= 2
+            and not dealer_must_draw(d, self.rules)
+        )
+
+    def _hand_kw(self, h: Hand) -> dict[str, Any]:
+        return {"cards": tuple(h.cards), "total": h.count.total, "soft": h.count.soft}
+
+    def _phantom(self, box: int, hand: int) -> Hand:
         b = self.boxes.get(box)
         if b is None:
-            b = PlayBox(number=box, phantom=True)
+            b = Box(number=box, phantom=True)
             self.boxes[box] = b
         h = b.hand(hand)
         if h is None:
-            h = PlayHand(box=box, number=hand, phantom=True)
+            h = Hand(box=box, number=hand, phantom=True)
             b.hands.append(h)
         return h
 
-    def _hand_step_kw(self, h: PlayHand) -> dict[str, object]:
-        return {"cards": h.cards, "total": h.state.total, "soft": h.state.soft}
+    def _playing_hand(self, box: int | None, hand: int | None) -> Hand | None:
+        """The staked hand ``box``/``hand`` that takes turns, or None."""
+        b = self.boxes.get(box) if box is not None else None
+        if b is None or b.phantom or b.late:
+            return None
+        return b.hand(hand or 0)
 
-    # ------------------------------------------------------------------ the deal
+    def _hand_for(self, e: RoundEvent, box: int, hand: int, what: str) -> Hand | None:
+        """A staked hand an event refers to; ``LOG_INCOMPLETE`` when it has none."""
+        b = self.boxes.get(box)
+        h = b.hand(hand) if b is not None and not b.phantom else None
+        if h is None:
+            self.flag(
+                Breach(
+                    Code.LOG_INCOMPLETE,
+                    f"{what} for box {box} hand {hand}, which has no stake in this round",
+                    (e.id,),
+                    box=box,
+                    hand=hand,
+                )
+            )
+        return h
 
-    def _make_boxes(self) -> None:
+    # ================================================================== betting
+
+    def open(self, e: RoundEvent, index: int) -> None:
+        """``round_open``: a new round at this shoe."""
+        self.step(e, f"round {e.round} opens")
+
+    def bet(self, e: RoundEvent, index: int) -> None:
+        """A stake placed, changed or withdrawn (``amount`` 0).
+
+        After betting closed it is past-posting, ``BET_AFTER_NO_MORE_BETS``
+        (004: «nessuna puntata può essere aggiunta, tolta o spostata»); the
+        stake still counts as placed (rules.md: settlements follow the stakes
+        as they were placed).
+        """
+        assert e.box is not None and e.spot is not None and e.amount is not None
+        late = self.phase > Phase.BETTING
+        if late:
+            self.flag(
+                Breach(
+                    Code.BET_AFTER_NO_MORE_BETS,
+                    f"box {e.box} spot {e.spot}: stake set to {money(e.amount)} after betting "
+                    "closed",
+                    tuple(x for x in (self.close_event, e.id) if x),
+                    box=e.box,
+                    spot=e.spot,
+                    actual=str(money(e.amount)),
+                    rule="bets_close_before_start_burn" if self.closed_by_burn else None,
+                )
+            )
+        key = (e.box, e.spot)
+        self.bets[key] = e.amount
+        self.players[key] = e.player
+        self.bet_events.setdefault(e.box, []).append(e.id)
+        if self.boxes_made:
+            self._late_stake(e.box, e.spot, e.amount, e.player)
+        if self.steps is not None:
+            who = f" ({e.player})" if e.player else ""
+            verb = "withdraws" if e.amount == 0 else "bets"
+            self.step(
+                e,
+                f"box {e.box} spot {e.spot}{who} {verb} {money(e.amount)}"
+                + (" after no more bets" if late else ""),
+                box=e.box,
+                spot=e.spot,
+                amount=money(e.amount),
+                allowed=not late,
+                why_not="betting was closed" if late else None,
+            )
+
+    def _late_stake(self, box_no: int, spot: int, amount: int, player: str | None) -> None:
+        box = self.boxes.get(box_no)
+        if box is None or box.phantom:
+            cards = box.hands if box is not None else []
+            box = Box(number=box_no, late=True)
+            h0 = Hand(box=box_no, number=0)
+            for old in cards:
+                if old.number == 0:
+                    h0.cards, h0.count, h0.natural = old.cards, old.count, old.natural
+                    h0.card_events, h0.card_indexes = old.card_events, old.card_indexes
+            box.hands = [h0]
+            self.boxes[box_no] = box
+        box.spots[spot] = amount
+        box.players[spot] = player
+        h = box.hand(0)
+        if h is not None:
+            if amount > 0:
+                h.stakes[spot] = amount
+            else:
+                h.stakes.pop(spot, None)
+
+    def close_betting(self, event_id: str, by_burn: bool = False) -> None:
+        """Betting closes (no more bets, the first card, or 001's start burn): the deal begins.
+
+        Checks the stakes as they stand (:func:`audit.engine.bets.limit_breaches`).
+        """
+        if self.phase > Phase.BETTING:
+            return
+        self.phase = Phase.DEAL
+        self.close_event = event_id
+        self.closed_by_burn = by_burn
+        boxes: dict[int, dict[int, int]] = {}
+        for (box, spot), amount in sorted(self.bets.items()):
+            if amount > 0:
+                boxes.setdefault(box, {})[spot] = amount
+        for b in limit_breaches(
+            boxes, self.limits.min_bet, self.limits.max_bet, self.rules, self.bet_events
+        ):
+            self.flag(b)
+
+    def no_more_bets(self, e: RoundEvent, index: int) -> None:
+        """«Rien ne va plus»: from here no stake may change."""
+        already = self.phase > Phase.BETTING
+        self.close_betting(e.id)
+        self.step(e, "no more bets" + (" (betting had already closed)" if already else ""))
+
+    def start_burn(self, e: m.Burn) -> None:
+        """001: «A puntate effettuate, il banchiere chiude il gioco, bruciando 5 carte».
+
+        With ``bets_close_before_start_burn``, a start burn during round 1's
+        betting closes it. rules.md: «the burn may come before or after round
+        1's betting»: a burn before any stake is placed closes nothing.
+        """
+        if self.rules.bets_close_before_start_burn and any(v > 0 for v in self.bets.values()):
+            self.close_betting(e.id, by_burn=True)
+
+    # ================================================================== the deal
+
+    def make_boxes(self) -> None:
+        """The staked boxes as betting closed them, each with its hand 0; the deal's plan."""
         self.boxes_made = True
         for (box, spot), amount in sorted(self.bets.items()):
             if amount <= 0:
                 continue
-            b = self.boxes.setdefault(box, PlayBox(number=box))
+            b = self.boxes.setdefault(box, Box(number=box))
             b.spots[spot] = amount
             b.players[spot] = self.players.get((box, spot))
-        for b in self.boxes.values():
-            b.hands = [PlayHand(box=b.number, number=0, stakes=dict(b.spots))]
-        order: list[Target] = [("box", n) for n in sorted(self.boxes)]
-        dealer: list[Target] = [("dealer", None)]
-        if self.rules.initial_deal == "face_down_two_each":
-            self.targets = order + dealer + order + dealer
-        else:
-            self.targets = order + dealer + order
-
-    def _dealer_needs(self) -> int:
-        return 2 if self.rules.initial_deal == "face_down_two_each" else 1
+        for n in sorted(self.boxes):
+            b = self.boxes[n]
+            h = Hand(box=n, number=0, stakes=dict(b.spots))
+            b.hands = [h]
+            self.order.append(h)
+        self.plan = deal_plan(self.rules.initial_deal, sorted(self.boxes))
 
     def _deal_complete(self) -> bool:
-        if len(self.dealer) < self._dealer_needs():
+        if len(self.dealer) < self.rules.initial_deal.dealer_cards:
             return False
-        return all(
-            len(h.cards) >= 2 for b in self.boxes.values() if not b.phantom for h in b.hands[:1]
-        )
+        return all(len(h.cards) >= 2 for h in self.order if h.number == 0)
 
-    def _finish_deal(self, e: m.Envelope, index: int) -> None:
-        """The initial deal ends (complete, or cut short by a decision)."""
-        if self.deal_done:
+    def _end_deal(self, index: int) -> None:
+        self.phase = Phase.INSURANCE
+        self.deal_end_index = index
+
+    def _cut_deal_short(self, e: RoundEvent, index: int) -> None:
+        """A decision during the deal ends it: ``DEAL_ORDER`` if it was incomplete."""
+        if self.phase != Phase.DEAL:
             return
         if self.boxes_made and not self._deal_complete() and not self.deal_flagged:
             self.deal_flagged = True
-            self._add(
-                Code.DEAL_ORDER,
-                f"the initial deal is incomplete when {e.type} {e.id!r} comes",
-                events=[e.id],
-                rule="initial_deal",
+            self.flag(
+                Breach(
+                    Code.DEAL_ORDER,
+                    f"the initial deal is incomplete when {e.type} {e.id!r} comes",
+                    (e.id,),
+                    rule="initial_deal",
+                )
             )
-        self.deal_done = True
-        self.deal_end_index = index
+        self._end_deal(index)
 
-    def on_card(self, e: m.CardDealt, index: int, pos: int) -> None:
+    def card(self, e: RoundEvent, index: int, pos: int) -> None:
         """One card leaves the shoe and is placed (betting closes at the first card)."""
-        close_betting(self, e.id)
+        self.close_betting(e.id)
         if not self.boxes_made:
-            self._make_boxes()
+            self.make_boxes()
         self.draws.append(index)
+        seat = DEALER if e.to == "dealer" else e.box
+        assert seat is not None
         placing = None
         if self.exposed is not None and self.exposed.card == e.card:
             placing = self.exposed.accepted
             self.exposed = None
-        target: Target = ("dealer", None) if e.to == "dealer" else ("box", e.box)
-        exempt = placing is not None and placing == target
-        if not self.deal_done:
-            self._deal_card(e, index, pos)
-        elif e.to == "dealer":
+        exempt = placing is not None and placing == seat
+        if self.phase == Phase.DEAL:
+            self._deal_card(e, index, pos, seat)
+            return
+        if self.pending_dealer is not None:
+            self._resolve_pending(as_hole_card=seat != DEALER)
+        if seat == DEALER:
             self._dealer_card(e, index, pos, exempt)
         else:
             self._play_card(e, index, pos, exempt)
 
-    def _deal_card(self, e: m.CardDealt, index: int, pos: int) -> None:
+    def _deal_card(self, e: RoundEvent, index: int, pos: int, seat: int) -> None:
         """A card of the initial deal: ``DEAL_ORDER`` on the first departure (rules.md).
 
-        000/001/004: one face-up card to each box in order, one face-up to the
-        dealer, a second to each box, no hole card. 002: two to each player and
-        the banker, one at a time, banker last in each pass, all face down.
+        The procedure is the profile's :class:`~audit.profiles.model.Deal`
+        (:func:`audit.engine.deal.deal_plan`).
         """
-        expected = self.targets[self.deal_k] if self.deal_k < len(self.targets) else None
-        target: Target = ("dealer", None) if e.to == "dealer" else ("box", e.box)
-        problems: list[str] = []
-        box = self.boxes.get(e.box) if e.box is not None else None
-        if e.to == "box" and (box is None or box.phantom):
-            problems.append(f"box {e.box} has no stake")
-        elif e.to == "box" and e.hand != 0:
-            problems.append(f"hand {e.hand} does not exist in the initial deal")
-        if target != expected:
-            problems.append(f"the card went to {_where(target)}, {_where(expected)} was next")
-        face_up = self.rules.initial_deal != "face_down_two_each"
-        if e.face_up != face_up:
-            problems.append(f"dealt face {'up' if e.face_up else 'down'}")
+        slot = self.plan[self.deal_k] if self.deal_k < len(self.plan) else None
+        b = self.boxes.get(seat) if seat != DEALER else None
+        staked = b is not None and not b.phantom
+        want = expected_face(self.rules.initial_deal, seat, len(self.dealer))
+        problems = deal_problems(slot, seat, e.face_up, want, staked, e.hand)
         self.deal_k += 1
         if problems and not self.deal_flagged:
             self.deal_flagged = True
-            self._add(
-                Code.DEAL_ORDER,
-                f"initial deal, {e.card}: " + "; ".join(problems),
-                events=[e.id],
-                box=e.box if e.to == "box" else None,
-                hand=e.hand if e.to == "box" else None,
-                expected=_where(expected),
-                actual=_where(target),
-                rule="initial_deal",
+            self.flag(
+                Breach(
+                    Code.DEAL_ORDER,
+                    f"initial deal, {e.card}: " + "; ".join(problems),
+                    (e.id,),
+                    box=e.box if seat != DEALER else None,
+                    hand=e.hand if seat != DEALER else None,
+                    expected=where(slot.seat if slot is not None else None),
+                    actual=where(seat),
+                    rule="initial_deal",
+                )
             )
-        kw: dict[str, object]
-        if e.to == "dealer":
-            self.dealer.append(e.card)
-            self.dealer_indexes.append(index)
-            self.dealer_events.append(e.id)
-            kw = {"cards": tuple(self.dealer), "total": best_total(self.dealer)}
-            kw["soft"] = is_soft(self.dealer)
+        assert e.card is not None
+        if seat == DEALER:
+            self._add_dealer_card(e, index)
+            kw: dict[str, Any] = {"cards": tuple(self.dealer)}
+            kw.update(total=best_total(self.dealer), soft=is_soft(self.dealer))
             desc = f"{e.card} to the dealer"
         else:
-            assert e.box is not None
-            b = self.boxes.get(e.box)
-            h = b.hand(e.hand) if b is not None and not b.phantom else None
+            hand_no = e.hand or 0
+            h = b.hand(hand_no) if b is not None and staked else None
             if h is None:
-                h = self._phantom_hand(e.box, e.hand)
-            h.add_card(e.card, e.id, index, self.rules)
-            kw = self._hand_step_kw(h)
+                h = self._phantom(seat, hand_no)
+            self._add_card(h, e.card, e.id, index)
+            kw = self._hand_kw(h)
             desc = f"{e.card} to box {e.box} hand {e.hand}"
-        self._step(
-            e,
-            f"deal: {desc} (pos {pos})",
-            pos=pos,
-            card=e.card,
-            target=e.to,
-            box=e.box if e.to == "box" else None,
-            hand=e.hand if e.to == "box" else None,
-            allowed=not problems,
-            why_not="; ".join(problems) or None,
-            **kw,
-        )
+        if self.steps is not None:
+            self.step(
+                e,
+                f"deal: {desc} (pos {pos})",
+                pos=pos,
+                card=e.card,
+                target=e.to,
+                box=e.box if seat != DEALER else None,
+                hand=e.hand if seat != DEALER else None,
+                allowed=not problems,
+                why_not="; ".join(problems) or None,
+                **kw,
+            )
         if self._deal_complete():
-            self.deal_done = True
-            self.deal_end_index = index
+            self._end_deal(index)
 
-    # ------------------------------------------------------------------ play
+    # ================================================================== play
 
-    def _stand(self, h: PlayHand, evidence: str) -> None:
+    def _add_card(self, h: Hand, card: str, event_id: str, index: int) -> None:
+        """Place one card on a hand; the hand's turn ends where its cards end it."""
+        h.cards.append(card)
+        h.count.add(card)
+        h.card_events.append(event_id)
+        h.card_indexes.append(index)
+        if h.doubled:
+            h.cards_after_double += 1
+        if len(h.cards) == 2 and not h.from_split:
+            a, b = h.cards
+            h.natural = (a[0] == "A" and is_ten_value(b)) or (b[0] == "A" and is_ten_value(a))
+        if h.bust_index is None and h.bust:
+            h.bust_index = index
+        if not h.ended and hand_is_over(h, self.rules):
+            h.ended = True
+
+    def _add_dealer_card(self, e: RoundEvent, index: int) -> None:
+        assert e.card is not None
+        self.dealer.append(e.card)
+        self.dealer_indexes.append(index)
+        self.dealer_events.append(e.id)
+
+    def stand(self, h: Hand, evidence: str) -> None:
         """The hand ends by standing; 004's mandatory hit: best total <= 11 must hit."""
-        h.done = True
-        mx = self.rules.mandatory_hit_max
-        if (
-            mx is not None
-            and not h.phantom
-            and len(h.cards) >= 2
-            and not h.natural
-            and not h.bust
-            and not h.state.doubled
-            and not h.surrendered
-            and h.state.total <= mx
-        ):
-            self._add(
-                Code.PLAY_MANDATORY_HIT,
-                f"box {h.box} hand {h.number} stopped at {h.state.total} "
-                f"({','.join(h.cards)}); at {mx} or less it must hit",
-                events=[*h.card_events[-1:], evidence],
-                box=h.box,
-                hand=h.number,
-                expected="hit",
-                actual=f"stand on {h.state.total}",
-                rule="mandatory_hit_max",
+        h.ended = True
+        if mandatory_hit_breach(h, self.rules):
+            mx = self.rules.mandatory_hit_max
+            self.flag(
+                Breach(
+                    Code.PLAY_MANDATORY_HIT,
+                    f"box {h.box} hand {h.number} stopped at {h.count.total} "
+                    f"({','.join(h.cards)}); at {mx} or less it must hit",
+                    (*h.card_events[-1:], evidence),
+                    box=h.box,
+                    hand=h.number,
+                    expected="hit",
+                    actual=f"stand on {h.count.total}",
+                    rule="mandatory_hit_max",
+                )
             )
 
-    def _advance_to(
-        self, target: PlayHand | None, evidence: str, skip: Skip | None = None
-    ) -> PlayHand | None:
-        """Close the hands played before ``target`` (None: all); return one that needed a card.
+    def _pass_to(self, target: Hand | None, evidence: str, skip: Skip | None = None) -> Hand | None:
+        """End the turns of the hands before ``target`` (None: all); return one that needed a card.
 
         Hit and stand are optional events (event-log.md): a card to a later hand
         shows the earlier ones stood. A skipped hand that still needed a card
         (a split hand, a double) is marked with ``skip``, judged when its card
-        comes late or at the round's end (:meth:`_owed_card_late`,
-        :meth:`_owed_cards_at_end`).
+        comes late or at the round's end.
         """
-        order = self.turn_order()
-        skipped_needing: PlayHand | None = None
-        for h in order:
+        skipped: Hand | None = None
+        for h in self.order[self.turn :]:
             if h is target:
                 break
-            if h.done:
+            if h.ended:
                 continue
             if h.needs_card:
-                skipped_needing = skipped_needing or h
-                h.done = True
-                h.flagged = True
+                skipped = skipped or h
+                h.ended = True
                 h.skipped = h.skipped or skip
             else:
-                self._stand(h, evidence)
-        return skipped_needing
+                self.stand(h, evidence)
+        self.current()
+        return skipped
 
-    def _report_skip(self, skip: Skip, message: str, events: list[str]) -> None:
+    def _is_later(self, h: Hand, cur: Hand | None) -> bool:
+        """Whether ``h`` takes its turn after the current hand ``cur``."""
+        if h not in self.order:
+            return False
+        return cur is None or self.order.index(h) > self.order.index(cur)
+
+    def _report_skip(self, skip: Skip, message: str, events: tuple[str, ...]) -> None:
         """One ``DEAL_OUT_OF_TURN`` per card that went past a hand owed a card."""
         if skip.reported:
             return
         skip.reported = True
-        self._add(
-            Code.DEAL_OUT_OF_TURN,
-            message,
-            events=events,
-            box=skip.box,
-            hand=skip.hand,
-            actual=skip.card,
+        self.flag(
+            Breach(
+                Code.DEAL_OUT_OF_TURN,
+                message,
+                events,
+                box=skip.box,
+                hand=skip.hand,
+                actual=skip.card,
+            )
         )
 
-    def _owed_card_late(self, h: PlayHand, e: m.CardDealt) -> None:
+    def _play_card(self, e: RoundEvent, index: int, pos: int, exempt: bool) -> None:
+        """A card to a player hand after the initial deal.
+
+        Precedence (rules.md, "How many findings"): ``PLAY_HIT_ON_BLACKJACK``,
+        ``PLAY_SPLIT_ACES_CARDS``, ``PLAY_DOUBLE_CARDS``, ``PLAY_HIT_AFTER_BUST``,
+        ``PLAY_HIT_ON_21``, ``DEAL_OUT_OF_TURN``. A card to a box with no stake,
+        a hand that does not exist, or a hand whose turn is over is
+        ``DEAL_OUT_OF_TURN``; the first card a late double or split draws is
+        that decision's one ``DEAL_OUT_OF_TURN``, priced at settlement.
+        """
+        assert e.box is not None and e.card is not None
+        hand_no = e.hand or 0
+        self.play_cards.append((index, e.box))
+        if self.phase == Phase.INSURANCE:
+            self.phase = Phase.PLAY
+        self.played = True
+        h = self._playing_hand(e.box, hand_no)
+        code: Code | None = None
+        why = ""
+        if h is None:
+            late_box = self.boxes.get(e.box)
+            lh = late_box.hand(hand_no) if late_box is not None and late_box.late else None
+            h = lh if lh is not None else self._phantom(e.box, hand_no)
+            code = Code.DEAL_OUT_OF_TURN
+            why = f"box {e.box} hand {hand_no} has no stake in this round"
+        else:
+            code = hit_violation(h, self.rules)
+            if code is not None:
+                why = (
+                    f"{code.value}: box {e.box} hand {hand_no} ({','.join(h.cards)}) takes no card"
+                )
+            cur = self.current()
+            late = h.late
+            if late is not None and late.card_event is None:
+                late.card_event, late.card = e.id, e.card
+                late.superseded = code is not None
+                if code is None:
+                    why = f"box {e.box} hand {hand_no} {late.action} after its turn had passed"
+            elif not exempt:
+                if h.ended and h.skipped is not None and h.needs_card:
+                    if code is None:
+                        self._owed_card_late(h, e)
+                elif h.ended and code is None and late is None:
+                    code = Code.DEAL_OUT_OF_TURN
+                    why = f"box {e.box} hand {hand_no} had already ended"
+                elif h is not cur and self._is_later(h, cur):
+                    skip = Skip(e.id, e.box, hand_no, e.card)
+                    needing = self._pass_to(h, e.id, skip)
+                    if needing is not None and code is None:
+                        why = f"box {needing.box} hand {needing.number} still needed its card"
+        if code is not None:
+            self.flag(
+                Breach(
+                    code,
+                    f"{e.card} to box {e.box} hand {hand_no}: {why}",
+                    (*h.card_events[-1:], e.id),
+                    box=e.box,
+                    hand=hand_no,
+                    actual=",".join((*h.cards, e.card)),
+                    rule=HIT_RULE.get(code),
+                )
+            )
+        self._add_card(h, e.card, e.id, index)
+        self.current()
+        if self.steps is not None:
+            self.step(
+                e,
+                f"{e.card} to box {e.box} hand {hand_no} (pos {pos})",
+                pos=pos,
+                card=e.card,
+                target="box",
+                box=e.box,
+                hand=hand_no,
+                allowed=code is None and not why,
+                why_not=why or None,
+                **self._hand_kw(h),
+            )
+
+    def _owed_card_late(self, h: Hand, e: RoundEvent) -> None:
         """A skipped hand gets the card it was owed: the skip was one card out of turn."""
         skip = h.skipped
         assert skip is not None
         h.skipped = None
-        where = "the dealer" if skip.box is None else f"box {skip.box} hand {skip.hand}"
+        where_ = "the dealer" if skip.box is None else f"box {skip.box} hand {skip.hand}"
         self._report_skip(
             skip,
-            f"{skip.card} went to {where} while box {h.box} hand {h.number} still needed "
+            f"{skip.card} went to {where_} while box {h.box} hand {h.number} still needed "
             f"its card; it got it later ({e.card})",
-            [skip.event_id, e.id],
+            (skip.event_id, e.id),
         )
 
     def _owed_cards_at_end(self) -> None:
@@ -397,110 +682,499 @@ class RoundState:
         exactly one card"); another skipped hand never served is the card that
         went past it, ``DEAL_OUT_OF_TURN``.
         """
-        for h in self.turn_order():
-            code = h.owed_code(self.rules)
+        for h in self.order:
             skip = h.skipped
+            code: Code | None = None
+            if not h.surrendered:
+                if h.doubled and h.cards_after_double == 0:
+                    code = Code.PLAY_DOUBLE_CARDS
+                elif h.split_aces and self.rules.split_aces_one_card and len(h.cards) < 2:
+                    code = Code.PLAY_SPLIT_ACES_CARDS
             if code is not None:
-                self._add(
-                    code,
-                    f"box {h.box} hand {h.number} ({','.join(h.cards)}) never received "
-                    "its one card",
-                    events=[*h.card_events[-1:], *([skip.event_id] if skip else [])],
-                    box=h.box,
-                    hand=h.number,
-                    expected="exactly one card",
-                    actual=",".join(h.cards),
-                    rule=HIT_RULE[code],
+                self.flag(
+                    Breach(
+                        code,
+                        f"box {h.box} hand {h.number} ({','.join(h.cards)}) never received "
+                        "its one card",
+                        (*h.card_events[-1:], *([skip.event_id] if skip else [])),
+                        box=h.box,
+                        hand=h.number,
+                        expected="exactly one card",
+                        actual=",".join(h.cards),
+                        rule=HIT_RULE[code],
+                    )
                 )
             elif skip is not None and h.needs_card:
-                where = "the dealer" if skip.box is None else f"box {skip.box} hand {skip.hand}"
+                where_ = "the dealer" if skip.box is None else f"box {skip.box} hand {skip.hand}"
                 self._report_skip(
                     skip,
-                    f"{skip.card} went to {where} while box {h.box} hand {h.number} still "
+                    f"{skip.card} went to {where_} while box {h.box} hand {h.number} still "
                     "needed its card",
-                    [skip.event_id],
+                    (skip.event_id,),
                 )
 
-    def _is_after(self, a: PlayHand, b: PlayHand | None) -> bool:
-        """Whether ``a`` plays after ``b``; a hand outside the turn order (a late box) never."""
-        if b is None:
-            return True
-        order = self.turn_order()
-        if a not in order or b not in order:
-            return False
-        return order.index(a) > order.index(b)
+    # ================================================================== decisions
 
-    def _play_card(self, e: m.CardDealt, index: int, pos: int, exempt: bool) -> None:
-        """A card to a player hand after the initial deal.
-
-        Precedence (rules.md, "How many findings"): ``PLAY_HIT_ON_BLACKJACK``,
-        ``PLAY_SPLIT_ACES_CARDS``, ``PLAY_DOUBLE_CARDS``, ``PLAY_HIT_AFTER_BUST``,
-        ``PLAY_HIT_ON_21``, ``DEAL_OUT_OF_TURN``. A card to a box with no stake
-        or a hand that does not exist is ``DEAL_OUT_OF_TURN``.
-        """
-        assert e.box is not None
-        self.play_cards.append((index, ("box", e.box)))
-        b = self.boxes.get(e.box)
-        h = b.hand(e.hand) if b is not None and not b.phantom and not b.late else None
-        code: Code | None = None
-        why = ""
+    def action(self, e: RoundEvent, index: int) -> None:
+        """A player decision: hit, stand, double, split, surrender (000, 001, 004)."""
+        assert e.box is not None and e.word is not None
+        self._cut_deal_short(e, index)
+        if self.pending_dealer is not None:
+            self._resolve_pending(as_hole_card=True)
+        hand_no = e.hand or 0
+        h = self._hand_for(e, e.box, hand_no, e.word)
         if h is None:
-            h = self._phantom_hand(e.box, e.hand)
-            code = Code.DEAL_OUT_OF_TURN
-            why = f"box {e.box} hand {e.hand} has no stake in this round"
-        else:
+            self.step(
+                e,
+                f"{e.word} for box {e.box} hand {hand_no}: no such hand",
+                box=e.box,
+                hand=hand_no,
+                allowed=False,
+                why_not="no such hand",
+            )
+            return
+        if self.phase in (Phase.DEAL, Phase.INSURANCE):
+            self.phase = Phase.PLAY
+        self.played = True
+        cur = self.current()
+        if not h.ended and h is not cur and self._is_later(h, cur) and cur is not None:
+            between = self.order[self.order.index(cur) : self.order.index(h)]
+            if all(not x.needs_card for x in between if not x.ended):
+                self._pass_to(h, e.id)
+        allowed, why = True, None
+        action = e.word
+        if action == "stand":
+            if not h.ended:
+                self.stand(h, e.id)
+        elif action == "hit":
             code = hit_violation(h, self.rules)
             if code is not None:
-                why = f"{code.value}: box {e.box} hand {e.hand} ({','.join(h.cards)}) takes no card"
-            cur = self.current()
-            out_of_turn = False
-            if not exempt:
-                if h.done and h.skipped is not None and h.needs_card:
-                    if code is None:
-                        self._owed_card_late(h, e)
-                elif h.done and code is None:
-                    out_of_turn = True
-                    why = f"box {e.box} hand {e.hand} had already ended"
-                elif h is not cur and self._is_after(h, cur):
-                    skip = Skip(e.id, e.box, e.hand, e.card)
-                    needing = self._advance_to(h, e.id, skip)
-                    if needing is not None and code is None:
-                        why = f"box {needing.box} hand {needing.number} still needed its card"
-            if code is None and out_of_turn:
-                code = Code.DEAL_OUT_OF_TURN
-        if code is not None:
-            self._add(
-                code,
-                f"{e.card} to box {e.box} hand {e.hand}: {why}",
-                events=[*h.card_events[-1:], e.id],
+                allowed, why = False, code.value
+        elif action == "surrender":
+            if not self.rules.surrender_allowed:
+                allowed, why = False, "the profile allows no surrender"
+                self.flag(
+                    Breach(
+                        Code.PLAY_SURRENDER,
+                        f"box {e.box} hand {hand_no} surrendered; the profile allows no surrender",
+                        (e.id,),
+                        box=e.box,
+                        hand=hand_no,
+                        rule="surrender_allowed",
+                    )
+                )
+            h.surrendered = True
+            h.ended = True
+        elif action == "double":
+            allowed, why = self._double(e, h)
+        else:
+            allowed, why = self._split(e, h)
+        self.current()
+        if self.steps is not None:
+            self.step(
+                e,
+                f"box {e.box} hand {hand_no}: {action}"
+                + (f" ({','.join(h.cards)} = {h.count.total})" if h.cards else ""),
                 box=e.box,
-                hand=e.hand,
-                actual=",".join((*h.cards, e.card)),
-                rule=HIT_RULE.get(code),
+                hand=hand_no,
+                amount=money(e.amount),
+                allowed=allowed,
+                why_not=why,
+                **self._hand_kw(h),
             )
-        h.add_card(e.card, e.id, index, self.rules)
-        self._step(
+
+    def _decision_breach(
+        self,
+        e: RoundEvent,
+        violation: tuple[str, str] | None,
+        unconsented: str | None,
+        evidence: list[str],
+        illegal: Code,
+    ) -> tuple[bool, str | None]:
+        """One finding per decision: the illegal one first, else the unconsented one."""
+        hand_no = e.hand or 0
+        if violation is not None:
+            rule, reason = violation
+            self.flag(
+                Breach(
+                    illegal,
+                    f"box {e.box} hand {hand_no}: {e.word} not allowed: {reason}",
+                    (e.id,),
+                    box=e.box,
+                    hand=hand_no,
+                    rule=rule,
+                )
+            )
+            return False, reason
+        if unconsented is not None:
+            self.flag(
+                Breach(
+                    Code.PLAY_UNCONSENTED,
+                    f"box {e.box} hand {hand_no}: {e.word} went ahead though {unconsented}",
+                    (*evidence, e.id),
+                    box=e.box,
+                    hand=hand_no,
+                    rule="split_double_unanimity",
+                )
+            )
+            return False, unconsented
+        return True, None
+
+    def _spots(self, e: RoundEvent, h: Hand) -> list[int]:
+        return list(e.spots) if e.spots is not None else h.staked_spots()
+
+    def _double(self, e: RoundEvent, h: Hand) -> tuple[bool, str | None]:
+        """A double: one more card, the extra stake at most the stake (000); applied as made.
+
+        A double on a hand whose turn has passed is late: its card is out of turn.
+        """
+        assert e.box is not None
+        spots = self._spots(e, h)
+        extras = {
+            s: (e.amount if e.amount is not None else h.stakes[s]) for s in spots if s in h.stakes
+        }
+        objections = self.objections.pop((e.box, e.hand or 0, "double"), [])
+        result = self._decision_breach(
             e,
-            f"{e.card} to box {e.box} hand {e.hand} (pos {pos})",
-            pos=pos,
-            card=e.card,
-            target="box",
+            double_violation(h, self.rules, extras),
+            consent_violation(self.rules, h, spots, objections),
+            objections,
+            Code.PLAY_ILLEGAL_DOUBLE,
+        )
+        late = h.ended
+        for s, extra in extras.items():
+            h.extra[s] = h.extra.get(s, 0) + extra
+        h.doubled = True
+        h.cards_after_double = 0
+        if late:
+            h.late = Late(e.id, "doubled", h.box, h.number, dict(extras))
+            self.late.append(h.late)
+        return result
+
+    def _split(self, e: RoundEvent, h: Hand) -> tuple[bool, str | None]:
+        """A split of two equal cards into two hands (000); applied as made.
+
+        event-log.md, "Hand": the first card stays in hand *h*, the second moves
+        to a new hand numbered by the count of hands the box had; every taking
+        part spot stakes its stake on *h* on the new hand. A split of a hand whose
+        turn has passed is late: its hands' cards are out of turn.
+        """
+        assert e.box is not None
+        b = self.boxes[e.box]
+        spots = self._spots(e, h)
+        objections = self.objections.pop((e.box, e.hand or 0, "split"), [])
+        result = self._decision_breach(
+            e,
+            split_violation(h, b, self.rules),
+            consent_violation(self.rules, h, spots, objections),
+            objections,
+            Code.PLAY_ILLEGAL_SPLIT,
+        )
+        late = h.ended
+        cards = h.cards
+        aces = len(cards) >= 2 and is_ace(cards[0]) and is_ace(cards[1])
+        kept = [*cards[:1], *cards[2:]]
+        new = Hand(
+            box=b.number,
+            number=len(b.hands),
+            stakes={s: h.stakes[s] for s in spots if s in h.stakes},
+            from_split=True,
+            split_aces=aces,
+        )
+        for c in cards[1:2]:
+            new.cards.append(c)
+            new.count.add(c)
+        h.cards = kept
+        h.count = type(h.count)()
+        for c in kept:
+            h.count.add(c)
+        h.from_split, h.split_aces, h.natural = True, aces, False
+        b.hands.append(new)
+        if late:
+            h.late = new.late = Late(e.id, "split", h.box, h.number, dict(new.stakes), new)
+            self.late.append(h.late)
+            new.ended = True
+        else:
+            h.ended = False
+            at = max(i for i, x in enumerate(self.order) if x.box == b.number) + 1
+            self.order.insert(at, new)
+        return result
+
+    def objection(self, e: RoundEvent, index: int) -> None:
+        """A bettor refuses the next double or split of the hand (000)."""
+        assert e.box is not None and e.word is not None
+        hand_no = e.hand or 0
+        if self._hand_for(e, e.box, hand_no, "objection") is not None:
+            self.objections.setdefault((e.box, hand_no, e.word), []).append(e.id)
+        effect = "" if self.rules.split_double_unanimity else " (no effect under this profile)"
+        self.step(
+            e,
+            f"box {e.box} hand {hand_no} spot {e.spot} objects to a {e.word}{effect}",
             box=e.box,
-            hand=e.hand,
-            allowed=code is None and not why,
-            why_not=why or None,
-            **self._hand_step_kw(h),
+            hand=hand_no,
+            spot=e.spot,
         )
 
-    def _dealer_card(self, e: m.CardDealt, index: int, pos: int, exempt: bool) -> None:
-        """A dealer card after the initial deal: the players' turn is over.
+    def insurance_bet(self, e: RoundEvent, index: int) -> None:
+        """Insurance against a dealer ace (000): at most half the stake, before any third card.
 
-        ``DEALER_DREW_ON_STAND`` when the dealer rule said stand (once per
-        round); ``DEAL_OUT_OF_TURN`` when a player hand still needed a card.
+        000: «prima che i giocatori abbiano ricevuto una terza carta»; rules.md:
+        «placed before any card is dealt after the initial deal», so it may come
+        during the initial deal (once the dealer's ace is out) and does not end
+        it, and a card to the dealer after the deal makes it late as much as a
+        player's third card.
         """
-        self.play_cards.append((index, ("dealer", None)))
-        skip = Skip(e.id, None, None, e.card)
-        out_of_turn = False if exempt else self._advance_to(None, e.id, skip) is not None
+        assert e.box is not None and e.spot is not None and e.amount is not None
+        b = self.boxes.get(e.box)
+        if b is None or b.phantom:
+            self.flag(
+                Breach(
+                    Code.LOG_INCOMPLETE,
+                    f"insurance for box {e.box}, which has no stake in this round",
+                    (e.id,),
+                    box=e.box,
+                    spot=e.spot,
+                )
+            )
+            self.step(
+                e,
+                f"box {e.box} spot {e.spot} insures {money(e.amount)}: no such box",
+                box=e.box,
+                spot=e.spot,
+                amount=money(e.amount),
+                allowed=False,
+                why_not="no such box",
+            )
+            return
+        stake = b.hands[0].stakes.get(e.spot, 0) if b.hands else 0
+        r = self.rules
+        reasons: list[tuple[str, str]] = []
+        if not r.insurance_offered:
+            reasons.append(("insurance_offered", "the profile offers no insurance"))
+        if not self.dealer or not is_ace(self.dealer[0]):
+            up = self.dealer[0] if self.dealer else "none"
+            reasons.append(("insurance_offered", f"the dealer's card is {up}, not an ace"))
+        if self.play_cards or self.pending_dealer is not None:
+            reasons.append(
+                ("insurance_offered", "placed after a card dealt after the initial deal")
+            )
+        ratio = r.insurance_max_ratio
+        if e.amount * ratio.denominator > stake * ratio.numerator:
+            reasons.append(
+                (
+                    "insurance_max_ratio",
+                    f"{money(e.amount)} is over {ratio} of the stake {money(stake)}",
+                )
+            )
+        if reasons:
+            self.flag(
+                Breach(
+                    Code.PLAY_ILLEGAL_INSURANCE,
+                    f"box {e.box} spot {e.spot} insurance {money(e.amount)}: "
+                    + "; ".join(why for _, why in reasons),
+                    (e.id,),
+                    box=e.box,
+                    hand=0,
+                    spot=e.spot,
+                    actual=str(money(e.amount)),
+                    rule=reasons[0][0],
+                )
+            )
+        old, ids = self.insurance.get((e.box, e.spot), (0, []))
+        self.insurance[(e.box, e.spot)] = (old + e.amount, [*ids, e.id])
+        self.step(
+            e,
+            f"box {e.box} spot {e.spot} insures {money(e.amount)}",
+            box=e.box,
+            spot=e.spot,
+            amount=money(e.amount),
+            allowed=not reasons,
+            why_not="; ".join(why for _, why in reasons) or None,
+        )
+
+    def even_money(self, e: RoundEvent, index: int) -> None:
+        """Even money (001): a blackjack against a dealer ace taken 1:1 at once.
+
+        «potrà richiedere l'immediato pagamento»: as soon as the blackjack is out,
+        which may be before the initial deal is over; it does not end the deal.
+        """
+        assert e.box is not None and e.spot is not None
+        h = self._hand_for(e, e.box, 0, "even money")
+        reasons: list[str] = []
+        if h is not None:
+            if not self.rules.even_money_offered:
+                reasons.append("the profile offers no even money")
+            if not h.natural:
+                reasons.append(
+                    f"box {e.box} holds {','.join(h.cards) or 'no cards'}, not a blackjack"
+                )
+            if not self.dealer or not is_ace(self.dealer[0]):
+                reasons.append("the dealer's card is not an ace")
+            if reasons:
+                self.flag(
+                    Breach(
+                        Code.PLAY_ILLEGAL_EVEN_MONEY,
+                        f"box {e.box} spot {e.spot} even money: " + "; ".join(reasons),
+                        (e.id,),
+                        box=e.box,
+                        hand=0,
+                        spot=e.spot,
+                        rule="even_money_offered",
+                    )
+                )
+            # What happened is judged: even money on a real blackjack against an ace is
+            # binding whatever the profile says (the breach is its own finding).
+            if h.natural and self.dealer and is_ace(self.dealer[0]):
+                h.even_money.add(e.spot)
+        self.step(
+            e,
+            f"box {e.box} spot {e.spot} takes even money",
+            box=e.box,
+            hand=0,
+            spot=e.spot,
+            allowed=h is not None and not reasons,
+            why_not="; ".join(reasons) or ("no such hand" if h is None else None),
+        )
+
+    # ================================================================== the exposed card
+
+    def exposed_card(self, e: RoundEvent, index: int) -> None:
+        """An exposed card (000): offered to the player in turn, each later box, the dealer."""
+        if self.rules.exposed_card_procedure:
+            assert e.card is not None
+            seats: list[int] = []
+            cur = self.current()
+            start = self.order.index(cur) if cur is not None else len(self.order)
+            for h in self.order[start:]:
+                if not h.ended and h.box not in seats:
+                    seats.append(h.box)
+            seats.append(DEALER)
+            self.exposed = Exposed(card=e.card, event_id=e.id, candidates=seats)
+        self.step(e, f"{e.card} exposed", card=e.card)
+
+    def _exposed_breach(self, ex: Exposed | None, message: str, event_id: str) -> None:
+        if ex is not None:
+            if ex.flagged:
+                return
+            ex.flagged = True
+        self.flag(
+            Breach(
+                Code.PLAY_EXPOSED_CARD,
+                message,
+                (*([ex.event_id] if ex else []), event_id),
+                rule="exposed_card_procedure",
+            )
+        )
+
+    def _first_offer_shows_the_turn(self, ex: Exposed, seat: int, evidence: str) -> None:
+        """A first offer to a later box shows the boxes before it stood (hit and stand optional).
+
+        Like a card to a later box (event-log.md), it moves the turn there, unless a
+        hand in between still needed a card; the candidates then start at that box.
+        """
+        if seat == DEALER or seat not in ex.candidates:
+            return
+        cur = self.current()
+        first = next((h for h in self.order if h.box == seat and not h.ended), None)
+        if first is None or cur is None:
+            return
+        between = self.order[self.order.index(cur) : self.order.index(first)]
+        if any(h.needs_card for h in between if not h.ended):
+            return
+        self._pass_to(first, evidence)
+        ex.candidates = ex.candidates[ex.candidates.index(seat) :]
+
+    def offer(self, e: RoundEvent, index: int) -> None:
+        """An offer of the exposed card, checked against the order of the procedure (000)."""
+        seat = DEALER if e.to == "dealer" else e.box
+        assert seat is not None
+        ex = self.exposed
+        ok = True
+        if self.rules.exposed_card_procedure:
+            if ex is None or ex.card != e.card:
+                ok = False
+                self._exposed_breach(
+                    None, f"{e.card} offered, but it is not the exposed card", e.id
+                )
+            else:
+                if not ex.offers and seat != ex.candidates[0]:
+                    self._first_offer_shows_the_turn(ex, seat, e.id)
+                expected = ex.next_candidate()
+                if seat != expected:
+                    ok = False
+                    self._exposed_breach(
+                        ex,
+                        f"exposed {e.card} offered to {where(seat)}; {where(expected)} was next",
+                        e.id,
+                    )
+                ex.offers.append((seat, bool(e.accepted)))
+                if e.accepted:
+                    ex.accepted = seat
+        verb = "accepts" if e.accepted else "refuses"
+        self.step(
+            e, f"{e.card} offered: {where(seat)} {verb}", card=e.card, target=e.to, box=e.box,
+            allowed=ok,
+        )  # fmt: skip
+
+    def burn(self, e: m.Burn, index: int) -> None:
+        """A burn during the round: only an exposed card refused by all may be burned (000)."""
+        self.draws.append(index)
+        ok = True
+        if self.rules.exposed_card_procedure:
+            ex = self.exposed
+            if ex is not None and ex.card in e.cards:
+                if not ex.refused_by_all():
+                    ok = False
+                    self._exposed_breach(
+                        ex,
+                        f"exposed {ex.card} burned without being offered to "
+                        f"{', '.join(ex.unoffered())}",
+                        e.id,
+                    )
+                self.exposed = None
+            else:
+                ok = False
+                self._exposed_breach(
+                    None,
+                    f"{','.join(e.cards) or e.n_cards} card(s) burned mid-shoe outside the "
+                    "exposed-card procedure",
+                    e.id,
+                )
+        self.step(e, f"burn {','.join(e.cards) or e.n_cards}", allowed=ok)
+
+    # ================================================================== the dealer
+
+    def _dealer_card(self, e: RoundEvent, index: int, pos: int, exempt: bool) -> None:
+        """A dealer card after the initial deal.
+
+        Where the deal gives the dealer one card, his second card before anyone
+        has played is either his first draw (every player stood) or a hole card
+        the deal should not have given (``DEAL_ORDER``, rules.md: «no hole
+        card»): a face-down one is a hole card at once; a face-up one is decided
+        by the next event (:meth:`_resolve_pending`). Otherwise the players'
+        turns are over: ``DEAL_OUT_OF_TURN`` when a player hand still needed a
+        card, ``DEALER_DREW_ON_STAND`` when the dealer rule said stand.
+        """
+        self.play_cards.append((index, DEALER))
+        deal = self.rules.initial_deal
+        if (
+            not self.played
+            and self.phase == Phase.INSURANCE
+            and deal.dealer_cards == 1
+            and len(self.dealer) == 1
+        ):
+            self._add_dealer_card(e, index)
+            if deal.dealer_face_up and not e.face_up:
+                self._hole_card(e)
+            else:
+                self.pending_dealer = e
+            self._dealer_step(e, pos, None, None)
+            return
+        out_of_turn = False
+        if self.phase < Phase.DEALER:
+            skip = Skip(e.id, None, None, e.card or "")
+            out_of_turn = False if exempt else self._pass_to(None, e.id, skip) is not None
+            self.phase = Phase.DEALER
         before = list(self.dealer)
         word = dealer_rule_word(before, self.rules, self.all_decided()) if before else "draw"
         why = None
@@ -516,21 +1190,29 @@ class RoundState:
             total = best_total(before)
             soft = " soft" if is_soft(before) else ""
             why = f"the dealer stands on{soft} {total}"
-            self._add(
-                Code.DEALER_DREW_ON_STAND,
-                f"the dealer drew {e.card} on{soft} {total} ({','.join(before)}); "
-                f"the profile says stand on {self.rules.dealer_stands_on}",
-                events=[*self.dealer_events[-1:], e.id],
-                expected="stand",
-                actual=f"drew on {total}",
-                rule="dealer_stands_on_soft_17" if soft and total == 17 else "dealer_stands_on",
+            self.flag(
+                Breach(
+                    Code.DEALER_DREW_ON_STAND,
+                    f"the dealer drew {e.card} on{soft} {total} ({','.join(before)}); "
+                    f"the profile says stand on {self.rules.dealer_stands_on}",
+                    (*self.dealer_events[-1:], e.id),
+                    expected="stand",
+                    actual=f"drew on {total}",
+                    rule="dealer_stands_on_soft_17" if soft and total == 17 else "dealer_stands_on",
+                )
             )
-        self.dealer.append(e.card)
-        self.dealer_indexes.append(index)
-        self.dealer_events.append(e.id)
-        self._step(
+        self._add_dealer_card(e, index)
+        if not self.rules.dealer_plays_freely and not dealer_must_draw(self.dealer, self.rules):
+            self.phase = Phase.SETTLEMENT
+        self._dealer_step(e, pos, word, why)
+
+    def _dealer_step(self, e: RoundEvent, pos: int, word: str | None, why: str | None) -> None:
+        if self.steps is None:
+            return
+        rule = f"; the rule said {word}" if word else ""
+        self.step(
             e,
-            f"{e.card} to the dealer (pos {pos}); the rule said {word}",
+            f"{e.card} to the dealer (pos {pos}){rule}",
             pos=pos,
             card=e.card,
             target="dealer",
@@ -542,38 +1224,41 @@ class RoundState:
             why_not=why,
         )
 
-    def _hand_for(self, e: m.Envelope, box: int, hand: int, what: str) -> PlayHand | None:
-        b = self.boxes.get(box)
-        h = b.hand(hand) if b is not None and not b.phantom else None
-        if h is None:
-            self._add(
-                Code.LOG_INCOMPLETE,
-                f"{what} for box {box} hand {hand}, which has no stake in this round",
-                events=[e.id],
-                box=box,
-                hand=hand,
+    def _hole_card(self, e: RoundEvent) -> None:
+        """The dealer's second card came in the initial deal: this game deals no hole card."""
+        if self.deal_flagged:
+            return
+        self.deal_flagged = True
+        face = "face up" if e.face_up else "face down"
+        self.flag(
+            Breach(
+                Code.DEAL_ORDER,
+                f"initial deal, {e.card}: the dealer took a second card ({face}) before anyone "
+                "played; the profile deals the dealer no hole card",
+                (e.id,),
+                expected="no hole card",
+                actual=f"a hole card {face}",
+                rule="initial_deal",
             )
-        return h
-
-    # ------------------------------------------------------------------ the end
-
-    def on_settle(self, e: m.Settle, index: int) -> None:
-        """A settlement: judged when the round is over (:mod:`audit.engine.settle`)."""
-        step = self._step(
-            e,
-            f"settle box {e.box} hand {e.hand} spot {e.spot} {e.kind}: {e.amount}",
-            box=e.box,
-            hand=e.hand,
-            spot=e.spot,
-            amount=e.amount,
         )
-        self.settles.append(SettleRec((e.box, e.hand, e.spot, e.kind), e.amount, e.id, index, step))
 
-    def on_void(self, e: m.Void) -> None:
-        """The round is declared void (misdeal): every stake returned, settle 0."""
-        if self.void_event is None:
-            self.void_event = e.id
-        self._step(e, f"round void: {e.reason}")
+    def _resolve_pending(self, *, as_hole_card: bool) -> None:
+        """Decide what the dealer's second card was, by what came after it.
+
+        Play going on (a card to a player hand, a decision) shows it was dealt
+        before the players' turns: a hole card (``DEAL_ORDER``), and play goes on
+        as the cards show. Anything else shows it was the dealer's first draw:
+        the players' turns ended there.
+        """
+        e = self.pending_dealer
+        assert e is not None
+        self.pending_dealer = None
+        if as_hole_card:
+            self._hole_card(e)
+            return
+        skip = Skip(e.id, None, None, e.card or "")
+        self._pass_to(None, e.id, skip)
+        self.phase = Phase.DEALER
 
     def finish_dealer(self) -> None:
         """At the end of the round: ``DEALER_STOOD_ON_DRAW`` if the dealer stopped too soon.
@@ -586,18 +1271,81 @@ class RoundState:
         self._owed_cards_at_end()
         if self.rules.dealer_plays_freely or not self.deal_done:
             return
-        for h in self.turn_order():
-            if not h.done:
-                self._stand(h, h.card_events[-1] if h.card_events else self.event_ids[-1])
+        for h in self.order:
+            if not h.ended:
+                self.stand(h, h.card_events[-1] if h.card_events else self.event_ids[-1])
         d = self.dealer
         if not d or self.all_decided() or not dealer_must_draw(d, self.rules):
             return
-        self._add(
-            Code.DEALER_STOOD_ON_DRAW,
-            f"the dealer stopped on {best_total(d)} ({','.join(d)}) while player hands were "
-            f"undecided; the profile says draw below {self.rules.dealer_stands_on}",
-            events=self.dealer_events[-1:],
-            expected="draw",
-            actual=f"stand on {best_total(d)}",
-            rule="dealer_stands_on",
+        self.flag(
+            Breach(
+                Code.DEALER_STOOD_ON_DRAW,
+                f"the dealer stopped on {best_total(d)} ({','.join(d)}) while player hands were "
+                f"undecided; the profile says draw below {self.rules.dealer_stands_on}",
+                tuple(self.dealer_events[-1:]),
+                expected="draw",
+                actual=f"stand on {best_total(d)}",
+                rule="dealer_stands_on",
+            )
         )
+
+    # ================================================================== the end
+
+    def cut_card_out(self, e: RoundEvent, index: int) -> None:
+        """``cut_card_out``: this round is the last of the shoe (the shoe notes it)."""
+        self.step(e, "the cut card came out: this round is the last")
+
+    def settle(self, e: RoundEvent, index: int) -> None:
+        """A settlement: recorded now, judged when the round is over (:mod:`audit.engine.judge`)."""
+        assert e.box is not None and e.spot is not None and e.amount is not None
+        if self.phase == Phase.DEALER:
+            self.phase = Phase.SETTLEMENT
+        hand_no = e.hand or 0
+        kind = e.word or "main"
+        step = self.step(
+            e,
+            f"settle box {e.box} hand {hand_no} spot {e.spot} {kind}: {money(e.amount)}",
+            box=e.box,
+            hand=hand_no,
+            spot=e.spot,
+            amount=money(e.amount),
+        )
+        self.settles.append(SettleRec(e.box, hand_no, e.spot, kind, e.amount, e.id, index, step))
+
+    def void(self, e: RoundEvent, index: int) -> None:
+        """The round is declared void (misdeal): every stake returned, settle 0."""
+        if self.void_event is None:
+            self.void_event = e.id
+        self.step(e, f"round void: {e.word}")
+
+    def close_event_step(self, e: RoundEvent, index: int) -> None:
+        """``round_close``: the step only; the shoe closes the round."""
+        self.step(e, f"round {e.round} closes")
+
+    def finish(self, status: str) -> None:
+        """The round is over (``closed``, or ``incomplete``): the dealer's end, then judgement."""
+        self.status = "void" if self.voided and status == "closed" else status
+        if not self.boxes_made:
+            self.make_boxes()
+        if self.pending_dealer is not None:
+            self._resolve_pending(as_hole_card=False)
+        self.finish_dealer()
+        wagers, breaches = judge_round(self)
+        for b in breaches:
+            self.flag(b)
+        self.wagers = tuple(wagers)
+        self.judged = True
+        self.phase = Phase.CLOSED
+
+    # ================================================================== composition
+
+    def snapshot_round(self, ranks: list[int], unseen: int) -> None:
+        """The shoe's cards drawn by rank before the round's first card (stored outcomes)."""
+        if self.ranks_before_round is None:
+            self.ranks_before_round = list(ranks)
+            self.unseen_before_round = unseen
+
+    def snapshot_dealer(self, ranks: list[int], unseen: int) -> None:
+        """The cards drawn by rank just before the dealer's second card: what he drew from."""
+        self.ranks_before_dealer = list(ranks)
+        self.unseen_before_dealer = unseen

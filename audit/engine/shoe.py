@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from audit.engine.sink import FindingSink
+from audit.engine.hands import RANK_INDEX
+from audit.engine.sink import Breach, FindingSink
 from audit.events.models import CutCard, ShoeClose
 from audit.findings import Code
 from audit.profiles.model import Rules
@@ -21,9 +22,14 @@ from audit.profiles.model import Rules
 CARDS_PER_DECK = 52
 
 
-@dataclass
+@dataclass(slots=True)
 class ShoeTracker:
-    """The physical shoe as the events show it."""
+    """The physical shoe as the events show it.
+
+    ``ranks`` counts the cards drawn so far by rank (A, 2, ..., 9, ten-values;
+    :data:`audit.engine.hands.RANK_INDEX`) and ``unseen`` those drawn unseen (a
+    burn without card codes): the composition the next card comes from.
+    """
 
     rules: Rules
     sink: FindingSink
@@ -37,6 +43,8 @@ class ShoeTracker:
     excess_flagged: set[str] = field(default_factory=set)
     cut_card_out_round: int | None = None
     cut_card_out_event: str | None = None
+    ranks: list[int] = field(default_factory=lambda: [0] * 10)
+    unseen: int = 0
 
     def draw(self, card: str | None, pos: int | None, event_id: str, round_no: int | None) -> int:
         """One card leaves the shoe; returns its position.
@@ -53,19 +61,26 @@ class ShoeTracker:
                 else "repeats an earlier position: a card recorded twice"
             )
             self.sink.add(
-                Code.SHOE_POSITION_GAP,
-                f"card at pos {pos} where pos {self.next_pos} was next; the shoe {what}",
-                events=(event_id,),
-                round=round_no,
-                expected=str(self.next_pos),
-                actual=str(pos),
+                Breach(
+                    Code.SHOE_POSITION_GAP,
+                    f"card at pos {pos} where pos {self.next_pos} was next; the shoe {what}",
+                    (event_id,),
+                    expected=str(self.next_pos),
+                    actual=str(pos),
+                ),
+                round_no,
             )
         position = pos if pos is not None else self.next_pos
         self.next_pos = position + 1
-        self.max_pos = max(self.max_pos, position)
+        if position > self.max_pos:
+            self.max_pos = position
         if card is not None:
-            self._check_order(card, position, event_id, round_no)
+            self.ranks[RANK_INDEX[card[0]]] += 1
+            if self.order is not None:
+                self._check_order(card, position, event_id, round_no)
             self._check_count(card, event_id, round_no)
+        else:
+            self.unseen += 1
         if (
             self.cut_card_position is not None
             and position > self.cut_card_position
@@ -82,30 +97,34 @@ class ShoeTracker:
         recorded = self.order[position - 1]
         if recorded != card:
             self.sink.add(
-                Code.SHOE_ORDER_MISMATCH,
-                f"pos {position}: {card} left the shoe, the shuffle recorded {recorded} there",
-                events=(event_id,),
-                round=round_no,
-                expected=recorded,
-                actual=card,
+                Breach(
+                    Code.SHOE_ORDER_MISMATCH,
+                    f"pos {position}: {card} left the shoe, the shuffle recorded {recorded} there",
+                    (event_id,),
+                    expected=recorded,
+                    actual=card,
+                ),
+                round_no,
             )
 
     def _check_count(self, card: str, event_id: str, round_no: int | None) -> None:
-        self.counts[card] += 1
-        if self.decks is None or card in self.excess_flagged:
+        n = self.counts[card] + 1
+        self.counts[card] = n
+        if self.decks is None or n <= self.decks or card in self.excess_flagged:
             return
-        if self.counts[card] > self.decks:
-            self.excess_flagged.add(card)
-            self.sink.add(
+        self.excess_flagged.add(card)
+        self.sink.add(
+            Breach(
                 Code.SHOE_CARD_EXCESS,
-                f"{card} has left the shoe {self.counts[card]} times; "
+                f"{card} has left the shoe {n} times; "
                 f"a {self.decks}-deck shoe holds it {self.decks} times: a card was added",
-                events=(event_id,),
-                round=round_no,
+                (event_id,),
                 expected=str(self.decks),
-                actual=str(self.counts[card]),
+                actual=str(n),
                 rule="decks",
-            )
+            ),
+            round_no,
+        )
 
     @property
     def cards_drawn(self) -> int:
@@ -117,12 +136,14 @@ class ShoeTracker:
 
         With ``shuffle_every_round`` (002) it is a full reshuffle «di tutte le carte
         (comprese quelle giocate)»: every card is back in the pack, so the count
-        behind ``SHOE_CARD_EXCESS`` starts again.
+        behind ``SHOE_CARD_EXCESS`` (and the composition) starts again.
         """
         self.order = tuple(order) if order is not None else None
         if self.rules.shuffle_every_round:
             self.counts.clear()
             self.excess_flagged.clear()
+            self.ranks = [0] * 10
+            self.unseen = 0
 
     def cut_card(self, event: CutCard) -> None:
         """The cut card is placed: check the cards left behind it (rules.md, "cut card depth").
@@ -143,13 +164,15 @@ class ShoeTracker:
                 "cut_card_min_behind" if low is not None and behind < low else "cut_card_max_behind"
             )
             self.sink.add(
-                Code.SHOE_CUT_CARD_DEPTH,
-                f"the cut card at position {event.position} leaves {behind} cards behind it; "
-                f"the profile allows {low} to {high}",
-                events=(event.id,),
-                expected=f"{low}-{high}",
-                actual=str(behind),
-                rule=rule,
+                Breach(
+                    Code.SHOE_CUT_CARD_DEPTH,
+                    f"the cut card at position {event.position} leaves {behind} cards behind "
+                    f"it; the profile allows {low} to {high}",
+                    (event.id,),
+                    expected=f"{low}-{high}",
+                    actual=str(behind),
+                    rule=rule,
+                )
             )
 
     def cut_card_came_out(self, round_no: int, event_id: str) -> None:
@@ -169,12 +192,14 @@ class ShoeTracker:
         drawn = self.cards_drawn
         if drawn + event.remaining != total:
             self.sink.add(
-                Code.SHOE_RECONCILIATION,
-                f"at shoe_close: {drawn} cards drawn ({burned} burned at start, "
-                f"{drawn - burned} after) + {event.remaining} remaining = "
-                f"{drawn + event.remaining}, not {total} ({self.decks} decks)",
-                events=(*evidence, event.id),
-                expected=str(total),
-                actual=str(drawn + event.remaining),
-                rule="decks",
+                Breach(
+                    Code.SHOE_RECONCILIATION,
+                    f"at shoe_close: {drawn} cards drawn ({burned} burned at start, "
+                    f"{drawn - burned} after) + {event.remaining} remaining = "
+                    f"{drawn + event.remaining}, not {total} ({self.decks} decks)",
+                    (*evidence, event.id),
+                    expected=str(total),
+                    actual=str(drawn + event.remaining),
+                    rule="decks",
+                )
             )

@@ -1,11 +1,61 @@
-"""Collecting findings: one place that stamps table and shoe on every finding."""
+"""Breaches and findings: what a check returns, and the one place that stamps table and shoe.
+
+A rule check returns a :class:`Breach` (or None) and changes nothing; the
+round applies the event and hands the breach to the shoe's
+:class:`FindingSink`, which makes it a :class:`~audit.findings.Finding` with
+the table, shoe and round it belongs to.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal
+from typing import NamedTuple
 
+from audit.engine.event import Cents, money
 from audit.findings import Code, Finding, money_str
+
+
+class Breach(NamedTuple):
+    """One broken rule, as a check found it: a finding without its table, shoe and round."""
+
+    code: Code
+    message: str
+    events: tuple[str, ...] = ()
+    box: int | None = None
+    hand: int | None = None
+    spot: int | None = None
+    expected: str | None = None
+    actual: str | None = None
+    impact: Decimal | None = None
+    rule: str | None = None
+
+
+def pay_breach(
+    code: Code,
+    message: str,
+    *,
+    expected: Cents,
+    actual: Cents,
+    events: Iterable[str],
+    box: int | None,
+    hand: int | None,
+    spot: int | None,
+    rule: str | None,
+) -> Breach:
+    """A ``PAY_`` breach: expected, actual as money strings; impact actual - expected (cli.md)."""
+    return Breach(
+        code,
+        message,
+        tuple(events),
+        box,
+        hand,
+        spot,
+        money_str(money(expected)),
+        money_str(money(actual)),
+        money(actual - expected),
+        rule,
+    )
 
 
 class FindingSink:
@@ -16,22 +66,9 @@ class FindingSink:
         self.shoe = shoe
         self.items: list[Finding] = []
 
-    def add(
-        self,
-        code: Code,
-        message: str,
-        *,
-        events: Iterable[str] = (),
-        round: int | None = None,
-        box: int | None = None,
-        hand: int | None = None,
-        spot: int | None = None,
-        expected: str | None = None,
-        actual: str | None = None,
-        impact: Decimal | None = None,
-        rule: str | None = None,
-    ) -> Finding:
-        """Record one finding (``source`` is None: the ingest layer sets file:line ones)."""
+    def add(self, breach: Breach, round: int | None = None) -> Finding:
+        """Record one breach as a finding (``source`` None: ingest sets file:line ones)."""
+        code, message, events, box, hand, spot, expected, actual, impact, rule = breach
         finding = Finding(
             code=code,
             message=message,
@@ -49,32 +86,3 @@ class FindingSink:
         )
         self.items.append(finding)
         return finding
-
-    def add_pay(
-        self,
-        code: Code,
-        message: str,
-        *,
-        expected: Decimal,
-        actual: Decimal,
-        events: Iterable[str],
-        round: int,
-        box: int | None,
-        hand: int | None,
-        spot: int | None,
-        rule: str | None,
-    ) -> Finding:
-        """A ``PAY_`` finding: expected and actual as money strings, impact = actual - expected."""
-        return self.add(
-            code,
-            message,
-            events=events,
-            round=round,
-            box=box,
-            hand=hand,
-            spot=spot,
-            expected=money_str(expected),
-            actual=money_str(actual),
-            impact=actual - expected,
-            rule=rule,
-        )

@@ -48,6 +48,69 @@ class RuleSource(BaseModel):
     house_default: bool = False
 
 
+class Deal(BaseModel):
+    """The initial deal's procedure, as data (rules.md, "initial deal").
+
+    Two passes in box order, one card to each box with a stake per pass; the
+    dealer's cards come last in their passes: with ``dealer_cards`` 1 only in
+    the first (no hole card: 000, 001, 004), with 2 in both (the home banker,
+    002; or a hole card). ``face_up`` is the players' cards, ``dealer_face_up``
+    the dealer's first card, ``hole_card_face_up`` his second. ``peek``: with a
+    hole card, the dealer checks it for a blackjack before play (not in any
+    profile yet: the rule and a TEL/1 ``peek`` event would come with the first
+    such game, see docs/architecture.md).
+
+    A profile file may name a preset instead: ``"no_hole_card"`` or
+    ``"face_down_two_each"`` (how profiles wrote it before the procedure was data).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    dealer_cards: Literal[1, 2]
+    face_up: bool
+    dealer_face_up: bool
+    hole_card_face_up: bool = False
+    peek: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _preset(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            if value not in DEAL_PRESETS:
+                raise ValueError(
+                    f"unknown initial deal {value!r}: a table of dealer_cards, face_up, "
+                    f"dealer_face_up, hole_card_face_up, peek, or one of {sorted(DEAL_PRESETS)}"
+                )
+            return DEAL_PRESETS[value]
+        return value
+
+    @model_validator(mode="after")
+    def _supported(self) -> Deal:
+        if self.peek:
+            raise ValueError(
+                "peek = true: this engine has no peek rule yet (TEL/1 has no peek event); "
+                "see docs/architecture.md"
+            )
+        return self
+
+    def __str__(self) -> str:
+        faces = "face up" if self.face_up else "face down"
+        if self.dealer_cards == 1:
+            dealer = f"the dealer one card {'up' if self.dealer_face_up else 'down'}, no hole card"
+        else:
+            first = "up" if self.dealer_face_up else "down"
+            second = "up" if self.hole_card_face_up else "down"
+            dealer = f"the dealer two cards (first {first}, second {second})"
+        return f"two cards to each box {faces}; {dealer}" + ("; peek" if self.peek else "")
+
+
+DEAL_PRESETS: dict[str, dict[str, Any]] = {
+    "no_hole_card": {"dealer_cards": 1, "face_up": True, "dealer_face_up": True},
+    "face_down_two_each": {"dealer_cards": 2, "face_up": False, "dealer_face_up": False},
+}
+"""The deal procedures profiles named before the procedure was data."""
+
+
 class Rules(BaseModel):
     """Every rule the auditor enforces, one field each (rules.md, "The profiles")."""
 
@@ -79,9 +142,10 @@ class Rules(BaseModel):
         "one objection forbids it"
     )
     # the deal
-    initial_deal: Literal["no_hole_card", "face_down_two_each"] = Field(
-        description="no_hole_card: box order, one up to the dealer, a second to each box; "
-        "face_down_two_each: two to each player and the banker, banker last, all face down"
+    initial_deal: Deal = Field(
+        description="the initial deal: two passes in box order, the dealer's cards last in "
+        "their passes; how many the dealer takes and which face up (no_hole_card: one up to "
+        "the dealer; face_down_two_each: two to everyone, all face down)"
     )
     # playing
     mandatory_hit_max: int | None = Field(
@@ -175,7 +239,7 @@ def format_rule_value(value: object) -> str:
         return f"{value.numerator}/{value.denominator}"
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
-    return str(value)
+    return str(value)  # a Deal reads as a sentence
 
 
 def describe_rules(profile: Profile) -> list[tuple[str, str, bool, str]]:

@@ -87,15 +87,26 @@ class CasinoRound(RoundBase):
         return [h for b in sorted(self.boxes) for h in self.boxes[b].hands]
 
     def initial_deal(self) -> None:
-        """One card to each box in box order, one face up to the dealer, a second to each box."""
+        """The profile's deal procedure: a card to each box in box order, the dealer's card
+        last in its pass (one face up to the dealer in 000/001/004: no hole card), a second
+        card to each box."""
+        deal = self.rules.initial_deal
         order = sorted(self.boxes)
         for i, b in enumerate(order):
-            self.deal("box", b, self.boxes[b].hands[0], delay=(2, 4) if i == 0 else (1, 2))
+            self.deal(
+                "box",
+                b,
+                self.boxes[b].hands[0],
+                face_up=deal.face_up,
+                delay=(2, 4) if i == 0 else (1, 2),
+            )
             if i == 0:
                 self.maybe_late_bet()
-        self.dealer.append(self.deal("dealer"))
+        self.dealer.append(self.deal("dealer", face_up=deal.dealer_face_up))
         for b in order:
-            self.deal("box", b, self.boxes[b].hands[0])
+            self.deal("box", b, self.boxes[b].hands[0], face_up=deal.face_up)
+        if deal.dealer_cards == 2:
+            self.dealer.append(self.deal("dealer", face_up=deal.hole_card_face_up))
         for b in order:
             if self.boxes[b].hands[0].natural:
                 self.features["naturals"] += 1

@@ -75,7 +75,9 @@ def _tables(
     out: list[TableSession] = []
     for i in range(tables):
         profile = chosen[i % len(chosen)]
-        cls = HomeTable if profile.rules.initial_deal == "face_down_two_each" else CasinoTable
+        # The home game is the one whose banker plays freely (002); its table deals,
+        # rotates the bank and reshuffles as the profile says.
+        cls = HomeTable if profile.rules.dealer_plays_freely else CasinoTable
         out.append(
             cls(
                 table=f"T{i + 1:02d}",

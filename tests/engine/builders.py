@@ -228,17 +228,13 @@ class RoundLog:
         boxes = sorted(hands)
         cards = {b: _cards(hands[b]) for b in boxes}
         d = _cards(dealer)
-        if self.rules.initial_deal == "face_down_two_each":
-            for k in range(2):
-                for b in boxes:
-                    self.card(cards[b][k], b, face_up=False)
-                self.card(d[k], face_up=False)
-        else:
+        deal = self.rules.initial_deal
+        faces = (deal.dealer_face_up, deal.hole_card_face_up)
+        for k in range(2):
             for b in boxes:
-                self.card(cards[b][0], b)
-            self.card(d[0])
-            for b in boxes:
-                self.card(cards[b][1], b)
+                self.card(cards[b][k], b, face_up=None if deal.face_up else False)
+            if k < deal.dealer_cards:
+                self.card(d[k], face_up=None if faces[k] else False)
         return self
 
     def hit(self, box: int, *cards: str, hand: int = 0) -> RoundLog:

@@ -84,7 +84,7 @@ def _round(r: RoundLog, rng: random.Random, shoe: Dealer, burn: list[str]) -> De
         r.log.burn(burn)
     hands: dict[int, list[str]] = {b: [] for b in boxes}
     dealer: list[str] = []
-    passes = 2 if rules.initial_deal == "face_down_two_each" else 1
+    passes = rules.initial_deal.dealer_cards
     for k in range(2):
         for b in boxes:
             c = shoe.pop()
@@ -113,7 +113,7 @@ def _round(r: RoundLog, rng: random.Random, shoe: Dealer, burn: list[str]) -> De
 
     bj = Decimal(bj_ratio.numerator) / Decimal(bj_ratio.denominator)
     one = Decimal(win.numerator) / Decimal(win.denominator)
-    home = rules.initial_deal == "face_down_two_each"
+    home = rules.dealer_plays_freely
     if home and natural(dealer):
         for b in reversed(boxes):
             settle(b, Decimal(0) if natural(hands[b]) else Decimal(-1))

@@ -110,3 +110,21 @@ def test_one_wrong_settlement_is_one_pay_finding(seed: int, profile: str) -> Non
 def test_many_legal_shoes_yield_no_findings(profile: str, seed: int) -> None:
     log, _ = legal_shoe(profile, seed, rounds=8)
     assert _findings(log) == []
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=SEEDS, profile=st.sampled_from(PROFILES))
+def test_trace_changes_no_verdict(seed: int, profile: str) -> None:
+    """``run`` replays without the step trace, ``hand`` with it: the same findings and records."""
+    from audit.engine import replay_shoe
+    from tests.engine.builders import REGISTRY
+
+    log, _ = legal_shoe(profile, seed)
+    _mutate_one_settlement(log, seed)
+    events, prof = log.parsed(), REGISTRY.get(profile)
+    traced = replay_shoe(events, prof, trace=True).to_dict()
+    lean = replay_shoe(events, prof, trace=False).to_dict()
+    for r in traced["rounds"]:
+        r["steps"] = []
+    traced["shoe_steps"] = []
+    assert traced == lean

@@ -139,7 +139,7 @@ def check_shoe(events: list[dict[str, Any]]) -> list[str]:
 def _check_round(where: str, round_no: int, rnd: dict[str, Any], rules: Any) -> list[str]:
     problems: list[str] = []
     dealer: list[str] = rnd["dealer"]
-    home = rules.initial_deal == "face_down_two_each"
+    home = rules.dealer_plays_freely
     d_total = hand_total(dealer)[0] if dealer else 0
     d_bj = len(dealer) >= 2 and _bj(dealer[:2])
     expected: dict[tuple[int, int, int, str], Decimal] = {}

@@ -1,0 +1,422 @@
+"""Judging a finished round's wagers: what each should net, and every ``PAY_`` finding.
+
+rules.md, "Findings": settlements are judged against what actually happened
+(the hands as dealt, the stakes as placed); a dealer error or a late bet is its
+own finding and never cascades into payout findings. "How many findings": one
+finding per wrong wager (:func:`audit.engine.payout.pay_code`); a wager settled
+both wrongly and late is its amount code only; the order check covers the final
+pass only.
+
+:func:`judge_round` reads the round and changes nothing; it returns the
+wagers' records, each with the engine's verdict, and the breaches, which the
+round records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from audit.engine.deal import DEALER
+from audit.engine.dealer import dealer_natural
+from audit.engine.event import Cents, money
+from audit.engine.payout import (
+    amounts_match,
+    due_main,
+    paid_at_once,
+    pay_code,
+    payout,
+    ratio_words,
+)
+from audit.engine.result import WagerRecord
+from audit.engine.sink import Breach, pay_breach
+from audit.engine.state import Hand, Late
+from audit.events.cards import is_ten_value
+from audit.findings import Code, money_str
+
+if TYPE_CHECKING:
+    from audit.engine.round import Round, SettleRec
+
+WagerKey = tuple[int, int, int, str]
+
+
+@dataclass(slots=True, eq=False)
+class Wager:
+    """A wager being judged: its stake, what it is due and why, and its settlements."""
+
+    box: int
+    hand: int
+    spot: int
+    kind: str
+    stake: int
+    base: int
+    player: str | None
+    due: Cents
+    outcome: str
+    rule: str
+    play_hand: Hand | None = None
+    settles: list[SettleRec] = field(default_factory=list)
+    at_once: bool = False
+    verdict: str = "ok"
+
+    @property
+    def key(self) -> WagerKey:
+        return (self.box, self.hand, self.spot, self.kind)
+
+    def where(self) -> str:
+        return f"box {self.box} hand {self.hand} spot {self.spot}"
+
+
+def _build_wagers(rnd: Round) -> list[Wager]:
+    """Every wager of the round: one per spot per staked hand, bonuses, insurance."""
+    rules = rnd.rules
+    d = rnd.dealer
+    no_cards = not rnd.dealt
+    wagers: list[Wager] = []
+    for h in rnd.wager_hands():
+        box = rnd.boxes[h.box]
+        for spot in sorted(h.stakes):
+            base = h.stakes[spot]
+            if base <= 0:
+                continue
+            due: Cents
+            if rnd.voided or no_cards:
+                words = "void: stake returned" if rnd.voided else "no cards: returned"
+                due, rule = 0, "win_pays"
+            else:
+                due, words, rule = due_main(h, spot, d, rules)
+            player = box.players.get(spot)
+            w = Wager(
+                h.box, h.number, spot, "main", h.stake(spot), base, player, due, words, rule, h
+            )
+            w.at_once = paid_at_once(h, spot, d, rules) and not rnd.voided
+            wagers.append(w)
+            if rules.three_sevens_pays is not None and h.three_sevens and not rnd.voided:
+                prize = payout(base, rules.three_sevens_pays)
+                words = f"21 with three sevens: {ratio_words(rules.three_sevens_pays)}"
+                wagers.append(
+                    Wager(h.box, h.number, spot, "bonus", base, base, player, prize, words,
+                          "three_sevens_pays", h)
+                )  # fmt: skip
+    d_nat = dealer_natural(d)
+    for (box_no, spot), (amount, _ids) in sorted(rnd.insurance.items()):
+        if rnd.voided:
+            due, words = 0, "void: stake returned"
+        elif d_nat:
+            due = payout(amount, rules.insurance_pays)
+            words = f"dealer blackjack: insurance wins {ratio_words(rules.insurance_pays)}"
+        else:
+            due, words = -amount, "no dealer blackjack: insurance lost"
+        b = rnd.boxes.get(box_no)
+        player = b.players.get(spot) if b is not None else None
+        wagers.append(
+            Wager(
+                box_no, 0, spot, "insurance", amount, amount, player, due, words, "insurance_pays"
+            )
+        )
+    return wagers
+
+
+def _timing(rnd: Round, w: Wager, s: SettleRec) -> tuple[str, str] | None:
+    """Whether a correct settlement came at the moment the profile requires; (rule, why) if not.
+
+    Busts «immediatamente» (000, 001): before the next card leaves the shoe.
+    Blackjacks (rules.md, "When things must happen"): 001 with a dealer 2-9 and
+    002 when play reaches the box, before any card to a later box or the dealer;
+    001 with a ten-value after the dealer's second card and before the third;
+    otherwise at settlement, after the last card. Even money before the
+    dealer's second card.
+    """
+    h = w.play_hand
+    if h is None or w.kind != "main":
+        return None
+    rules = rnd.rules
+    d = rnd.dealer
+    if h.bust and h.bust_index is not None and not h.natural:
+        nxt = next((i for i in rnd.draws if i > h.bust_index), None)
+        if nxt is not None and s.at > nxt:
+            return ("settlement_order", "a bust is collected before the next card leaves the shoe")
+        return None
+    if w.spot in h.even_money:
+        if len(rnd.dealer_indexes) >= 2 and s.at > rnd.dealer_indexes[1]:
+            return ("blackjack_paid", "even money is paid before the dealer's second card")
+        return None
+    if not h.natural or w.due <= 0:
+        return None
+    formed = h.card_indexes[1] if len(h.card_indexes) >= 2 else -1
+    if w.at_once and (rules.blackjack_paid == "at_once" or not is_ten_value(d[0])):
+        later = next(
+            (i for i, seat in rnd.play_cards if seat == DEALER or seat > h.box),
+            None,
+        )
+        if s.at < formed or (later is not None and s.at > later):
+            return (
+                "blackjack_paid",
+                "a blackjack is paid at once, before any card to a later box or the dealer",
+            )
+        return None
+    if w.at_once:
+        second = rnd.dealer_indexes[1] if len(rnd.dealer_indexes) >= 2 else None
+        third = rnd.dealer_indexes[2] if len(rnd.dealer_indexes) >= 3 else None
+        if second is None or s.at < second or (third is not None and s.at > third):
+            return (
+                "blackjack_paid",
+                "against a ten-value, a blackjack is paid after the dealer's second card, "
+                "before the third",
+            )
+        return None
+    last = max(rnd.draws, default=-1)
+    if s.at < last:
+        return (
+            "blackjack_paid",
+            "a blackjack is paid at settlement, once the dealer's hand is complete",
+        )
+    return None
+
+
+def _judge_wager(rnd: Round, w: Wager, quiet_missing: bool) -> Breach | None:
+    """The one finding a wager gets, if any; sets its verdict."""
+    where = w.where()
+    common = {"box": w.box, "hand": w.hand, "spot": w.spot, "rule": w.rule}
+    if not w.settles:
+        if quiet_missing:
+            return None
+        code = Code.PAY_BONUS if w.kind == "bonus" else Code.PAY_MISSING
+        w.verdict = str(code)
+        return pay_breach(
+            code,
+            f"{where} {w.kind}: never settled; due {money_str(money(w.due))} ({w.outcome})",
+            expected=w.due,
+            actual=0,
+            events=rnd.event_ids[-1:],
+            **common,  # type: ignore[arg-type]
+        )
+    ids = [s.event_id for s in w.settles]
+    if len(w.settles) > 1:
+        total = sum(s.amount for s in w.settles)
+        w.verdict = str(Code.PAY_DUPLICATE)
+        return pay_breach(
+            Code.PAY_DUPLICATE,
+            f"{where} {w.kind}: settled {len(w.settles)} times "
+            f"({', '.join(money_str(money(s.amount)) or '' for s in w.settles)}); "
+            f"due once {money_str(money(w.due))}",
+            expected=w.due,
+            actual=total,
+            events=ids,
+            **common,  # type: ignore[arg-type]
+        )
+    s = w.settles[0]
+    if not amounts_match(s.amount, w.due):
+        h = w.play_hand
+        if w.kind == "insurance":
+            code = Code.PAY_INSURANCE
+            what = f"insurance (dealer {','.join(rnd.dealer) or '-'}"
+        elif w.kind == "bonus":
+            code = Code.PAY_BONUS
+            what = f"bonus ({','.join(h.cards) if h else ''}"
+        else:
+            code = pay_code(h, w.stake, w.due, s.amount, rnd.rules)
+            cards = ",".join(h.cards) if h is not None else ""
+            what = f"{w.kind} ({cards} v dealer {','.join(rnd.dealer) or '-'}"
+        w.verdict = str(code)
+        return pay_breach(
+            code,
+            f"{where} {what}, stake {money_str(money(w.stake))}): "
+            f"settled {money_str(money(s.amount))}, due {money_str(money(w.due))} ({w.outcome})",
+            expected=w.due,
+            actual=s.amount,
+            events=[*(h.card_events[-1:] if h else []), s.event_id],
+            **common,  # type: ignore[arg-type]
+        )
+    if rnd.voided:
+        return None
+    late = _timing(rnd, w, s)
+    if late is None:
+        return None
+    rule, why = late
+    paid = money_str(money(s.amount))
+    w.verdict = str(Code.PAY_TIMING)
+    return Breach(
+        Code.PAY_TIMING,
+        f"{where}: settled {paid} at the wrong moment: {why}",
+        (s.event_id,),
+        box=w.box,
+        hand=w.hand,
+        spot=w.spot,
+        expected=paid,
+        actual=paid,
+        impact=money(0),
+        rule=rule,
+    )
+
+
+def _order_breach(rnd: Round, wagers: list[Wager]) -> Breach | None:
+    """001/004: the final pass runs from the highest box to the lowest («da destra a sinistra»).
+
+    rules.md: the order applies once the dealer's hand is complete, to the
+    final pass: busts, blackjacks paid at once, even money, and anything
+    settled before the dealer's last card are not part of it. One ``PAY_ORDER``
+    per round; ``expected``/``actual`` null (cli.md), the order in the message.
+    """
+    skip: set[WagerKey] = set()
+    for w in wagers:
+        h = w.play_hand
+        if w.kind != "main" or h is None or h.bust or w.spot in h.even_money or w.at_once:
+            skip.add(w.key)
+    known = {w.key for w in wagers}
+    complete = max(rnd.dealer_indexes, default=-1)
+    seen: set[WagerKey] = set()
+    prev: SettleRec | None = None
+    for s in rnd.settles:
+        key = (s.box, s.hand, s.spot, s.kind)
+        if s.at < complete or key not in known or key in skip or key in seen:
+            continue
+        seen.add(key)
+        if prev is not None and s.box > prev.box:
+            return Breach(
+                Code.PAY_ORDER,
+                f"box {s.box} settled after box {prev.box}: the final pass runs from the "
+                "highest box to the lowest",
+                (prev.event_id, s.event_id),
+                rule="settlement_order",
+            )
+        prev = s
+    return None
+
+
+def _late_breach(rnd: Round, late: Late, by_key: dict[WagerKey, Wager]) -> Breach:
+    """A double or split after its turn: one ``DEAL_OUT_OF_TURN``, priced with what it was paid.
+
+    ``impact``: what the late extra stake was paid (a double's share of the
+    hand's settlement; a split's new hand's settlement); null when a wager it
+    needs was not settled exactly once.
+    """
+    paid: Cents | None = 0
+    for spot, extra in sorted(late.extra.items()):
+        if late.new_hand is not None:
+            w = by_key.get((late.box, late.new_hand.number, spot, "main"))
+            share: Fraction | int = 1
+        else:
+            w = by_key.get((late.box, late.hand, spot, "main"))
+            share = Fraction(extra, w.stake) if w is not None and w.stake else 0
+        if w is None or len(w.settles) != 1 or paid is None:
+            paid = None
+            continue
+        part = w.settles[0].amount * share
+        paid += part if not isinstance(part, Fraction) or part.denominator != 1 else int(part)
+    words = "" if paid is None else f"; the late stake was paid {money_str(money(paid))}"
+    return Breach(
+        Code.DEAL_OUT_OF_TURN,
+        f"box {late.box} hand {late.hand} {late.action} after its turn had passed; "
+        f"{late.card} went to it out of turn{words}",
+        (late.event_id, *([late.card_event] if late.card_event else [])),
+        box=late.box,
+        hand=late.hand,
+        actual=late.card,
+        impact=money(paid),
+    )
+
+
+def judge_round(rnd: Round) -> tuple[list[WagerRecord], list[Breach]]:
+    """Judge every wager of a finished round (rules.md, the ``PAY_`` codes).
+
+    ``PAY_MISSING`` (never settled; a missing prize is ``PAY_BONUS``),
+    ``PAY_DUPLICATE``, the amount codes, ``PAY_INSURANCE``, ``PAY_BONUS``,
+    ``PAY_UNKNOWN_WAGER``, ``PAY_TIMING`` (correct amount, wrong moment) and
+    ``PAY_ORDER`` (once per round, ``settlement_order`` high_to_low); and the
+    ``DEAL_OUT_OF_TURN`` of a late double or split, priced here.
+    """
+    rules = rnd.rules
+    wagers = _build_wagers(rnd)
+    by_key = {w.key: w for w in wagers}
+    unknown: dict[WagerKey, list[SettleRec]] = {}
+    for s in rnd.settles:
+        key = (s.box, s.hand, s.spot, s.kind)
+        w = by_key.get(key)
+        if w is None:
+            unknown.setdefault(key, []).append(s)
+        else:
+            w.settles.append(s)
+    breaches: list[Breach] = []
+    if not rnd.dealt and not rnd.voided and wagers:
+        breaches.append(
+            Breach(
+                Code.LOG_INCOMPLETE,
+                f"round {rnd.number} ended with stakes and no card dealt",
+                tuple(rnd.event_ids[-1:]),
+            )
+        )
+    quiet = not rnd.dealt and not rnd.voided
+    for w in wagers:
+        b = _judge_wager(rnd, w, quiet)
+        if b is not None:
+            breaches.append(b)
+    for key, ss in unknown.items():
+        box, hand, spot, kind = key
+        total = sum(s.amount for s in ss)
+        main = by_key.get((box, hand, spot, "main"))
+        if kind == "bonus" and main is not None:
+            cards = ",".join(main.play_hand.cards if main.play_hand else ())
+            code, msg, rule = (
+                Code.PAY_BONUS,
+                f"a three-sevens prize of {money_str(money(total))} paid on {cards}, "
+                "not three sevens",
+                "three_sevens_pays",
+            )
+        else:
+            code, msg, rule = (
+                Code.PAY_UNKNOWN_WAGER,
+                f"settle {money_str(money(total))} for box {box} hand {hand} spot {spot} {kind}: "
+                "no such wager",
+                None,
+            )
+        breaches.append(
+            pay_breach(
+                code, msg, expected=0, actual=total, events=[s.event_id for s in ss],
+                box=box, hand=hand, spot=spot, rule=rule,
+            )
+        )  # fmt: skip
+    for late in rnd.late:
+        if late.card_event is not None and not late.superseded and not rnd.voided:
+            breaches.append(_late_breach(rnd, late, by_key))
+    if rules.settlement_order == "high_to_low" and not rnd.voided:
+        order = _order_breach(rnd, wagers)
+        if order is not None:
+            breaches.append(order)
+    if rnd.steps is not None:
+        _annotate_settle_steps(rnd, wagers)
+    return [_record(w) for w in wagers], breaches
+
+
+def _annotate_settle_steps(rnd: Round, wagers: list[Wager]) -> None:
+    from dataclasses import replace
+
+    assert rnd.steps is not None
+    for w in wagers:
+        for s in w.settles:
+            if s.step < 0:
+                continue
+            st = rnd.steps[s.step]
+            rnd.steps[s.step] = replace(
+                st,
+                description=f"{st.description} (due {money_str(money(w.due))}: {w.outcome})",
+                allowed=w.verdict == "ok",
+            )
+
+
+def _record(w: Wager) -> WagerRecord:
+    return WagerRecord(
+        box=w.box,
+        hand=w.hand,
+        spot=w.spot,
+        kind=w.kind,
+        stake=money(w.stake),  # type: ignore[arg-type]
+        base_stake=money(w.base),  # type: ignore[arg-type]
+        player=w.player,
+        expected=money(w.due),
+        actual=tuple(money(s.amount) for s in w.settles),  # type: ignore[misc]
+        settle_events=tuple(s.event_id for s in w.settles),
+        outcome=w.outcome,
+        verdict=w.verdict,
+    )

@@ -1,0 +1,128 @@
+"""What each wager should net, which ``PAY_`` code a wrong settlement gets, and when it is due.
+
+rules.md, "Findings": settlements are judged against what actually happened
+(the hands as dealt, the stakes as placed); "How many findings": one finding
+per wrong wager. Amounts are cents (``int``), or a ``Fraction`` of cents for a
+payout finer than a cent (3:2 on 25.25 is 3787.5 cents).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+from audit.engine.dealer import dealer_natural
+from audit.engine.event import Cents
+from audit.engine.hands import best_total
+from audit.engine.state import Hand
+from audit.events.cards import is_ace
+from audit.findings import Code
+from audit.profiles.model import Rules
+
+
+def payout(stake: int, ratio: Fraction) -> Cents:
+    """The win on ``stake`` cents at ``ratio`` (3/2 for a blackjack, 1/1 for a win), exactly."""
+    num, den = ratio.numerator, ratio.denominator
+    if den == 1:
+        return stake * num
+    q, r = divmod(stake * num, den)
+    return q if r == 0 else Fraction(stake * num, den)
+
+
+def amounts_match(actual: int, due: Cents) -> bool:
+    """Exact money comparison; an amount due to a fraction of a cent may be paid within a cent.
+
+    rules.md is silent on rounding; docs/decisions.md: 37.875 due may be paid
+    37.87 or 37.88.
+    """
+    if isinstance(due, int):
+        return actual == due
+    return abs(actual - due) < 1
+
+
+def ratio_words(r: Fraction) -> str:
+    return f"{r.numerator}:{r.denominator}"
+
+
+def sign(value: Cents) -> int:
+    return (value > 0) - (value < 0)
+
+
+def due_main(hand: Hand, spot: int, dealer: Sequence[str], rules: Rules) -> tuple[Cents, str, str]:
+    """The correct net settlement of a main wager, why in words, and the rule it follows.
+
+    000/001/004: a natural wins 3:2 (also against the dealer's 21 in 3+ cards),
+    pushes against the dealer's blackjack; a bust loses at once; the dealer's
+    blackjack takes the whole stake, doubles and splits included (rules.md house
+    default); other wins 1:1, ties push. 002: a natural 1:1; the banker's
+    two-card 21 takes every stake but another two-card 21. Even money (001):
+    +stake. A surrender (never allowed; judged as it happened): half the stake.
+    """
+    stake = hand.stake(spot)
+    base = hand.stakes.get(spot, 0)
+    d_nat = dealer_natural(dealer)
+    d_total = best_total(dealer)
+    if hand.surrendered:
+        half = -stake // 2 if stake % 2 == 0 else Fraction(-stake, 2)
+        return half, "surrendered: half the stake", "surrender_allowed"
+    if spot in hand.even_money:
+        return base, "even money 1:1", "even_money_offered"
+    if hand.natural:
+        if d_nat:
+            return 0, "blackjack v dealer blackjack: push", "blackjack_pays"
+        if d_total == 21 and not rules.blackjack_beats_dealer_21:
+            return 0, "blackjack v dealer 21: push", "blackjack_beats_dealer_21"
+        return (
+            payout(stake, rules.blackjack_pays),
+            f"blackjack wins {ratio_words(rules.blackjack_pays)}",
+            "blackjack_pays",
+        )
+    total = hand.count.total
+    if hand.bust:
+        return -stake, f"bust {total}", "win_pays"
+    if d_nat:
+        if rules.dealer_blackjack_takes_all:
+            return (
+                -stake,
+                f"{total} v dealer blackjack: the whole stake",
+                "dealer_blackjack_takes_all",
+            )
+        kept = -base if not hand.from_split or hand.number == 0 else 0
+        return kept, f"{total} v dealer blackjack: the original stake", "dealer_blackjack_takes_all"
+    if d_total > 21:
+        return payout(stake, rules.win_pays), f"{total} v dealer bust {d_total}", "win_pays"
+    if total > d_total:
+        return payout(stake, rules.win_pays), f"{total} v dealer {d_total}: win", "win_pays"
+    if total == d_total:
+        return 0, f"{total} v dealer {d_total}: push", "win_pays"
+    return -stake, f"{total} v dealer {d_total}: loss", "win_pays"
+
+
+def pay_code(hand: Hand | None, stake: int, due: Cents, actual: int, rules: Rules) -> Code:
+    """Which ``PAY_`` code a wrong main settlement gets (rules.md, "How many findings").
+
+    A two-card 21 after a split paid the blackjack payout of its stake:
+    ``PAY_SPLIT_BLACKJACK_AS_NATURAL``; a natural paid 0 < A < C:
+    ``PAY_BLACKJACK_SHORT``; a different sign: ``PAY_WRONG_OUTCOME``; else
+    ``PAY_WRONG_AMOUNT``.
+    """
+    if (
+        hand is not None
+        and hand.split_21
+        and amounts_match(actual, payout(stake, rules.blackjack_pays))
+    ):
+        return Code.PAY_SPLIT_BLACKJACK_AS_NATURAL
+    if hand is not None and hand.natural and 0 < actual < due:
+        return Code.PAY_BLACKJACK_SHORT
+    if sign(actual) != sign(due):
+        return Code.PAY_WRONG_OUTCOME
+    return Code.PAY_WRONG_AMOUNT
+
+
+def paid_at_once(hand: Hand, spot: int, dealer: Sequence[str], rules: Rules) -> bool:
+    """A natural paid before the final pass: 001 on the spot (no dealer ace), 002 at once."""
+    if not hand.natural or spot in hand.even_money or dealer_natural(dealer):
+        return False
+    if rules.blackjack_paid == "at_once":
+        return True
+    return rules.blackjack_paid == "on_the_spot" and bool(dealer) and not is_ace(dealer[0])

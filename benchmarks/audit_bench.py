@@ -1,0 +1,188 @@
+"""What a user waits for: ingest + run (+ report) of a night, against DuckDB's own read_json.
+
+Makes (and caches under ``benchmarks/out/``) a clean simulated night of
+``--rounds`` rounds over all four profiles, and a second night of the same size
+with errors injected at ``--error-rate`` of rounds (for the report, whose hand
+pages only flagged rounds get). Then, in one run, each stage in a fresh
+process, ``--repeat`` times, interleaved so that the machine's load hits every
+stage alike:
+
+  floor    DuckDB's read_json of the same files into a table (the baseline)
+  ingest   ``ingest`` of the clean night into a fresh database
+  run      ``run`` of that database (a fresh copy of the ingested file each time)
+  report   ``report`` of the errorful night, hand pages included
+
+and prints medians, rounds per second, peak RSS (the largest process of the
+stage, workers included) and the ratios the engine issue sets as targets:
+
+    run / floor <= 2.0      (ingest + run) / floor <= 4.5
+    peak RSS of run < 1 GB  report < 10% of (ingest + run) of its night
+
+    .venv/bin/python benchmarks/audit_bench.py                    # 100,000 rounds
+    .venv/bin/python benchmarks/audit_bench.py --rounds 1000000 --repeat 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "out"
+PROFILES = ["it-casino-6d", "it-casino-5d", "it-casino-6d-mandatory", "ventuno-family"]
+
+_CHILD = r"""
+import json, resource, sys, time
+stage, src, db = sys.argv[1], sys.argv[2], sys.argv[3]
+t = time.perf_counter()
+extra = {}
+if stage == "floor":
+    import duckdb
+    con = duckdb.connect(db)
+    glob = f"{src}/**/*.jsonl"
+    con.execute(f"CREATE TABLE t AS SELECT * FROM read_json('{glob}', union_by_name=true)")
+    extra["rows"] = con.execute("SELECT count(*) FROM t").fetchall()[0][0]
+    con.close()
+elif stage == "ingest":
+    from audit.ingest import ingest_paths
+    from audit.store import open_store
+    with open_store(db) as store:
+        extra["rows"] = ingest_paths(store, [src]).new
+elif stage == "run":
+    from audit.batch import run_audit
+    from audit.profiles import load_registry
+    from audit.store import open_store
+    with open_store(db) as store:
+        s = run_audit(store, load_registry())
+        extra.update(rounds=s.rounds, shoes=s.shoes, findings=s.findings)
+elif stage == "report":
+    from audit.batch.nightly import write_report
+    from audit.profiles import load_registry
+    from audit.store import open_store
+    with open_store(db) as store:
+        days = sorted({i.gaming_day for i in store.shoe_info().values() if i.gaming_day})
+        path = write_report(store, days, src, "html", None, load_registry())
+        extra["pages"] = len(list((path.parent / "hands").rglob("*.html")))
+secs = time.perf_counter() - t
+own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps({"secs": secs, "rss": max(own, kids) * 1024, **extra}))
+"""
+
+
+def _stage(stage: str, src: Path | str, db: Path) -> dict[str, float]:
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, stage, str(src), str(db)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def _night(rounds: int, tables: int, seed: int, error_rate: float) -> Path:
+    """A cached simulated night: ``benchmarks/out/night-<rounds>-<tables>-<seed>-<rate>``."""
+    from audit.simulate import simulate
+
+    folder = OUT / f"night-{rounds}-{tables}-{seed}-{error_rate:g}"
+    done = folder / ".complete"
+    if done.exists():
+        return folder
+    shutil.rmtree(folder, ignore_errors=True)
+    print(f"simulating {rounds:,} rounds into {folder} (cached for later runs)...", flush=True)
+    simulate(
+        folder / "logs",
+        tables=tables,
+        shoes=1,
+        rounds=max(1, rounds // tables),
+        profiles=PROFILES,
+        seed=seed,
+        error_rate=error_rate,
+    )
+    # The manifest is not TEL/1: keep it out of the folder the stages read.
+    manifest = folder / "logs" / "injected.jsonl"
+    if manifest.exists():
+        manifest.replace(folder / "injected.jsonl")
+    done.touch()
+    return folder
+
+
+def _mib(n: float) -> str:
+    return f"{n / 2**20:,.0f} MiB"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=100_000)
+    ap.add_argument("--tables", type=int, default=20)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=3)
+    ap.add_argument("--error-rate", type=float, default=0.01, help="of the report's night")
+    ap.add_argument("--no-report", action="store_true", help="skip the report stage")
+    args = ap.parse_args()
+
+    clean = _night(args.rounds, args.tables, args.seed, 0.0) / "logs"
+    dirty = None if args.no_report else _night(args.rounds, args.tables, args.seed, args.error_rate)
+    res: dict[str, list[dict[str, float]]] = {"floor": [], "ingest": [], "run": [], "report": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        ingested = work / "ingested.duckdb"
+        res["ingest"].append(_stage("ingest", clean, ingested))
+        if dirty is not None:
+            dirty_db = work / "dirty.duckdb"
+            _stage("ingest", dirty / "logs", dirty_db)
+            _stage("run", "", dirty_db)
+        for i in range(args.repeat):
+            floor_db = work / "floor.duckdb"
+            floor_db.unlink(missing_ok=True)
+            res["floor"].append(_stage("floor", clean, floor_db))
+            if i > 0:
+                fresh = work / "again.duckdb"
+                fresh.unlink(missing_ok=True)
+                res["ingest"].append(_stage("ingest", clean, fresh))
+            copy = work / "run.duckdb"
+            shutil.copyfile(ingested, copy)
+            res["run"].append(_stage("run", "", copy))
+            if dirty is not None:
+                res["report"].append(_stage("report", work / f"report{i}", dirty_db))
+
+    def med(stage: str) -> float:
+        return statistics.median(r["secs"] for r in res[stage])
+
+    def rss(stage: str) -> str:
+        return _mib(max(r["rss"] for r in res[stage]))
+
+    floor, ingest, run = med("floor"), med("ingest"), med("run")
+    rounds = int(res["run"][0]["rounds"])
+    events = int(res["floor"][0]["rows"])
+    print(f"night: {rounds:,} rounds, {events:,} events, {args.tables} tables, all four profiles")
+    print(f"floor   (read_json) {floor:7.2f} s   peak {rss('floor')}")
+    print(
+        f"ingest              {ingest:7.2f} s   peak {rss('ingest')}"
+        f"   {ingest / floor:5.2f} x floor"
+    )
+    print(
+        f"run                 {run:7.2f} s   peak {rss('run')}   {run / floor:5.2f} x floor"
+        f"   {rounds / run:,.0f} rounds/s"
+    )
+    print(
+        f"ingest + run        {ingest + run:7.2f} s                  "
+        f"{(ingest + run) / floor:5.2f} x floor"
+    )
+    if res["report"]:
+        report = med("report")
+        pages = int(res["report"][0]["pages"])
+        print(
+            f"report              {report:7.2f} s   peak {rss('report')}   {pages:,} hand pages,"
+            f" {report / (ingest + run):.1%} of ingest + run"
+        )
+    print(f"(medians of {args.repeat}; each stage a fresh process)")
+
+
+if __name__ == "__main__":
+    main()
