@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from pathlib import Path
 
@@ -48,6 +49,7 @@ def write_report(
     from audit.engine import ShoeContext
     from audit.profiles import load_registry
     from audit.reports import build_report_context, render_report
+    from audit.reports.evidence import report_evidence, write_sums
     from audit.store import ShoeKey
 
     registry = registry or load_registry()
@@ -59,4 +61,7 @@ def write_report(
         registry=registry,
         replayer=lambda t, s: replay_stored_shoe(store, registry, ShoeKey(t, s), contexts),
     )
-    return render_report(ctx, out, fmt, templates_dir=templates)  # type: ignore[arg-type]
+    ctx = dataclasses.replace(ctx, evidence=report_evidence(store, chosen))
+    path = render_report(ctx, out, fmt, templates_dir=templates)  # type: ignore[arg-type]
+    write_sums(out, [path, *(out / p.href for p in ctx.hand_pages)])
+    return path

@@ -19,9 +19,11 @@ from decimal import Decimal
 from multiprocessing import get_context
 from typing import Any
 
+from audit.batch.lifeline import stop_with_parent
 from audit.engine import ENGINE_VERSION, ShoeContext, ShoeReplay, replay_shoe
 from audit.events.models import AnyEvent
 from audit.findings import Code
+from audit.integrity import Integrity, check_before
 from audit.profiles import Profile, ProfileRegistry
 from audit.store import ShoeAuditResult, ShoeKey, Store
 from audit.store.rows import build_event
@@ -55,6 +57,13 @@ class ShoeJob:
     events_digest: str | None
 
 
+def note_tampered(summary: RunSummary, integrity: Integrity) -> None:
+    """Count the integrity check's ``LOG_TAMPERED`` findings in the run's summary."""
+    if integrity.differences:
+        summary.findings += len(integrity.differences)
+        summary.by_code[str(Code.LOG_TAMPERED)] = len(integrity.differences)
+
+
 def profile_for(registry: ProfileRegistry, profile_id: str | None) -> Profile | None:
     """The shoe's profile, or None when it names none the registry knows (LOG_UNKNOWN_PROFILE)."""
     return registry.get(profile_id) if profile_id is not None and profile_id in registry else None
@@ -85,6 +94,7 @@ _WORKER_REGISTRY: ProfileRegistry | None = None
 def _init_worker(registry: ProfileRegistry) -> None:
     global _WORKER_REGISTRY
     _WORKER_REGISTRY = registry
+    stop_with_parent()  # after kill -9 of run, its workers stop too (audit.batch.lifeline)
 
 
 def _worker_batch(jobs: list[ShoeJob]) -> list[ShoeAuditResult]:
@@ -151,6 +161,7 @@ def run_audit(
         ENGINE_VERSION, digests, all=all_shoes, table=table, gaming_day=gaming_day
     )
     summary = RunSummary()
+    note_tampered(summary, check_before(store, keys, record=True))  # tamper evidence (issue 14)
     if not keys:
         summary.seconds = time.perf_counter() - t0
         return summary

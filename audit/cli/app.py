@@ -60,7 +60,8 @@ def schema_cmd(
         typer.echo(f"wrote {path}")
 
 
-from audit.cli import commands  # noqa: E402,F401  (registers the other commands)
+from audit.cli import commands  # noqa: E402,F401,I001  (registers the other commands)
+from audit.cli import verify  # noqa: E402,F401  (registers verify, issue 14)
 
 
 def main() -> None:

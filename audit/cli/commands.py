@@ -161,7 +161,13 @@ def _ingest(db: Path, paths: list[Path], day_start: str) -> IngestSummary:
     _print_ingest(summary)
     if summary.files and all(f.error and not f.lines for f in summary.files):
         raise InputError("nothing readable: " + "; ".join(summary.errors))
+    for line in summary.errors:
+        err(f"could not read {line}")
     return summary
+
+
+EXIT_UNREAD = 5
+"""cli.md: ingested, but some input files could not be read (named on stderr)."""
 
 
 @app.command("ingest")
@@ -175,9 +181,13 @@ def ingest_cmd(
     with file and line (LOG_MALFORMED); the good lines of the file still go in.
     Exit 0 when ingested (even with rejected lines), 1 when nothing was readable.
 
+    Exit 5 when some input files could not be read (each named on stderr): a file
+    that is not a regular file (a FIFO, a device), unreadable, or damaged part-way.
+
     Example: shoe-audit ingest --db audit.duckdb logs/2026-11-28/
     """
-    _ingest(db, paths, day_start)
+    if _ingest(db, paths, day_start).errors:
+        raise typer.Exit(EXIT_UNREAD)
 
 
 # --------------------------------------------------------------------------- run
@@ -421,9 +431,10 @@ def nightly_cmd(
     day_start: DayStartOption = "06:00",
     profiles: ProfilesOption = None,
 ) -> None:
-    """The nightly job: ingest, run, and report the gaming days just ingested.
+    """The nightly job: ingest, run, and report every gaming day the given files hold.
 
-    Exit 0, or 3 with --fail-on when such findings exist in those gaming days.
+    Exit 0, or 3 with --fail-on when such findings exist in those gaming days (whether
+    their events were new or already stored), else 5 when some input files could not be read.
 
     Example: shoe-audit nightly logs/2026-11-28/ --out audit-reports/ --fail-on critical
     """
@@ -431,8 +442,10 @@ def nightly_cmd(
 
     summary = _ingest(db, paths, day_start)
     _run(db, profiles)
-    days = summary.gaming_days
-    if not days:  # a re-run over files already ingested: report the latest day again
+    # Every gaming day the given files hold, their events new or stored before: a
+    # re-run after a crash reports (and fails on) the same days as the first run.
+    days = summary.file_days
+    if not days:  # files with no dated line at all: report the latest day
         from audit.batch.nightly import latest_gaming_day
 
         with _open(db, read_only=True) as store:
@@ -440,15 +453,18 @@ def nightly_cmd(
     path = _report(db, days, out, fmt, templates, profiles)
     typer.echo(f"report: {path}")
     if fail_on is not None:
+        from audit.store.integrity import tampered_without_day
+
         with _open(db, read_only=True) as store:
+            floor = Severity(fail_on.value)
             bad = [
-                f
-                for day in days
-                for f in store.all_findings(gaming_day=day, min_severity=Severity(fail_on.value))
-            ]
+                f for day in days for f in store.all_findings(gaming_day=day, min_severity=floor)
+            ] + [f for f in tampered_without_day(store) if f.severity.rank >= floor.rank]
         if bad:
             err(f"{len(bad):,} findings of severity {fail_on.value} or worse")
             raise typer.Exit(3)
+    if summary.errors:
+        raise typer.Exit(EXIT_UNREAD)
 
 
 # --------------------------------------------------------------------------- simulate

@@ -79,6 +79,9 @@ class FileResult:
     summary: FileSummary
     quarantined: list[Quarantined] = field(default_factory=list)
     unknown: list[tuple[int, str]] = field(default_factory=list)
+    shoes: set[tuple[str, str]] = field(default_factory=set)
+    """(table, shoe) of its lines that were duplicates of stored events (its new
+    events' shoes are in ``events``)."""
 
 
 def readable(raw: str) -> dict[str, Any]:
@@ -275,7 +278,7 @@ class Session:
         inserted = self.query(
             lines,
             "_all_lines",
-            f"INSERT INTO events BY NAME SELECT {EV_COLS}, file_id, line_no "
+            f"INSERT INTO events BY NAME SELECT {EV_COLS}, file_id, line_no, file_id AS ingest_id "
             f"FROM {self._view('_v_fresh')} WHERE valid",
         )[0][0]
         parts = []

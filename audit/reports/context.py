@@ -33,6 +33,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from audit.reports.evidence import Evidence
+
 # --------------------------------------------------------------------------- shared pieces
 
 
@@ -621,6 +623,9 @@ class ReportContext:
             critical finding), by href.
         generated_at: when the report was made, or None (the default: byte-identical
             output for the same input).
+        evidence: the ledger head and integrity check the report was made from, and the
+            input files that could not be read (:mod:`audit.reports.evidence`); None when
+            the report was built without them.
     """
 
     title: str
@@ -639,6 +644,7 @@ class ReportContext:
     reproducibility: Reproducibility
     hand_pages: tuple[HandPage, ...] = ()
     generated_at: str | None = None
+    evidence: Evidence | None = None
 
 
 # --------------------------------------------------------------------------- JSON

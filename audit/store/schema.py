@@ -33,6 +33,35 @@ _FINDING_COLUMNS = """
     gaming_day DATE,
     ordinal BIGINT NOT NULL DEFAULT 0"""
 
+_V4 = f"""
+CREATE TABLE ledger (
+    no BIGINT PRIMARY KEY,
+    kind VARCHAR NOT NULL,
+    body VARCHAR NOT NULL,
+    prev VARCHAR NOT NULL,
+    hash VARCHAR NOT NULL
+);
+CREATE TABLE file_shoes (
+    file_id BIGINT NOT NULL,
+    table_id VARCHAR NOT NULL,
+    shoe VARCHAR NOT NULL
+);
+CREATE TABLE unread_inputs (
+    path VARCHAR PRIMARY KEY,
+    reason VARCHAR NOT NULL,
+    first_seen TIMESTAMPTZ NOT NULL,
+    last_seen TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE integrity_findings ({_FINDING_COLUMNS},
+    checked_at TIMESTAMPTZ NOT NULL
+);
+"""
+"""Schema 4 (issue 14): the tamper-evidence ledger (``ingest_id`` on events and
+quarantine ties a row to the ledger record of the ingest that added it), the
+shoes each input file holds (``nightly`` reports their gaming days), the input
+files that could not be read, and the ``LOG_TAMPERED`` findings of the last
+integrity check (see :mod:`audit.store.ledger`)."""
+
 DDL = f"""
 CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
 CREATE SEQUENCE file_ids START 1;
@@ -65,7 +94,8 @@ CREATE TABLE events (
     has_extra BOOLEAN NOT NULL,
     raw VARCHAR NOT NULL USING COMPRESSION zstd,
     file_id BIGINT NOT NULL,
-    line_no BIGINT NOT NULL
+    line_no BIGINT NOT NULL,
+    ingest_id BIGINT
 );
 CREATE TABLE quarantine (
     file_id BIGINT NOT NULL,
@@ -78,6 +108,7 @@ CREATE TABLE quarantine (
     table_id VARCHAR,
     shoe VARCHAR,
     ts_local TIMESTAMP,
+    ingest_id BIGINT,
     UNIQUE (file_id, line_no, code)
 );
 CREATE TABLE log_findings ({_FINDING_COLUMNS}
@@ -113,7 +144,7 @@ CREATE TABLE shoe_audits (
 CREATE TABLE findings ({_FINDING_COLUMNS},
     origin VARCHAR NOT NULL
 );
-"""
+{_V4}"""
 """The current schema, created in one transaction on a new database."""
 
 MIGRATIONS: dict[int, str] = {
@@ -129,6 +160,13 @@ MIGRATIONS: dict[int, str] = {
     ALTER TABLE shoe_audits ALTER handle TYPE DECIMAL(38,2);
     ALTER TABLE findings ALTER impact TYPE DECIMAL(38,2);
     ALTER TABLE log_findings ALTER impact TYPE DECIMAL(38,2);
+    ALTER TABLE events ADD COLUMN ingest_id BIGINT;
+    ALTER TABLE quarantine ADD COLUMN ingest_id BIGINT;
+    """
+    + _V4
+    + """
+    INSERT INTO file_shoes SELECT DISTINCT file_id, table_id, shoe FROM events;
+    INSERT INTO meta SELECT 'ledger_baseline', 'needed' WHERE EXISTS (SELECT 1 FROM events);
     """,
 }
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from decimal import Decimal
 from os import PathLike, fspath
 from pathlib import Path
@@ -14,6 +14,8 @@ from typing import Any
 from audit.errors import StoreError
 from audit.events.models import AnyEvent
 from audit.findings import Code, Finding, Severity
+from audit.store.failures import plain_failures
+from audit.store.ledger import chain_audits
 from audit.store.rows import EVENT_COLUMNS, build_event
 from audit.store.schema import APP_ID, DDL, MIGRATIONS, SCHEMA_VERSION
 from audit.store.types import ShoeAuditResult, ShoeInfo, ShoeKey
@@ -67,6 +69,14 @@ class Store:
     def __init__(self, con: Any, path: str) -> None:
         self.con = con
         self.path = path
+        self._after_commit: list[Callable[[], None]] = []
+
+    def after_commit(self, action: Callable[[], None]) -> None:
+        """Run ``action`` once the current transaction has committed (not if it rolls back).
+
+        The ledger uses it to mark its records committed (:mod:`audit.store.ledger`).
+        """
+        self._after_commit.append(action)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -81,14 +91,31 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:
-        """``BEGIN`` ... ``COMMIT``, or ``ROLLBACK`` on any exception."""
-        self.con.execute("BEGIN TRANSACTION")
-        try:
-            yield self.con
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
-        self.con.execute("COMMIT")
+        """``BEGIN`` ... ``COMMIT``, or ``ROLLBACK`` on any exception.
+
+        A full disk comes out as one :class:`StoreError` naming it, Ctrl-C as
+        ``KeyboardInterrupt`` (see :mod:`audit.store.failures`).
+        """
+        with plain_failures(self.path, f"the database {self.path!r}"):
+            self.con.execute("BEGIN TRANSACTION")
+            self._after_commit = []
+            try:
+                yield self.con
+            except BaseException:
+                self._after_commit = []
+                # A failed ROLLBACK (the failure already aborted the transaction)
+                # must not hide the failure itself.
+                with suppress(Exception):
+                    self.con.execute("ROLLBACK")
+                raise
+            actions, self._after_commit = self._after_commit, []
+            self.con.execute("COMMIT")
+        for action in actions:
+            # The data is committed: a follow-up that fails (a full disk) must not
+            # report the command as failed; the ledger treats a missing marker as
+            # an unfinished write and the next check says so.
+            with suppress(OSError):
+                action()
 
     def meta(self, key: str) -> str | None:
         rows = self.con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchall()
@@ -358,6 +385,7 @@ class Store:
                     rows,
                 )
             con.executemany(f"INSERT INTO shoe_audits VALUES ({', '.join('?' * 10)})", audits)
+            chain_audits(self, keys, now)  # the tamper-evidence ledger (audit.store.ledger)
 
     def all_findings(
         self,
@@ -421,6 +449,9 @@ class Store:
           UNION ALL
           SELECT code, severity, {_FINDING_SELECT.replace("code,", "", 1)}, gaming_day, 1, ordinal
           FROM findings
+          UNION ALL  -- LOG_TAMPERED, from the last integrity check (audit.store.integrity)
+          SELECT code, severity, {_FINDING_SELECT.replace("code,", "", 1)}, gaming_day, 0, ordinal
+          FROM integrity_findings
         )
         SELECT {_FINDING_SELECT} FROM allf
         WHERE {" AND ".join(conds)}

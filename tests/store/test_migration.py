@@ -12,8 +12,27 @@ from audit.store import open_store
 from audit.store.schema import SCHEMA_VERSION
 
 
-def make_v1(path: Path) -> None:
+V4_ONLY = """
+ALTER TABLE events DROP COLUMN ingest_id;
+ALTER TABLE quarantine DROP COLUMN ingest_id;
+DROP TABLE ledger; DROP TABLE file_shoes; DROP TABLE unread_inputs; DROP TABLE integrity_findings;
+ALTER TABLE shoe_audits ALTER handle TYPE DECIMAL(18,2);
+ALTER TABLE findings ALTER impact TYPE DECIMAL(18,2);
+ALTER TABLE log_findings ALTER impact TYPE DECIMAL(18,2);
+"""
+"""What schema 4 added (issue 14), undone: a database as schema 2 left it."""
+
+
+def make_v2(path: Path) -> None:
     open_store(path).close()
+    con = duckdb.connect(str(path))
+    con.execute(V4_ONLY)
+    con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    con.close()
+
+
+def make_v1(path: Path) -> None:
+    make_v2(path)
     con = duckdb.connect(str(path))
     con.execute("ALTER TABLE shoe_audits DROP COLUMN wagers")
     con.execute("ALTER TABLE shoe_audits DROP COLUMN handle")

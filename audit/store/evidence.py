@@ -1,0 +1,273 @@
+"""What the ledger records, computed from the tables (the SQL of :mod:`audit.store.ledger`).
+
+The same functions make a record's contents when it is written and recompute
+them when it is checked, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from audit.store.ledger import RAW_DIGEST, TYPED_FINGERPRINT, fingerprint
+from audit.store.types import ShoeKey
+
+ShoeDigest = tuple[int, str, str]
+"""(events, raw digest, typed fingerprint) of the events one ingest added to one shoe."""
+
+
+def duckdb_version() -> str:
+    import duckdb
+
+    return str(duckdb.__version__)
+
+
+def shoe_digests(
+    con: Any, *, ingest_ids: Sequence[int] | None = None, keys: Iterable[ShoeKey] | None = None
+) -> dict[tuple[int, str, str], ShoeDigest]:
+    """(ingest_id, table, shoe) -> digests, for some ingests or some shoes (all when neither)."""
+    where, params = _scope(ingest_ids, keys)
+    rows = con.execute(
+        f"""SELECT ingest_id, table_id, shoe, count(*), {RAW_DIGEST}, {TYPED_FINGERPRINT}
+            FROM events {where} GROUP BY ALL""",
+        params,
+    ).fetchall()
+    return {(i, t, s): (int(n), raw, typed) for i, t, s, n, raw, typed in rows}
+
+
+def typed_fingerprints(
+    con: Any, keys: Iterable[ShoeKey] | None = None
+) -> dict[tuple[int, str, str], tuple[int, str]]:
+    """(ingest_id, table, shoe) -> (events, typed fingerprint): the cheap part of the check."""
+    where, params = _scope(None, keys)
+    rows = con.execute(
+        f"""SELECT ingest_id, table_id, shoe, count(*), {TYPED_FINGERPRINT}
+            FROM events {where} GROUP BY ALL""",
+        params,
+    ).fetchall()
+    return {(i, t, s): (int(n), typed) for i, t, s, n, typed in rows}
+
+
+def _scope(
+    ingest_ids: Sequence[int] | None, keys: Iterable[ShoeKey] | None
+) -> tuple[str, list[Any]]:
+    if ingest_ids is not None:
+        return "WHERE ingest_id IN (SELECT unnest(?))", [list(ingest_ids)]
+    if keys is not None:
+        wanted = sorted(set(keys))
+        return (
+            "WHERE (table_id, shoe) IN (SELECT unnest(?), unnest(?))",
+            [[k.table for k in wanted], [k.shoe for k in wanted]],
+        )
+    return "", []
+
+
+def quarantine_digest(con: Any, ingest_id: int) -> list[Any]:
+    """[rows, digest] of the lines one ingest quarantined (line, code, reason, raw)."""
+    n, digest = con.execute(
+        """SELECT count(*), sha256(COALESCE(string_agg(
+                 line_no || chr(9) || code || chr(9) || sha256(reason) || chr(9) || sha256(raw),
+                 chr(10) ORDER BY line_no, code), ''))
+           FROM quarantine WHERE ingest_id = ?""",
+        [ingest_id],
+    ).fetchall()[0]
+    return [int(n), digest]
+
+
+def events_entries(con: Any, ingest_id: int) -> list[list[Any]]:
+    """The ``shoes`` list of an ingest record: [table, shoe, events, raw digest, typed]."""
+    digests = shoe_digests(con, ingest_ids=[ingest_id])
+    return [[t, s, *d] for (_, t, s), d in sorted(digests.items())]
+
+
+def ingest_body(
+    con: Any,
+    *,
+    ingest_id: int | None,
+    file_id: int | None,
+    path: str,
+    sha256: str | None,
+    size: int | None,
+    counts: dict[str, int],
+    error: str | None,
+    at: dt.datetime,
+) -> dict[str, Any]:
+    """The ledger record of one input file read (or not) by one ingest."""
+    body: dict[str, Any] = {
+        "kind": "ingest",
+        "ingest": ingest_id,
+        "file": file_id,
+        "path": path,
+        "sha256": sha256,
+        "size": size,
+        **counts,
+        "error": error,
+        "at": at.isoformat(),
+        "duckdb": duckdb_version(),
+        "shoes": [],
+        "quarantine": [0, None],
+    }
+    if ingest_id is not None:
+        body["shoes"] = events_entries(con, ingest_id)
+        body["quarantine"] = quarantine_digest(con, ingest_id)
+    return body
+
+
+# --------------------------------------------------------------------------- audits
+
+_AUDIT_COLUMNS = (
+    "engine_version, profile_id, profile_digest, events_digest, audited_at, rounds, wagers, handle"
+)
+_FINDING_COLUMNS = (
+    "code, severity, table_id, shoe, round, box, hand, spot, expected, actual, impact, rule, "
+    "events, source, message, gaming_day, ordinal, origin"
+)
+
+AuditEntry = tuple[str, tuple[tuple[Any, ...], ...]]
+"""A shoe's audit fingerprint and its findings' [fingerprint, code, round, box, hand, spot]."""
+
+
+def audit_entries(con: Any, keys: Iterable[ShoeKey] | None = None) -> dict[ShoeKey, AuditEntry]:
+    """What ``run`` last wrote for each shoe: its ``shoe_audits`` row and replay findings."""
+    where, params = _scope(None, keys)
+    out: dict[ShoeKey, AuditEntry] = {}
+    for t, s, *values in con.execute(
+        f"SELECT table_id, shoe, {_AUDIT_COLUMNS} FROM shoe_audits {where}", params
+    ).fetchall():
+        out[ShoeKey(t, s)] = (fingerprint(values), ())
+    found: dict[ShoeKey, list[tuple[Any, ...]]] = {}
+    for row in con.execute(
+        f"""SELECT {_FINDING_COLUMNS} FROM findings {where}
+            {"AND" if where else "WHERE"} origin = 'replay'
+            ORDER BY table_id, shoe, ordinal, code, message""",
+        params,
+    ).fetchall():
+        key = ShoeKey(row[2], row[3])
+        found.setdefault(key, []).append((fingerprint(row, 16), row[0], *row[4:8]))
+    for key, findings in found.items():
+        audit = out.get(key, ("", ()))[0]
+        out[key] = (audit, tuple(sorted(findings, key=_finding_order)))
+    return out
+
+
+def _finding_order(f: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple("" if v is None else str(v) for v in f)
+
+
+def audit_body(con: Any, keys: Iterable[ShoeKey], at: dt.datetime) -> dict[str, Any]:
+    """The ledger record of one ``run`` transaction over ``keys``."""
+    entries = audit_entries(con, keys)
+    return {
+        "kind": "audit",
+        "at": at.isoformat(),
+        "shoes": [
+            [k.table, k.shoe, audit, [list(f) for f in findings]]
+            for k, (audit, findings) in sorted(entries.items())
+        ],
+    }
+
+
+# --------------------------------------------------------------------------- baseline
+
+
+def baseline_bodies(store: Any) -> list[dict[str, Any]]:
+    """Records of what a database migrated to schema 4 held before its first ledger write.
+
+    They vouch for the data as it stood then (nothing can vouch for before).
+    """
+    con = store.con
+    con.execute("UPDATE events SET ingest_id = file_id WHERE ingest_id IS NULL")
+    con.execute("UPDATE quarantine SET ingest_id = file_id WHERE ingest_id IS NULL")
+    now = dt.datetime.now(dt.UTC)
+    bodies = []
+    files = con.execute(
+        """SELECT f.file_id, f.path, f.sha256, f.size_bytes, f.lines, f.events, f.new_events,
+                  f.duplicates, f.rejected FROM input_files f ORDER BY f.file_id"""
+    ).fetchall()
+    for file_id, path, sha, size, lines, events, new, dups, rejected in files:
+        body = ingest_body(
+            con,
+            ingest_id=file_id,
+            file_id=file_id,
+            path=path,
+            sha256=sha,
+            size=size,
+            counts={
+                "lines": lines,
+                "events": events,
+                "new": new,
+                "duplicates": dups,
+                "rejected": rejected,
+            },
+            error=None,
+            at=now,
+        )
+        bodies.append({**body, "baseline": True})
+    keys = [
+        ShoeKey(t, s) for t, s in con.execute("SELECT table_id, shoe FROM shoe_audits").fetchall()
+    ]
+    if keys:
+        bodies.append({**audit_body(con, keys, now), "baseline": True})
+    return bodies
+
+
+# --------------------------------------------------------------------------- what was recorded
+
+Recorded = tuple[int, int, str, str, str]
+"""(ledger record no, events, raw digest, typed fingerprint, DuckDB version)."""
+
+
+def recorded_shoes(
+    con: Any, keys: Iterable[ShoeKey] | None = None
+) -> dict[tuple[int, str, str], Recorded]:
+    """(ingest_id, table, shoe) -> what the ledger table's ``ingest`` records say about them.
+
+    Read with DuckDB's JSON functions, so a long ledger costs one scan, and only
+    the entries of ``keys`` (all when None) come back.
+    """
+    where, params = _scope(None, keys)
+    rows = con.execute(
+        f"""SELECT no, ingest_id, table_id, shoe, n, raw, typed, duckdb FROM (
+              SELECT no, CAST(body->>'ingest' AS BIGINT) AS ingest_id, body->>'duckdb' AS duckdb,
+                     e->>0 AS table_id, e->>1 AS shoe, CAST(e->>2 AS BIGINT) AS n,
+                     e->>3 AS raw, e->>4 AS typed
+              FROM (SELECT no, body, unnest(from_json(body->'shoes', '["JSON"]')) AS e
+                    FROM ledger WHERE kind = 'ingest'))
+            {where}""",
+        params,
+    ).fetchall()
+    return {(i, t, s): (no, int(n), raw, typed, v) for no, i, t, s, n, raw, typed, v in rows}
+
+
+def recorded_audits(
+    con: Any, keys: Iterable[ShoeKey] | None = None
+) -> dict[ShoeKey, tuple[int, Any]]:
+    """Shoe -> (record no, entry) of the latest ``audit`` record naming it."""
+    where, params = _scope(None, keys)
+    rows = con.execute(
+        f"""SELECT table_id, shoe, arg_max(no, no), arg_max(e, no) FROM (
+              SELECT no, e, e->>0 AS table_id, e->>1 AS shoe
+              FROM (SELECT no, unnest(from_json(body->'shoes', '["JSON"]')) AS e
+                    FROM ledger WHERE kind = 'audit'))
+            {where} GROUP BY ALL""",
+        params,
+    ).fetchall()
+    return {ShoeKey(t, s): (int(no), json.loads(e)) for t, s, no, e in rows}
+
+
+def shoes_of_days(con: Any, days: Sequence[dt.date]) -> list[ShoeKey]:
+    rows = con.execute(
+        "SELECT table_id, shoe FROM shoes WHERE gaming_day IN (SELECT unnest(?)) ORDER BY 1, 2",
+        [list(days)],
+    ).fetchall()
+    return [ShoeKey(t, s) for t, s in rows]
+
+
+def unread_inputs(con: Any) -> list[tuple[str, str, str]]:
+    """(path, why, when last tried) of the inputs that could not be read at their last ingest."""
+    rows = con.execute(
+        "SELECT path, reason, last_seen FROM unread_inputs ORDER BY path"
+    ).fetchall()
+    return [(p, r, t.isoformat(timespec="seconds")) for p, r, t in rows]
