@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import multiprocessing
 import os
 import signal
 import sys
@@ -21,8 +22,13 @@ POLL_SECONDS = 0.5
 
 
 def stop_with_parent() -> None:
-    """Make this (worker) process end when the process that started it ends."""
-    parent = os.getppid()
+    """Make this (worker) process end when the process that started it ends.
+
+    The parent is the one ``multiprocessing`` recorded at the start (a parent
+    killed before this runs has already been replaced by ``init``).
+    """
+    started_by = multiprocessing.parent_process()
+    parent = started_by.pid if started_by is not None and started_by.pid else os.getppid()
     if sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)

@@ -20,6 +20,7 @@ from audit.events.parse import MAX_LINE_BYTES, decode_line, parse_object
 from audit.ingest import bulk
 from audit.ingest.reader import RAW_KEEP, Batch, Reject
 from audit.ingest.summary import FileSummary
+from audit.store.evidence import LineDigest
 from audit.store.fields import COLUMN_TYPES
 from audit.store.rows import EVENT_COLUMNS, event_row
 
@@ -82,6 +83,8 @@ class FileResult:
     shoes: set[tuple[str, str]] = field(default_factory=set)
     """(table, shoe) of its lines that were duplicates of stored events (its new
     events' shoes are in ``events``)."""
+    lines: LineDigest = field(default_factory=LineDigest)
+    """The digest of the lines it added, as they were read (the ledger's)."""
 
 
 def readable(raw: str) -> dict[str, Any]:

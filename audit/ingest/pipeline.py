@@ -49,6 +49,7 @@ from audit.ingest.reader import (
 from audit.ingest.storing import (
     TOUCHED,
     again_body,
+    digest_added,
     finish_file,
     gaming_days_of_files,
     merge,
@@ -95,11 +96,17 @@ class _Pool:
         self._lines = 0
 
     def add(self, batch: Batch, file_id: int) -> None:
-        self._blocks += blocks_of(batch, file_id)
-        self._bytes += sum(len(b) for b in batch.blocks)
-        self._lines += batch.kept
-        if self._bytes >= _reader.BATCH_BYTES or self._lines >= _reader.BATCH_LINES:
+        size = sum(len(b) for b in batch.blocks)
+        # A reader's batch is just under the limits: hand over what the pool holds
+        # first, so that no pass holds more than one batch's worth.
+        if self._blocks and (
+            self._bytes + size > _reader.BATCH_BYTES
+            or self._lines + batch.kept > _reader.BATCH_LINES
+        ):
             self.flush()
+        self._blocks += blocks_of(batch, file_id)
+        self._bytes += size
+        self._lines += batch.kept
 
     def flush(self) -> None:
         if self._blocks:
@@ -119,6 +126,7 @@ def _store_blocks(session: Session, blocks: list[Block], files: dict[int, _OpenF
     _quarantine_long(session.store(blocks), results)
     session.recheck(results)
     merge(session, results, {f: str(o.path) for f, o in files.items()})
+    digest_added(session, blocks, results)
 
 
 def _ingest_group(

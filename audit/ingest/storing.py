@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.events.parse import loads
-from audit.ingest.bulkstep import EV_COLS, FileResult, Quarantined, Session, readable
+from audit.ingest.bulkstep import EV_COLS, Block, FileResult, Quarantined, Session, readable
 from audit.ingest.reader import RAW_KEEP, FileError, LogReader, file_sha256
 from audit.ingest.summary import FileSummary
 from audit.store import Store
@@ -95,6 +95,49 @@ def merge(session: Session, results: dict[int, FileResult], paths: dict[int, str
         )
 
 
+def digest_added(session: Session, blocks: list[Block], results: dict[int, FileResult]) -> None:
+    """Feed each file's :class:`LineDigest` the lines of ``blocks`` it added, in order.
+
+    Run after the batch is stored: the lines added are those ``events`` now holds
+    for the file's ``ingest_id``. The bytes are the blocks just read (no second
+    look at the stored lines); usually every line of a block went in, and the
+    block is hashed whole.
+    """
+    pa, pc = session.pa, session.pc
+    spans = [(f, first, first + block.count(b"\n")) for f, first, block in blocks]
+    ranges = pa.table(
+        {
+            "f": pa.array([f for f, _, _ in spans], pa.int64()),
+            "lo": pa.array([lo for _, lo, _ in spans], pa.int64()),
+            "hi": pa.array([hi for _, _, hi in spans], pa.int64()),
+        }
+    )
+    added = session.arrow(
+        ranges,
+        "_spans",
+        """SELECT e.ingest_id AS f, e.line_no FROM events e
+           JOIN (SELECT DISTINCT f FROM _spans) s ON e.ingest_id = s.f
+           WHERE EXISTS (SELECT 1 FROM _spans r
+                         WHERE r.f = e.ingest_id AND e.line_no BETWEEN r.lo AND r.hi)""",
+    )
+    by_file: dict[int, Any] = {}
+    for f in set(added.column("f").to_pylist()):
+        by_file[f] = added.filter(pc.equal(added.column("f"), f)).column("line_no")
+    for (f, _first, block), (_, lo, hi) in zip(blocks, spans, strict=True):
+        numbers = by_file.get(f)
+        if numbers is None:
+            continue
+        lines = pc.list_flatten(pc.split_pattern(pa.array([block], pa.large_binary()), b"\n"))
+        inside = pc.and_(pc.greater_equal(numbers, lo), pc.less_equal(numbers, hi))
+        count = pc.sum(inside).as_py() or 0
+        if count == 0:
+            continue
+        if count < len(lines):
+            wanted = pc.is_in(pa.array(range(lo, hi + 1), pa.int64()), value_set=numbers)
+            lines = lines.filter(wanted)
+        results[f].lines.update(lines)
+
+
 def finish_file(
     store: Store, path: Path, reader: LogReader, file_id: int, result: FileResult, now: dt.datetime
 ) -> dict[str, Any]:
@@ -153,6 +196,7 @@ def finish_file(
         counts=_counts(s),
         error=s.error,
         at=now,
+        lines=result.lines.hexdigest(),
     )
 
 

@@ -183,7 +183,7 @@ def check_shoes(
                 )
             )
             continue
-        _, rn, _, rtyped, rversion = rec
+        _, rn, rtyped, rversion = rec
         if n != rn:
             what = "removed" if n < rn else "inserted"
             out.append(

@@ -35,7 +35,13 @@ from audit.integrity.check import (
     chain_differences,
 )
 from audit.store import ShoeKey, Store
-from audit.store.evidence import duckdb_version, quarantine_digest, shoe_digests
+from audit.store.evidence import (
+    LineDigest,
+    duckdb_version,
+    line_digests,
+    quarantine_digest,
+    typed_fingerprints,
+)
 from audit.store.ledger import Record, db_chain, key_from_env, ledger_path, read_file
 
 
@@ -131,13 +137,22 @@ def _ingests(anchor: list[Record]) -> dict[int, tuple[Record, dict[str, Any]]]:
 def _events(store: Store, anchor: list[Record], out: Verification) -> None:
     con = store.con
     ingests = _ingests(anchor)
-    stored = shoe_digests(con)
-    out.events = sum(n for n, _, _ in stored.values())
+    stored = typed_fingerprints(con)
+    lines = line_digests(con)
+    out.events = sum(n for n, _ in stored.values())
     version = duckdb_version()
     seen: set[tuple[int, str, str]] = set()
     for ingest, (rec, body) in sorted(ingests.items()):
         where = f"ingest {ingest} ({body.get('path')}, ledger record {rec.no})"
-        for table, shoe, n, raw, typed in body.get("shoes", []):
+        if lines.get(ingest, LineDigest().hexdigest()) != body.get("lines"):
+            out.differences.append(
+                Difference(
+                    "events",
+                    f"the lines {where} added are no longer those it read (changed, inserted "
+                    "or removed); give the original files to name them",
+                )
+            )
+        for table, shoe, n, typed in body.get("shoes", []):
             seen.add((ingest, table, shoe))
             have = stored.get((ingest, table, shoe))
             if have is None:
@@ -147,24 +162,14 @@ def _events(store: Store, anchor: list[Record], out: Verification) -> None:
                     )
                 )
                 continue
-            hn, hraw, htyped = have
+            hn, htyped = have
             if hn != n:
                 what = "removed" if hn < n else "inserted"
                 out.differences.append(
                     Difference(
                         "events",
                         f"{abs(n - hn)} events {what} among those added by {where} "
-                        f"({n} recorded, {hn} stored); give the original files to name them",
-                        table,
-                        shoe,
-                    )
-                )
-            elif hraw != raw:
-                out.differences.append(
-                    Difference(
-                        "events",
-                        f"raw lines of events added by {where} changed; give the original "
-                        "files to name them",
+                        f"({n} recorded, {hn} stored)",
                         table,
                         shoe,
                     )
@@ -175,7 +180,7 @@ def _events(store: Store, anchor: list[Record], out: Verification) -> None:
                         "events", f"typed columns of events added by {where} changed", table, shoe
                     )
                 )
-    for (ingest, table, shoe), (n, _, _) in sorted(stored.items(), key=lambda kv: str(kv[0])):
+    for (ingest, table, shoe), (n, _) in sorted(stored.items(), key=lambda kv: str(kv[0])):
         if (ingest, table, shoe) not in seen:
             ids = [
                 i

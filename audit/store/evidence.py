@@ -7,15 +7,13 @@ them when it is checked, so the two cannot drift apart.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from audit.store.ledger import RAW_DIGEST, TYPED_FINGERPRINT, fingerprint
+from audit.store.ledger import TYPED_FINGERPRINT, fingerprint
 from audit.store.types import ShoeKey
-
-ShoeDigest = tuple[int, str, str]
-"""(events, raw digest, typed fingerprint) of the events one ingest added to one shoe."""
 
 
 def duckdb_version() -> str:
@@ -24,24 +22,90 @@ def duckdb_version() -> str:
     return str(duckdb.__version__)
 
 
-def shoe_digests(
-    con: Any, *, ingest_ids: Sequence[int] | None = None, keys: Iterable[ShoeKey] | None = None
-) -> dict[tuple[int, str, str], ShoeDigest]:
-    """(ingest_id, table, shoe) -> digests, for some ingests or some shoes (all when neither)."""
-    where, params = _scope(ingest_ids, keys)
-    rows = con.execute(
-        f"""SELECT ingest_id, table_id, shoe, count(*), {RAW_DIGEST}, {TYPED_FINGERPRINT}
-            FROM events {where} GROUP BY ALL""",
-        params,
-    ).fetchall()
-    return {(i, t, s): (int(n), raw, typed) for i, t, s, n, raw, typed in rows}
+class LineDigest:
+    """The digest of an ingest's added lines, exactly as received, in line order.
+
+    ``ledger.LINES_DIGEST``: SHA-256 of ``"<n>:" + sha256(lines) + ":" + sha256(lengths)``,
+    where ``lines`` is the lines' UTF-8 bytes end to end and ``lengths`` their byte
+    lengths as 8-byte little-endian integers. It is fed Arrow arrays of lines
+    (their buffers go to ``hashlib`` as they are: no Python object per line), at
+    ingest from the blocks read, at ``verify`` from the stored ``raw`` column.
+    """
+
+    def __init__(self) -> None:
+        self.lines = hashlib.sha256()
+        self.lengths = hashlib.sha256()
+        self.n = 0
+
+    def update(self, lines: Any) -> None:
+        """Add an Arrow (large) string or binary array of lines, in order."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if len(lines) == 0:
+            return
+        if not (pa.types.is_large_string(lines.type) or pa.types.is_large_binary(lines.type)):
+            lines = lines.cast(
+                pa.large_binary() if pa.types.is_binary(lines.type) else pa.large_string()
+            )
+        offsets = memoryview(lines.buffers()[1]).cast("q")[
+            lines.offset : lines.offset + len(lines) + 1
+        ]
+        data = lines.buffers()[2]
+        if data is not None:
+            self.lines.update(memoryview(data)[offsets[0] : offsets[-1]])
+        sizes = pc.binary_length(lines).cast(pa.int64())
+        buf = sizes.buffers()[1]
+        self.lengths.update(
+            memoryview(buf).cast("q")[sizes.offset : sizes.offset + len(sizes)].tobytes()
+        )
+        self.n += len(lines)
+
+    def hexdigest(self) -> str:
+        text = f"{self.n}:{self.lines.hexdigest()}:{self.lengths.hexdigest()}"
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def line_digests(con: Any, ingest_ids: Sequence[int] | None = None) -> dict[int | None, str]:
+    """ingest_id -> :class:`LineDigest` of its stored events' raw lines, in line order."""
+    import pyarrow.compute as pc
+
+    where, params = _scope(ingest_ids, None)
+    reader = con.sql(
+        f"SELECT ingest_id, raw FROM events {where} ORDER BY ingest_id, line_no",
+        params=params,
+    ).to_arrow_reader(_DIGEST_BATCH)
+    out: dict[int | None, str] = {}
+    key: int | None = None
+    digest: LineDigest | None = None
+    for batch in reader:
+        size = batch.num_rows
+        if not size:
+            continue
+        ids, raw = batch.column(0), batch.column(1)
+        same = pc.fill_null(pc.equal(ids.slice(1), ids.slice(0, size - 1)), False)
+        cuts = [c + 1 for c in pc.indices_nonzero(pc.invert(same)).to_pylist()]
+        for a, z in zip([0, *cuts], [*cuts, size], strict=True):
+            k = ids[a].as_py()
+            if digest is None or k != key:
+                if digest is not None:
+                    out[key] = digest.hexdigest()
+                key, digest = k, LineDigest()
+            digest.update(raw.slice(a, z - a))
+    reader.close()
+    if digest is not None:
+        out[key] = digest.hexdigest()
+    return out
+
+
+_DIGEST_BATCH = 100_000
 
 
 def typed_fingerprints(
-    con: Any, keys: Iterable[ShoeKey] | None = None
+    con: Any, keys: Iterable[ShoeKey] | None = None, *, ingest_ids: Sequence[int] | None = None
 ) -> dict[tuple[int, str, str], tuple[int, str]]:
     """(ingest_id, table, shoe) -> (events, typed fingerprint): the cheap part of the check."""
-    where, params = _scope(None, keys)
+    where, params = _scope(ingest_ids, keys)
     rows = con.execute(
         f"""SELECT ingest_id, table_id, shoe, count(*), {TYPED_FINGERPRINT}
             FROM events {where} GROUP BY ALL""",
@@ -77,9 +141,9 @@ def quarantine_digest(con: Any, ingest_id: int) -> list[Any]:
 
 
 def events_entries(con: Any, ingest_id: int) -> list[list[Any]]:
-    """The ``shoes`` list of an ingest record: [table, shoe, events, raw digest, typed]."""
-    digests = shoe_digests(con, ingest_ids=[ingest_id])
-    return [[t, s, *d] for (_, t, s), d in sorted(digests.items())]
+    """The ``shoes`` list of an ingest record: [table, shoe, events, typed fingerprint]."""
+    found = typed_fingerprints(con, ingest_ids=[ingest_id])
+    return [[t, s, n, typed] for (_, t, s), (n, typed) in sorted(found.items())]
 
 
 def ingest_body(
@@ -93,8 +157,14 @@ def ingest_body(
     counts: dict[str, int],
     error: str | None,
     at: dt.datetime,
+    lines: str | None = None,
 ) -> dict[str, Any]:
-    """The ledger record of one input file read (or not) by one ingest."""
+    """The ledger record of one input file read (or not) by one ingest.
+
+    ``lines`` is the :class:`LineDigest` of the lines it added (taken as they
+    were read); None when it added none, or for a baseline (then it is taken
+    from the stored lines).
+    """
     body: dict[str, Any] = {
         "kind": "ingest",
         "ingest": ingest_id,
@@ -106,6 +176,7 @@ def ingest_body(
         "error": error,
         "at": at.isoformat(),
         "duckdb": duckdb_version(),
+        "lines": lines if lines is not None else LineDigest().hexdigest(),
         "shoes": [],
         "quarantine": [0, None],
     }
@@ -203,6 +274,7 @@ def baseline_bodies(store: Any) -> list[dict[str, Any]]:
             },
             error=None,
             at=now,
+            lines=line_digests(con, [file_id]).get(file_id),
         )
         bodies.append({**body, "baseline": True})
     keys = [
@@ -215,8 +287,8 @@ def baseline_bodies(store: Any) -> list[dict[str, Any]]:
 
 # --------------------------------------------------------------------------- what was recorded
 
-Recorded = tuple[int, int, str, str, str]
-"""(ledger record no, events, raw digest, typed fingerprint, DuckDB version)."""
+Recorded = tuple[int, int, str, str]
+"""(ledger record no, events, typed fingerprint, DuckDB version)."""
 
 
 def recorded_shoes(
@@ -229,16 +301,16 @@ def recorded_shoes(
     """
     where, params = _scope(None, keys)
     rows = con.execute(
-        f"""SELECT no, ingest_id, table_id, shoe, n, raw, typed, duckdb FROM (
+        f"""SELECT no, ingest_id, table_id, shoe, n, typed, duckdb FROM (
               SELECT no, CAST(body->>'ingest' AS BIGINT) AS ingest_id, body->>'duckdb' AS duckdb,
                      e->>0 AS table_id, e->>1 AS shoe, CAST(e->>2 AS BIGINT) AS n,
-                     e->>3 AS raw, e->>4 AS typed
+                     e->>3 AS typed
               FROM (SELECT no, body, unnest(from_json(body->'shoes', '["JSON"]')) AS e
                     FROM ledger WHERE kind = 'ingest'))
             {where}""",
         params,
     ).fetchall()
-    return {(i, t, s): (no, int(n), raw, typed, v) for no, i, t, s, n, raw, typed, v in rows}
+    return {(i, t, s): (no, int(n), typed, v) for no, i, t, s, n, typed, v in rows}
 
 
 def recorded_audits(
@@ -267,7 +339,5 @@ def shoes_of_days(con: Any, days: Sequence[dt.date]) -> list[ShoeKey]:
 
 def unread_inputs(con: Any) -> list[tuple[str, str, str]]:
     """(path, why, when last tried) of the inputs that could not be read at their last ingest."""
-    rows = con.execute(
-        "SELECT path, reason, last_seen FROM unread_inputs ORDER BY path"
-    ).fetchall()
+    rows = con.execute("SELECT path, reason, last_seen FROM unread_inputs ORDER BY path").fetchall()
     return [(p, r, t.isoformat(timespec="seconds")) for p, r, t in rows]

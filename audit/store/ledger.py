@@ -13,10 +13,10 @@ enters the database: without the key nobody can write a line that passes.
 Records:
 
 * ``ingest`` (one per input file and ingest): the file's SHA-256, size and
-  line counts; for the events the ingest added, per shoe, their count, the
-  digest of their lines exactly as received in ``seq`` order (:data:`RAW_DIGEST`)
-  and a fingerprint of their typed columns (:data:`TYPED_FINGERPRINT`, what
-  the engine reads); the count and digest of the lines it quarantined. The
+  line counts; the digest of the lines it added, exactly as received
+  (:data:`LINES_DIGEST`); per shoe, the count of those events and a
+  fingerprint of their typed columns (:data:`TYPED_FINGERPRINT`, what the
+  engine reads); the count and digest of the lines it quarantined. The
   events and quarantine rows carry ``ingest_id``, the record's ``ingest``;
 * ``audit`` (one per ``run`` transaction): per shoe audited, a fingerprint of
   its ``shoe_audits`` row and one of each finding written (with the finding's
@@ -54,8 +54,12 @@ TYPED_COLUMNS: tuple[str, ...] = tuple(c for c in EVENT_COLUMNS if c != "raw")
 """The columns the typed fingerprint covers: every column of an event but its raw line
 (which the raw digest covers), as of ledger version 1."""
 
-RAW_DIGEST = "sha256(string_agg(sha256(raw), '' ORDER BY seq, id))"
-"""Per shoe: the SHA-256 of the hex SHA-256 of each raw line, in ``seq`` (then ``id``) order."""
+LINES_DIGEST = "sha256-lines-v1"
+"""How an ingest record's ``lines`` digest is taken (:class:`audit.store.evidence.LineDigest`):
+over the lines it added, exactly as received, in the file's line order (a
+table's events are in ``seq`` order in its file, event-log.md). It is taken
+from the lines as they are read, straight from the bytes in hand, and
+recomputed by ``verify`` from the stored ``raw`` column."""
 
 TYPED_FINGERPRINT = (
     "CAST(sum(hash(" + ", ".join(f'"{c}"' for c in TYPED_COLUMNS) + ")::HUGEINT) AS VARCHAR)"

@@ -11,7 +11,6 @@ from audit.errors import StoreError
 from audit.store import open_store
 from audit.store.schema import SCHEMA_VERSION
 
-
 V4_ONLY = """
 ALTER TABLE events DROP COLUMN ingest_id;
 ALTER TABLE quarantine DROP COLUMN ingest_id;
