@@ -165,6 +165,11 @@ class Session:
         self.pc = pc
         self.rest: Any = None
         """The batch's lines that need Python (an Arrow table of bulk rows)."""
+        self.skipped: Any = None
+        """The batch's lines the split left out (blank, too long): ``file_id``, ``line_no``."""
+        self.hits: Any = None
+        """The lines :func:`audit.ingest.storing.merge` found stored before (``file_id``,
+        ``line_no``, ...): not added."""
         kept = ("line_no", "file_id", "valid")
         out_cols = ", ".join(
             _q(c) for c in bulk.OUTPUT_COLUMNS if c in _EVENT_SQL_TYPES or c in kept
@@ -267,6 +272,9 @@ class Session:
         """
         pa, pc = self.pa, self.pc
         lines, rejects = self._split(blocks)
+        self.skipped = lines.filter(pc.is_valid(lines.column("skip"))).select(
+            ["file_id", "line_no"]
+        )
         # Ids that need care: seen before, or more than once in this batch.
         dup_ids = self.arrow(
             lines,

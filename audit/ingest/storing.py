@@ -26,6 +26,7 @@ def merge(session: Session, results: dict[int, FileResult], paths: dict[int, str
     then earlier lines)."""
     pc = session.pc
     rest = session.rest
+    session.hits = None
     if rest is None or rest.num_rows == 0:
         return
     # Ids already stored, and ids repeated within the batch (first copy wins).
@@ -58,6 +59,7 @@ def merge(session: Session, results: dict[int, FileResult], paths: dict[int, str
                           ELSE json(h.raw) = json(h.first_raw) END
            ORDER BY h.file_id, h.line_no""",
     )
+    session.hits = hits
     conflicts: dict[int, int] = {}
     for line_no, file_id, eid, raw, first_raw, first_file, first_line, first_path in differing:
         if loads(raw) == loads(first_raw):
@@ -98,44 +100,38 @@ def merge(session: Session, results: dict[int, FileResult], paths: dict[int, str
 def digest_added(session: Session, blocks: list[Block], results: dict[int, FileResult]) -> None:
     """Feed each file's :class:`LineDigest` the lines of ``blocks`` it added, in order.
 
-    Run after the batch is stored: the lines added are those ``events`` now holds
-    for the file's ``ingest_id``. The bytes are the blocks just read (no second
-    look at the stored lines); usually every line of a block went in, and the
-    block is hashed whole.
+    Run after the batch is stored. The lines not added are known without a
+    query: those the split skipped (blank, too long), those the merge found
+    stored before (``session.hits``), those quarantined. A block none of whose
+    lines is among them (the usual case) is hashed whole, as read.
     """
+    import bisect
+
     pa, pc = session.pa, session.pc
-    spans = [(f, first, first + block.count(b"\n")) for f, first, block in blocks]
-    ranges = pa.table(
-        {
-            "f": pa.array([f for f, _, _ in spans], pa.int64()),
-            "lo": pa.array([lo for _, lo, _ in spans], pa.int64()),
-            "hi": pa.array([hi for _, _, hi in spans], pa.int64()),
-        }
-    )
-    added = session.arrow(
-        ranges,
-        "_spans",
-        """SELECT e.ingest_id AS f, e.line_no FROM events e
-           JOIN (SELECT DISTINCT f FROM _spans) s ON e.ingest_id = s.f
-           WHERE EXISTS (SELECT 1 FROM _spans r
-                         WHERE r.f = e.ingest_id AND e.line_no BETWEEN r.lo AND r.hi)""",
-    )
-    by_file: dict[int, Any] = {}
-    for f in set(added.column("f").to_pylist()):
-        by_file[f] = added.filter(pc.equal(added.column("f"), f)).column("line_no")
-    for (f, _first, block), (_, lo, hi) in zip(blocks, spans, strict=True):
-        numbers = by_file.get(f)
-        if numbers is None:
+    skipped = {f: set() for f, _, _ in blocks}  # type: dict[int, set[int]]
+    for table in (session.skipped, session.hits):
+        if table is None or table.num_rows == 0:
             continue
+        for f, n in zip(
+            table.column("file_id").to_pylist(), table.column("line_no").to_pylist(), strict=True
+        ):
+            skipped.setdefault(f, set()).add(n)
+    for f in skipped:
+        skipped[f].update(q.line_no for q in results[f].quarantined)
+    ordered = {f: sorted(v) for f, v in skipped.items()}
+    for f, first, block in blocks:
+        count = block.count(b"\n") + 1
+        out = ordered[f]
+        lo, hi = bisect.bisect_left(out, first), bisect.bisect_right(out, first + count - 1)
+        if lo == hi:
+            results[f].lines.update_block(block, count)
+            continue
+        if hi - lo == count:
+            continue  # nothing of this block went in
         lines = pc.list_flatten(pc.split_pattern(pa.array([block], pa.large_binary()), b"\n"))
-        inside = pc.and_(pc.greater_equal(numbers, lo), pc.less_equal(numbers, hi))
-        count = pc.sum(inside).as_py() or 0
-        if count == 0:
-            continue
-        if count < len(lines):
-            wanted = pc.is_in(pa.array(range(lo, hi + 1), pa.int64()), value_set=numbers)
-            lines = lines.filter(wanted)
-        results[f].lines.update(lines)
+        gone = pa.array([n - first for n in out[lo:hi]], pa.int64())
+        keep = pc.invert(pc.is_in(pa.array(range(count), pa.int64()), value_set=gone))
+        results[f].lines.update(lines.filter(keep))
 
 
 def finish_file(

@@ -25,45 +25,43 @@ def duckdb_version() -> str:
 class LineDigest:
     """The digest of an ingest's added lines, exactly as received, in line order.
 
-    ``ledger.LINES_DIGEST``: SHA-256 of ``"<n>:" + sha256(lines) + ":" + sha256(lengths)``,
-    where ``lines`` is the lines' UTF-8 bytes end to end and ``lengths`` their byte
-    lengths as 8-byte little-endian integers. It is fed Arrow arrays of lines
-    (their buffers go to ``hashlib`` as they are: no Python object per line), at
-    ingest from the blocks read, at ``verify`` from the stored ``raw`` column.
+    ``ledger.LINES_DIGEST``: the SHA-256 of those lines, each followed by a
+    newline (for a file every line of which went in, that is the file's own
+    SHA-256). Fed whole blocks of lines where it can (the bytes just read, no
+    copy), and Arrow arrays of lines otherwise (at ``verify``, the stored
+    ``raw`` column): never a Python object per line.
     """
 
     def __init__(self) -> None:
-        self.lines = hashlib.sha256()
-        self.lengths = hashlib.sha256()
+        self._sha = hashlib.sha256()
         self.n = 0
 
+    def update_block(self, block: bytes, lines: int) -> None:
+        """Add a block of ``lines`` whole lines joined by newlines (no final newline)."""
+        self._sha.update(block)
+        self._sha.update(b"\n")
+        self.n += lines
+
     def update(self, lines: Any) -> None:
-        """Add an Arrow (large) string or binary array of lines, in order."""
+        """Add an Arrow string or binary array of lines, in order."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
         if len(lines) == 0:
             return
-        if not (pa.types.is_large_string(lines.type) or pa.types.is_large_binary(lines.type)):
-            lines = lines.cast(
-                pa.large_binary() if pa.types.is_binary(lines.type) else pa.large_string()
-            )
-        offsets = memoryview(lines.buffers()[1]).cast("q")[
-            lines.offset : lines.offset + len(lines) + 1
+        binary = pa.types.is_binary(lines.type) or pa.types.is_large_binary(lines.type)
+        kind = pa.large_binary() if binary else pa.large_string()
+        empty, newline = (b"", b"\n") if binary else ("", "\n")
+        lines = lines.cast(kind)
+        ended = pc.binary_join_element_wise(lines, pa.scalar(empty, kind), pa.scalar(newline, kind))
+        offsets = memoryview(ended.buffers()[1]).cast("q")[
+            ended.offset : ended.offset + len(ended) + 1
         ]
-        data = lines.buffers()[2]
-        if data is not None:
-            self.lines.update(memoryview(data)[offsets[0] : offsets[-1]])
-        sizes = pc.binary_length(lines).cast(pa.int64())
-        buf = sizes.buffers()[1]
-        self.lengths.update(
-            memoryview(buf).cast("q")[sizes.offset : sizes.offset + len(sizes)].tobytes()
-        )
+        self._sha.update(memoryview(ended.buffers()[2])[offsets[0] : offsets[-1]])
         self.n += len(lines)
 
     def hexdigest(self) -> str:
-        text = f"{self.n}:{self.lines.hexdigest()}:{self.lengths.hexdigest()}"
-        return hashlib.sha256(text.encode()).hexdigest()
+        return self._sha.hexdigest()
 
 
 def line_digests(con: Any, ingest_ids: Sequence[int] | None = None) -> dict[int | None, str]:

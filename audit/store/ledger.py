@@ -56,10 +56,11 @@ TYPED_COLUMNS: tuple[str, ...] = tuple(c for c in EVENT_COLUMNS if c != "raw")
 
 LINES_DIGEST = "sha256-lines-v1"
 """How an ingest record's ``lines`` digest is taken (:class:`audit.store.evidence.LineDigest`):
-over the lines it added, exactly as received, in the file's line order (a
-table's events are in ``seq`` order in its file, event-log.md). It is taken
-from the lines as they are read, straight from the bytes in hand, and
-recomputed by ``verify`` from the stored ``raw`` column."""
+the SHA-256 of the lines the ingest added, exactly as received, each followed by
+a newline, in the file's line order (a table's events are in ``seq`` order in its
+file, event-log.md). For a file every line of which went in, it is the file's
+own SHA-256. It is taken from the bytes as they are read, and recomputed by
+``verify`` from the stored ``raw`` column."""
 
 TYPED_FINGERPRINT = (
     "CAST(sum(hash(" + ", ".join(f'"{c}"' for c in TYPED_COLUMNS) + ")::HUGEINT) AS VARCHAR)"
@@ -186,7 +187,10 @@ def read_file(path: Path, key: bytes | None) -> FileChain:
         out.problems.append(f"the ledger file {str(path)!r} cannot be read: {exc}")
         return out
     chain = out.records
-    for n, line in enumerate(text.splitlines(), start=1):
+    # "\n" only: str.splitlines also splits at U+0085, U+2028 and the like, which ids may hold.
+    for n, line in enumerate(text.split("\n"), start=1):
+        if not line:
+            continue
         where = f"{path}:{n}"
         try:
             obj = json.loads(line)
@@ -355,3 +359,18 @@ def ensure_baseline(store: Any) -> bool:
     with store.transaction():
         append(store, [])
     return True
+
+
+def retire_ledger_file(db_path: str) -> Path | None:
+    """Move aside the ledger file of a database that no longer exists (a new one is made).
+
+    It is evidence about the old database, so it is kept, renamed
+    ``<database>.ledger.retired-<UTC time>``; the new database starts a new chain.
+    """
+    path = ledger_path(db_path)
+    if path is None or not path.exists():
+        return None
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    target = path.with_name(f"{path.name}.retired-{stamp}")
+    path.rename(target)
+    return target

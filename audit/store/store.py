@@ -15,7 +15,7 @@ from audit.errors import StoreError
 from audit.events.models import AnyEvent
 from audit.findings import Code, Finding, Severity
 from audit.store.failures import plain_failures
-from audit.store.ledger import chain_audits
+from audit.store.ledger import chain_audits, retire_ledger_file
 from audit.store.rows import EVENT_COLUMNS, build_event
 from audit.store.schema import APP_ID, DDL, MIGRATIONS, SCHEMA_VERSION
 from audit.store.types import ShoeAuditResult, ShoeInfo, ShoeKey
@@ -520,6 +520,7 @@ def _migrate(con: Any, path: str, read_only: bool) -> None:
     if not tables:
         if read_only:
             raise StoreError(f"database {path!r} is empty (nothing ingested yet)")
+        retire_ledger_file(path)  # the ledger of a database that is gone is kept, aside
         con.execute("BEGIN TRANSACTION")
         con.execute(DDL)
         con.execute(
