@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 NIGHTLY_DB ?= audit-nightly.duckdb
 NIGHTLY_OUT ?= audit-reports
 
-.PHONY: setup nightly test lint types unit test-slow bench clean
+.PHONY: setup nightly test lint types unit test-slow test-browser bench clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -36,5 +36,10 @@ test: lint types unit
 test-slow: setup
 	$(BIN)/pytest -n 2 -q -m slow
 
+# Headless Chromium (Debian's /usr/bin/chromium) through Playwright;
+# screenshots in test-artifacts/screenshots/.
+test-browser: setup
+	$(BIN)/pytest -n 2 -q -m browser
+
 clean:
-	rm -rf $(VENV) $(NIGHTLY_OUT) $(NIGHTLY_DB) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(NIGHTLY_OUT) $(NIGHTLY_DB) .mypy_cache .ruff_cache .pytest_cache test-artifacts

@@ -4,6 +4,7 @@
 
     AuditError                      root: the CLI's one error boundary catches this
     ├── InputError                  the user's input cannot be used at all
+    │   ├── UsageError              an option value the command does not allow (exit 2)
     │   ├── MalformedEventError     a line is not a valid TEL/1 event (file:line, why)
     │   └── NoLogsError             a path does not exist, or holds no *.jsonl / *.jsonl.gz
     ├── ProfileError                a rule profile file is invalid
@@ -25,6 +26,14 @@ class AuditError(Exception):
 
 class InputError(AuditError):
     """The input cannot be used."""
+
+
+class UsageError(InputError):
+    """An option or argument value the command does not allow (cli.md: exit code 2).
+
+    Raise it for what the option parser cannot see (``--from`` without
+    ``--to``, an unknown finding code); the CLI prints it as one line.
+    """
 
 
 class MalformedEventError(InputError):

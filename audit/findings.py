@@ -7,7 +7,9 @@ The codes are the contract with downstream users (``shared/spec/rules.md``,
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
@@ -177,8 +179,9 @@ FINDING_KEYS = (
     "events",
     "source",
     "message",
+    "id",
 )
-"""Every key of a finding's JSON form, in the order cli.md writes them."""
+"""Every key of a finding's JSON form, in the order cli.md writes them (``id`` added)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,10 +202,25 @@ class Finding:
     rule: str | None = None
     events: tuple[str, ...] = field(default_factory=tuple)
     source: str | None = None
+    id: str | None = None
+    """The stable id (:func:`finding_id`), once the finding is stored."""
 
     @property
     def severity(self) -> Severity:
         return self.code.severity
+
+    def identity(self) -> tuple[object, ...]:
+        """What identifies the breach (not its message or evidence): code and place."""
+        return (
+            str(self.code),
+            self.table,
+            self.shoe,
+            self.round,
+            self.box,
+            self.hand,
+            self.spot,
+            self.source,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The finding as cli.md's JSONL writes it: every key, money as strings."""
@@ -222,8 +240,35 @@ class Finding:
             "events": list(self.events),
             "source": self.source,
             "message": self.message,
+            "id": self.id,
         }
 
     def to_json(self) -> str:
         """One line of ``findings --format jsonl``."""
         return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+
+def finding_id(identity: Sequence[object], occurrence: int) -> str:
+    """A finding's stable id: 16 hex characters of the SHA-256 of what identifies it.
+
+    ``identity`` is :meth:`Finding.identity` (code, table, shoe, round, box,
+    hand, spot, source); ``occurrence`` tells apart breaches of one code at one
+    place (the n-th in the shoe's replay order; for ingest findings their line
+    or ``seq``). The message, the figures and the evidence are not part of it,
+    so a breach keeps its id across re-runs, re-ingests and engine upgrades.
+    The store computes the same id in SQL (:data:`audit.store.schema.FINDING_ID_SQL`).
+    """
+    parts = [*("" if p is None else str(p) for p in identity), str(occurrence)]
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+def assign_ids(findings: Sequence[Finding]) -> list[str]:
+    """The stable ids of one shoe's replay findings, in order (occurrences counted per place)."""
+    seen: dict[tuple[object, ...], int] = {}
+    out = []
+    for f in findings:
+        key = f.identity()
+        n = seen.get(key, 0)
+        seen[key] = n + 1
+        out.append(finding_id(key, n))
+    return out

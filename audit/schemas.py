@@ -48,7 +48,8 @@ def finding_schema() -> dict[str, Any]:
     """The JSON Schema of one line of ``shoe-audit findings --format jsonl``."""
     nullable_str = {"type": ["string", "null"]}
     nullable_int = {"type": ["integer", "null"]}
-    money = {"type": ["string", "null"], "pattern": r"^-?\d+(\.\d{1,2})?$"}
+    # an impact may be due to a fraction of a cent (3:2 on an odd stake): up to 4 decimals
+    money = {"type": ["string", "null"], "pattern": r"^-?\d+(\.\d{1,4})?$"}
     props: dict[str, Any] = {
         "code": {"type": "string", "enum": [c.value for c in Code]},
         "severity": {"type": "string", "enum": [s.value for s in Severity]},
@@ -65,6 +66,11 @@ def finding_schema() -> dict[str, Any]:
         "events": {"type": "array", "items": {"type": "string"}},
         "source": {**nullable_str, "description": "file:line for findings raised while reading"},
         "message": {"type": "string"},
+        "id": {
+            "type": ["string", "null"],
+            "pattern": "^[0-9a-f]{16}$",
+            "description": "the stable id of the breach (code and place), once stored",
+        },
     }
     assert tuple(props) == FINDING_KEYS
     return {

@@ -69,9 +69,11 @@ elif stage == "report":
         path = write_report(store, days, src, "html", None, load_registry())
         extra["pages"] = len(list((path.parent / "hands").rglob("*.html")))
 secs = time.perf_counter() - t
-own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"secs": secs, "rss": max(own, kids) * 1024, **extra}))
+me = resource.getrusage(resource.RUSAGE_SELF)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+rss = max(me.ru_maxrss, kids.ru_maxrss) * 1024
+print(json.dumps({"secs": secs, "cpu": cpu, "rss": rss, **extra}))
 """
 
 
@@ -157,6 +159,9 @@ def main() -> None:
     def rss(stage: str) -> str:
         return _mib(max(r["rss"] for r in res[stage]))
 
+    def cpu(stage: str) -> float:
+        return statistics.median(r["cpu"] for r in res[stage])
+
     floor, ingest, run = med("floor"), med("ingest"), med("run")
     rounds = int(res["run"][0]["rounds"])
     events = int(res["floor"][0]["rows"])
@@ -181,6 +186,10 @@ def main() -> None:
             f"report              {report:7.2f} s   peak {rss('report')}   {pages:,} hand pages,"
             f" {report / (ingest + run):.1%} of ingest + run"
         )
+    print(
+        f"cpu seconds (all processes): floor {cpu('floor'):.1f}, ingest {cpu('ingest'):.1f},"
+        f" run {cpu('run'):.1f}" + (f", report {cpu('report'):.1f}" if res["report"] else "")
+    )
     print(f"(medians of {args.repeat}; each stage a fresh process)")
 
 

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from typer.testing import CliRunner
 
 from audit.store import Store, open_store
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -31,3 +35,21 @@ def store(tmp_path: Path) -> Iterator[Store]:
         yield s
     finally:
         s.close()
+
+
+@pytest.fixture
+def browser_page(tmp_path: Path) -> Iterator[Page]:
+    """A page of headless Chromium (tests/browser_support.py); fails where there is none.
+
+    Browser tests are deselected by default (``-m browser`` selects them; .ci/run
+    does): a missing Chromium then is an error, not a silent skip.
+    """
+    from tests.browser_support import chromium_page, missing_chromium
+
+    why = missing_chromium()
+    if why is not None:
+        pytest.fail(why)
+    profile = tmp_path / "chromium-profile"
+    profile.mkdir()
+    with chromium_page(profile) as page:
+        yield page

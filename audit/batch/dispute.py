@@ -27,13 +27,17 @@ def hand_packet(
     templates: Path | None = None,
     profiles: Path | None = None,
     registry: ProfileRegistry | None = None,
+    ascii_only: bool = False,
 ) -> str:
     """The dispute packet of one round (``text``, ``html`` or ``json``).
 
-    Raises :class:`NotFoundError` naming the nearest tables, shoes or rounds
-    when the round does not exist.
+    Each event shows where it was read (file:line as ingested). ``ascii_only``
+    folds text to ASCII (for an output that cannot carry «più»). Raises
+    :class:`NotFoundError` naming the nearest tables, shoes or rounds when the
+    round does not exist.
     """
     from audit.reports import render_hand
+    from audit.reports.sources import event_sources
 
     registry = registry or load_registry(profiles)
     key = ShoeKey(table, shoe)
@@ -56,4 +60,6 @@ def hand_packet(
         templates_dir=templates,
         profile=profile,
         events=events,
+        sources=event_sources(store.con, table, shoe),
+        ascii_only=ascii_only,
     )

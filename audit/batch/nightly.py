@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from audit.errors import AuditError, InputError
+from audit.errors import AuditError, UsageError
 from audit.profiles import ProfileRegistry
 from audit.store import Store
 
@@ -17,14 +19,14 @@ def day_range(
     """The gaming days named by ``--date`` or ``--from``/``--to``; None: the latest one."""
     if date is not None:
         if first or last:
-            raise InputError("give either --date or --from/--to, not both")
+            raise UsageError("give either --date or --from/--to, not both")
         return [date]
     if first is None and last is None:
         return None
     if first is None or last is None:
-        raise InputError("--from and --to go together")
+        raise UsageError("--from and --to go together")
     if last < first:
-        raise InputError(f"--to {last} is before --from {first}")
+        raise UsageError(f"--to {last} is before --from {first}")
     return [first + dt.timedelta(days=i) for i in range((last - first).days + 1)]
 
 
@@ -38,30 +40,68 @@ def latest_gaming_day(store: Store) -> dt.date:
 
 def write_report(
     store: Store,
-    days: list[dt.date] | None,
+    days: Sequence[dt.date | str] | None,
     out: Path,
     fmt: str = "html",
     templates: Path | None = None,
     registry: ProfileRegistry | None = None,
+    *,
+    show_players: bool = False,
+    generated_at: str | None = None,
+    workers: int | None = None,
 ) -> Path:
-    """Render the compliance report for ``days`` (default: the latest) into ``out``."""
-    from audit.batch.runner import replay_stored_shoe
-    from audit.engine import ShoeContext
+    """Render the compliance report for ``days`` (default: the latest) into ``out``.
+
+    The folder is written whole and swapped in (:mod:`audit.reports.folder`):
+    the report, the list of every flagged round, and a hand page for every
+    flagged round of a replayed shoe and its neighbours
+    (:func:`audit.batch.pages.write_hand_pages`: one replay per shoe, on
+    ``workers`` processes). ``generated_at`` defaults to now (UTC). Raises
+    :class:`audit.reports.report.NothingAuditedError` when no round of those
+    days was audited (cli.md: exit 1).
+    """
+    from audit.batch.pages import PageOptions, plan_pages, write_hand_pages
+    from audit.engine import ENGINE_VERSION
     from audit.profiles import load_registry
     from audit.reports import build_report_context, render_report
     from audit.reports.evidence import report_evidence, write_sums
-    from audit.store import ShoeKey
+    from audit.reports.report import build_flagged_page
+    from audit.reports.sources import Sources
 
     registry = registry or load_registry()
-    chosen = days or [latest_gaming_day(store)]
-    contexts: dict[ShoeKey, ShoeContext] = {}  # each table's outline read once
+    chosen = sorted(
+        {d if isinstance(d, dt.date) else dt.date.fromisoformat(d) for d in days}
+        if days
+        else {latest_gaming_day(store)}
+    )
+    stamp = generated_at or dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     ctx = build_report_context(
         store,
         chosen,
         registry=registry,
-        replayer=lambda t, s: replay_stored_shoe(store, registry, ShoeKey(t, s), contexts),
+        generated_at=stamp,
+        show_players=show_players,
+        with_pages=True,
+        require_rounds=True,
     )
-    ctx = dataclasses.replace(ctx, evidence=report_evidence(store, chosen))
-    path = render_report(ctx, out, fmt, templates_dir=templates)  # type: ignore[arg-type]
-    write_sums(out, [path, *(out / p.href for p in ctx.hand_pages)])
-    return path
+    ctx = dataclasses.replace(ctx, integrity=report_evidence(store, chosen))
+    full = build_flagged_page(store, chosen, registry=registry, with_pages=True)
+    digests = {p.id: p.digest for p in registry.all()}
+    with Sources(store.con, chosen, engine_version=ENGINE_VERSION, profile_digests=digests) as src:
+        plan = plan_pages(store, src)
+
+    def pages(stage: Any) -> list[str]:
+        options = PageOptions(stage.root, templates, show_players)
+        hrefs = write_hand_pages(store, plan, registry, options, workers=workers)
+        stage.add(hrefs)
+        return hrefs
+
+    return render_report(
+        ctx,
+        out,
+        fmt,  # type: ignore[arg-type]
+        templates_dir=templates,
+        flagged=full,
+        pages=pages,
+        seal=write_sums,
+    )

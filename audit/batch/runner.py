@@ -1,34 +1,67 @@
 """``shoe-audit run``: replay every shoe that needs it, in batches, on every core.
 
-A batch is a set of whole shoes pulled from the store; its findings are written
-back in one transaction, so an interrupted run leaves every shoe either audited
-(with all its findings) or not audited at all, and a re-run finishes the job
-without duplicating anything. Each audited shoe records the engine version,
-its profile's digest and its events' digest: a re-run skips what is current.
+The parent process reads the events of the selected shoes in one sorted scan
+(:func:`audit.store.batches.stream_shoe_batches`) and hands each batch of whole
+shoes to a worker as an Arrow table, so its own share stays small: no event
+becomes a Python object in the parent, and workers never open the database
+(DuckDB lets no other process open a file one process has open for writing).
+A worker builds the engine's lean events (:func:`audit.store.batches.decode_batch`),
+replays each shoe (:func:`audit.engine.audit_shoe`) and sends back findings
+and outcome rows as Arrow tables; the parent writes each batch in one
+transaction, in order.
+
+Before the first batch, the selected shoes' earlier results are removed in one
+transaction: an interrupted run leaves every shoe either audited (with all its
+findings and outcomes) or not audited, and a re-run finishes the job without
+duplicating anything. Each audited shoe records the engine version, its
+profile's digest and its events' digest: a re-run skips what is current.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import os
+import signal
+import threading
+import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass, field
-from decimal import Decimal
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from audit.batch.lifeline import stop_with_parent
-from audit.engine import ENGINE_VERSION, ShoeContext, ShoeReplay, replay_shoe
+from audit.engine import (
+    ENGINE_VERSION,
+    RoundRow,
+    ShoeContext,
+    ShoeReplay,
+    WagerRow,
+    audit_shoe,
+    replay_shoe,
+)
 from audit.events.models import AnyEvent
-from audit.findings import Code
+from audit.findings import Code, assign_ids
 from audit.integrity import Integrity, check_before
 from audit.profiles import Profile, ProfileRegistry
-from audit.store import ShoeAuditResult, ShoeKey, Store
-from audit.store.rows import build_event
+from audit.store import ShoeKey, Store
+from audit.store.batches import (
+    AuditRecord,
+    batch_keys,
+    clear_results,
+    decode_batch,
+    outcome_tables,
+    stream_shoe_batches,
+    write_results,
+)
 
-BATCH_EVENTS = 20_000
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+BATCH_EVENTS = 40_000
 """Events per batch (whole shoes): large enough to amortise a transaction and a
 worker round trip, small enough to keep memory flat whatever the night's size."""
 
@@ -46,15 +79,30 @@ class RunSummary:
 
 
 @dataclass(frozen=True, slots=True)
-class ShoeJob:
-    """Everything one shoe's replay needs, as plain rows: cheap to send to a worker."""
+class ShoeMeta:
+    """What a worker needs to know of one shoe besides its events."""
 
     key: ShoeKey
-    names: list[str]
-    rows: list[tuple[Any, ...]]
     profile_id: str | None
     context: ShoeContext
-    events_digest: str | None
+    events_digest: str
+
+
+@dataclass(frozen=True, slots=True)
+class BatchJob:
+    """A batch of whole shoes for a worker: their events (Arrow) and their metadata, in order."""
+
+    events: pa.Table
+    shoes: tuple[ShoeMeta, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BatchResult:
+    """A worker's answer: each shoe's audit record, and the outcome rows as Arrow tables."""
+
+    audits: list[AuditRecord]
+    rounds: pa.Table
+    wagers: pa.Table
 
 
 def note_tampered(summary: RunSummary, integrity: Integrity) -> None:
@@ -69,24 +117,58 @@ def profile_for(registry: ProfileRegistry, profile_id: str | None) -> Profile | 
     return registry.get(profile_id) if profile_id is not None and profile_id in registry else None
 
 
-def replay_job(job: ShoeJob, registry: ProfileRegistry) -> ShoeAuditResult:
-    """Build one shoe's events from its rows and replay them under its profile."""
-    profile = profile_for(registry, job.profile_id)
-    events = [build_event(dict(zip(job.names, r, strict=True))) for r in job.rows]
-    replay = replay_shoe(events, profile, job.context)
-    staked = [w for r in replay.rounds for w in r.wagers if w.kind != "bonus"]
-    return ShoeAuditResult(
-        key=job.key,
-        engine_version=ENGINE_VERSION,
-        profile_id=job.profile_id,
-        profile_digest=profile.digest if profile else None,
-        rounds=len(replay.rounds),
-        findings=replay.findings,
-        events_digest=job.events_digest,
-        wagers=len(staked),
-        handle=sum((w.stake for w in staked), Decimal(0)),
-    )
+def audit_batch(job: BatchJob, registry: ProfileRegistry) -> BatchResult:
+    """Replay a batch of shoes exactly as ``run`` does, wherever it runs (pure: no database).
 
+    The engine's findings get their stable ids (:func:`audit.findings.assign_ids`).
+    """
+    # The replay makes millions of short-lived objects and no reference cycles worth
+    # collecting (a late split's Late and its hands are the only one): the cyclic GC's
+    # passes over everything alive cost about a quarter of the time, so it waits.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _audit_batch(job, registry)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _audit_batch(job: BatchJob, registry: ProfileRegistry) -> BatchResult:
+    audits: list[AuditRecord] = []
+    rounds: list[RoundRow] = []
+    wagers: list[WagerRow] = []
+    decoded = decode_batch(job.events)
+    if [k for k, _ in decoded] != [m.key for m in job.shoes]:
+        raise RuntimeError("a batch's shoes and their metadata disagree")
+    for (key, events), meta in zip(decoded, job.shoes, strict=True):
+        profile = profile_for(registry, meta.profile_id)
+        out = audit_shoe(key.table, key.shoe, events, profile, meta.context)
+        findings = [
+            replace(f, id=i) for f, i in zip(out.findings, assign_ids(out.findings), strict=True)
+        ]
+        staked: list[Any] = [w for w in out.wagers if w[_KIND] != "bonus"]
+        audits.append(
+            AuditRecord(
+                key=key,
+                engine_version=ENGINE_VERSION,
+                profile_id=meta.profile_id,
+                profile_digest=profile.digest if profile else None,
+                events_digest=meta.events_digest,
+                rounds=len(out.rounds),
+                wagers=len(staked),
+                handle_cents=sum(w[_STAKE] for w in staked),
+                findings=findings,
+            )
+        )
+        rounds.extend(out.rounds)
+        wagers.extend(out.wagers)
+    round_table, wager_table = outcome_tables(rounds, wagers)
+    return BatchResult(audits, round_table, wager_table)
+
+
+_KIND, _STAKE = WagerRow._fields.index("kind"), WagerRow._fields.index("stake")
+"""Where a wager row (a plain tuple in :class:`WagerRow` order) holds its kind and stake."""
 
 _WORKER_REGISTRY: ProfileRegistry | None = None
 
@@ -95,11 +177,32 @@ def _init_worker(registry: ProfileRegistry) -> None:
     global _WORKER_REGISTRY
     _WORKER_REGISTRY = registry
     stop_with_parent()  # after kill -9 of run, its workers stop too (audit.batch.lifeline)
+    # Ctrl-C reaches the whole process group: only the parent handles it (one
+    # line, exit 130), so a worker prints no traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _worker_batch(jobs: list[ShoeJob]) -> list[ShoeAuditResult]:
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore Ctrl-C while workers may be started, so that they start ignoring it.
+
+    A worker imports the program before its initializer runs; a Ctrl-C in that
+    time would print the worker's own traceback. An ignored SIGINT is inherited
+    by the new process (and Python then installs no handler of its own).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _worker_batch(job: BatchJob) -> BatchResult:
     assert _WORKER_REGISTRY is not None, "worker started without its registry"
-    return [replay_job(j, _WORKER_REGISTRY) for j in jobs]
+    return audit_batch(job, _WORKER_REGISTRY)
 
 
 def shoe_contexts(store: Store, keys: Sequence[ShoeKey]) -> dict[ShoeKey, ShoeContext]:
@@ -119,7 +222,7 @@ def replay_stored_shoe(
     key: ShoeKey,
     contexts: dict[ShoeKey, ShoeContext] | None = None,
 ) -> tuple[ShoeReplay, list[AnyEvent]]:
-    """Replay one stored shoe exactly as ``run`` does (for ``hand`` and reports).
+    """Replay one stored shoe with its step trace, as ``run`` judged it (for ``hand``).
 
     ``contexts`` is a cache of :func:`shoe_contexts` results: pass the same dict
     to replay many shoes and each table's outline is read once.
@@ -150,11 +253,9 @@ def run_audit(
 
     ``all_shoes`` re-audits everything; ``table`` and ``gaming_day`` narrow the
     selection. ``workers`` processes replay in parallel (default: one per core;
-    1 replays in this process). ``progress(done, total)`` is called after
-    every batch.
+    1 replays in this process). ``progress(done, total)`` is called with the
+    number of shoes written after every batch (and with 0 before the first).
     """
-    import time
-
     t0 = time.perf_counter()
     digests = {p.id: p.digest for p in registry.all()}
     keys = store.shoes_to_audit(
@@ -165,59 +266,67 @@ def run_audit(
     if not keys:
         summary.seconds = time.perf_counter() - t0
         return summary
+    if progress is not None:
+        progress(0, len(keys))
     infos = store.shoe_info(keys)
     contexts = shoe_contexts(store, keys)
+    clear_results(store, keys)
 
-    def jobs_of(names: list[str], rows: dict[ShoeKey, list[tuple[Any, ...]]]) -> list[ShoeJob]:
-        return [
-            ShoeJob(
-                key=k,
-                names=names,
-                rows=shoe_rows,
-                profile_id=infos[k].profile if k in infos else None,
-                context=contexts.get(k, ShoeContext()),
-                events_digest=infos[k].events_digest if k in infos else None,
+    def job_of(events: pa.Table) -> BatchJob:
+        metas = []
+        for k in batch_keys(events):
+            info = infos.get(k)
+            metas.append(
+                ShoeMeta(
+                    key=k,
+                    profile_id=info.profile if info else None,
+                    context=contexts.get(k, ShoeContext()),
+                    events_digest=info.events_digest if info else "",
+                )
             )
-            for k, shoe_rows in rows.items()
-        ]
+        return BatchJob(events, tuple(metas))
 
     done = 0
 
-    def record(results: list[ShoeAuditResult]) -> None:
+    def record(result: BatchResult) -> None:
         nonlocal done
-        store.replace_findings(results)
-        for r in results:
+        write_results(store, result.audits, result.rounds, result.wagers)
+        for a in result.audits:
             summary.shoes += 1
-            summary.rounds += r.rounds
-            summary.findings += len(r.findings)
-            for f in r.findings:
+            summary.rounds += a.rounds
+            summary.findings += len(a.findings)
+            for f in a.findings:
                 summary.by_code[str(f.code)] = summary.by_code.get(str(f.code), 0) + 1
-        done += len(results)
+        done += len(result.audits)
         if progress is not None:
             progress(done, len(keys))
 
     n_workers = workers or os.cpu_count() or 1
     n_workers = max(1, min(n_workers, len(keys) // 4 or 1))
-    batches = store.iter_shoe_rows(keys, batch_events=batch_events)
+    batches = stream_shoe_batches(store, keys, batch_events)
     if n_workers == 1:
-        for names, rows in batches:
-            record([replay_job(j, registry) for j in jobs_of(names, rows)])
+        for events in batches:
+            record(audit_batch(job_of(events), registry))
     else:
-        # Workers build events and replay; this process streams the next batch out
-        # of DuckDB and writes finished ones back, one transaction per batch, in order.
         with ProcessPoolExecutor(
             n_workers,
             mp_context=get_context("spawn"),
             initializer=_init_worker,
             initargs=(registry,),
         ) as pool:
-            pending: deque[Future[list[ShoeAuditResult]]] = deque()
-            for names, rows in batches:
-                pending.append(pool.submit(_worker_batch, jobs_of(names, rows)))
-                while len(pending) > 2 * n_workers:
+            pending: deque[Future[BatchResult]] = deque()
+            try:
+                for events in batches:
+                    with _sigint_ignored():  # a worker may be started here
+                        pending.append(pool.submit(_worker_batch, job_of(events)))
+                    while len(pending) > 2 * n_workers:
+                        record(pending.popleft().result())
+                while pending:
                     record(pending.popleft().result())
-            while pending:
-                record(pending.popleft().result())
+            except KeyboardInterrupt:
+                # Do not wait for the queued batches: what is recorded stays recorded.
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
     summary.seconds = time.perf_counter() - t0
     summary.by_code = dict(sorted(summary.by_code.items(), key=lambda kv: Code(kv[0]).value))
     return summary

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+import tempfile
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -13,18 +14,51 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from audit.cli.app import app
-from audit.cli.common import DayStartOption, DbOption, ProfilesOption, boundary, err, is_terminal
-from audit.errors import AuditError, InputError
+from audit.cli.common import (
+    DEFAULT_DB_PATH,
+    DateOption,
+    DayStartOption,
+    DbOption,
+    JsonOption,
+    ProfilesOption,
+    boundary,
+    fail,
+    gaming_day_option,
+    is_terminal,
+    no_new_files_on_failure,
+    open_db,
+)
+from audit.cli.output import note, print_json, say, warn
+from audit.errors import AuditError, InputError, UsageError
+from audit.findings import Code, Severity
 
 if TYPE_CHECKING:
     from audit.batch import RunSummary
     from audit.ingest import IngestSummary
-    from audit.store import Store
+    from audit.ingest.reader import Batch
+    from audit.ingest.summary import ValidationReport
 
-DEFAULT_DB_PATH = Path("audit.duckdb")
 PathsArg = Annotated[
-    list[Path], typer.Argument(help="TEL/1 files (*.jsonl, *.jsonl.gz) or folders (recursive).")
+    list[Path],
+    typer.Argument(
+        metavar="PATH...",
+        help="TEL/1 files (*.jsonl, *.jsonl.gz) or folders (searched recursively).",
+    ),
 ]
+
+
+# The names the first commands used, kept for modules written against them.
+_open = open_db
+
+
+def _date(value: str | None, option: str) -> dt.date | None:
+    """A gaming day given as text (prefer ``gaming_day_option``, which Typer parses)."""
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"{option} takes a gaming day as YYYY-MM-DD, got {value!r}") from None
 
 
 class FindingsFormat(StrEnum):
@@ -49,23 +83,6 @@ class FailOn(StrEnum):
     major = "major"
 
 
-def _date(value: str | None, option: str) -> dt.date | None:
-    if value is None:
-        return None
-    try:
-        return dt.date.fromisoformat(value)
-    except ValueError:
-        raise InputError(f"{option} takes a gaming day as YYYY-MM-DD, got {value!r}") from None
-
-
-def _open(db: Path, *, read_only: bool = False) -> Store:
-    from audit.store import open_store
-
-    if read_only and not db.exists():
-        raise AuditError(f"no audit database at {str(db)!r}: run `shoe-audit ingest` first")
-    return open_store(db, read_only=read_only)
-
-
 # --------------------------------------------------------------------------- profiles
 
 
@@ -73,13 +90,20 @@ def _open(db: Path, *, read_only: bool = False) -> Store:
 @boundary
 def profiles_cmd(
     profile_id: Annotated[
-        str | None, typer.Argument(metavar="[ID]", help="Show this profile's rules.")
+        str | None, typer.Argument(metavar="ID", help="Show this profile's rules and sources.")
     ] = None,
     profiles: ProfilesOption = None,
 ) -> None:
-    """List the rule profiles, or show one with every rule and its source.
+    """List the rule profiles, or show one.
 
-    Example: shoe-audit profiles it-casino-5d
+    With an ID: every rule of that profile with its value and the seed text it
+    comes from. Exit 1 for an unknown profile id.
+
+    \b
+    Examples:
+      shoe-audit profiles
+      shoe-audit profiles it-casino-5d
+      shoe-audit profiles --profiles casino-profiles/ my-house-6d
     """
     from audit.profiles import load_registry
     from audit.profiles.model import describe_rules
@@ -87,82 +111,161 @@ def profiles_cmd(
     registry = load_registry(profiles)
     if profile_id is None:
         for p in registry.all():
-            typer.echo(f"{p.id:<26} seed {p.seed}  {p.title}")
+            say(f"{p.id:<26} seed {p.seed}  {p.title}")
         return
     p = registry.get(profile_id)
-    typer.echo(f"{p.id}: {p.title}")
-    typer.echo(f"seed {p.seed}; digest {p.digest}")
-    typer.echo("")
+    say(f"{p.id}: {p.title}")
+    say(f"seed {p.seed}; digest {p.digest}")
+    say("")
     width = max(len(name) for name, *_ in describe_rules(p))
     for name, value, house, source in describe_rules(p):
         mark = " [house default]" if house else ""
-        typer.echo(f"{name:<{width}}  {value}{mark}")
-        typer.echo(f"{'':<{width}}    {source}")
+        say(f"{name:<{width}}  {value}{mark}")
+        say(f"{'':<{width}}    {source}")
 
 
 # --------------------------------------------------------------------------- validate / ingest
 
 
+def _validation_json(report: ValidationReport) -> dict[str, object]:
+    return {
+        "ok": report.ok,
+        "files": len(report.files),
+        "lines": report.lines,
+        "events": report.events,
+        "invalid": report.invalid,
+        "warnings": report.warnings,
+        "errors": report.errors,
+    }
+
+
 @app.command("validate")
 @boundary
-def validate_cmd(paths: PathsArg) -> None:
+def validate_cmd(paths: PathsArg, json: JsonOption = False) -> None:
     """Check files against TEL/1 without storing anything.
 
-    Prints each invalid line as file:line: why; unknown event types are warnings.
-    Exit 0 when every line is valid, 1 otherwise.
+    Prints each invalid line as file:line: why; unknown event types are
+    warnings. Exit 0 when every line is valid, 1 otherwise.
 
-    Example: shoe-audit validate logs/2026-11-28/
+    \b
+    Examples:
+      shoe-audit validate sample_logs/2026-11-28/
+      shoe-audit validate T01.jsonl.gz T02.jsonl.gz
+      shoe-audit validate --json sample_logs/2026-11-28/ | jq .invalid
     """
     from audit.ingest import validate_paths
 
     report = validate_paths(paths)
-    for line in report.invalid:
-        typer.echo(line)
-    for line in report.errors:
-        typer.echo(line)
-    for line in report.warnings:
-        typer.echo(f"warning: {line}", err=True)
-    verdict = "ok" if report.ok else "INVALID"
-    typer.echo(
-        f"{verdict}: {len(report.files)} files, {report.lines:,} lines, "
-        f"{report.events:,} valid events, {len(report.invalid):,} invalid lines, "
-        f"{len(report.warnings):,} warnings",
-        err=True,
-    )
+    if json:
+        print_json(_validation_json(report))
+    else:
+        for line in [*report.invalid, *report.errors]:
+            say(line)
+        for line in report.warnings:
+            note(f"warning: {line}")
+        verdict = "ok" if report.ok else "INVALID"
+        note(
+            f"{verdict}: {len(report.files)} files, {report.lines:,} lines, "
+            f"{report.events:,} valid events, {len(report.invalid):,} invalid lines, "
+            f"{len(report.warnings):,} warnings"
+        )
     if not report.ok:
         raise typer.Exit(1)
 
 
+def _ingest_json(summary: IngestSummary) -> dict[str, object]:
+    return {
+        "files": len(summary.files),
+        "events": summary.events,
+        "new": summary.new,
+        "duplicates": summary.duplicates,
+        "rejected": summary.rejected,
+        "gaming_days": [d.isoformat() for d in summary.gaming_days],
+        "errors": summary.errors,
+        "per_file": [
+            {
+                "path": f.path,
+                "lines": f.lines,
+                "events": f.events,
+                "new": f.new,
+                "duplicates": f.duplicates,
+                "rejected": f.rejected,
+                "unknown_types": f.unknown_types,
+                "error": f.error,
+            }
+            for f in summary.files
+        ],
+    }
+
+
 def _print_ingest(summary: IngestSummary) -> None:
     for f in summary.files:
-        note = f"  ERROR: {f.error}" if f.error else ""
-        typer.echo(
+        line = (
             f"{f.path}: {f.lines:,} lines, {f.new:,} new, {f.duplicates:,} duplicates, "
-            f"{f.rejected:,} rejected{note}",
-            err=True,
+            f"{f.rejected:,} rejected"
         )
-    typer.echo(
+        if f.error:
+            warn(f"{line}  ERROR: {f.error}")
+        else:
+            note(line)
+    say(
         f"files {len(summary.files):,}  events {summary.events:,}  new {summary.new:,}  "
         f"duplicates {summary.duplicates:,}  rejected {summary.rejected:,}"
     )
     if summary.rejected:
-        typer.echo(
+        note(
             "rejected lines are quarantined: see `shoe-audit findings --code LOG_MALFORMED "
-            "--code LOG_ID_CONFLICT`",
-            err=True,
+            "--code LOG_ID_CONFLICT`"
         )
 
 
-def _ingest(db: Path, paths: list[Path], day_start: str) -> IngestSummary:
+class _ByteProgress:
+    """Ingest progress in bytes of the input files (of the gzip, for a gzip).
+
+    The total is known before the first byte is read, so a bar never pulses.
+    """
+
+    def __init__(self, paths: list[Path]) -> None:
+        from audit.ingest.reader import find_logs
+
+        sizes = {}
+        for path in find_logs(paths).files:
+            try:
+                sizes[path] = path.stat().st_size
+            except OSError:
+                sizes[path] = 0
+        self.total = sum(sizes.values())
+        self._read: dict[Path, int] = {}
+        self.tick: Callable[[int, int], None] | None = None
+
+    @property
+    def done(self) -> int:
+        return sum(self._read.values())
+
+    def __call__(self, path: Path, batch: Batch) -> None:
+        self._read[path] = batch.read_bytes
+        if self.tick is not None:
+            self.tick(self.done, self.total)
+
+
+def _ingest(db: Path, paths: list[Path], day_start: str, *, quiet: bool = False) -> IngestSummary:
+    from audit.cli.output import progress_bar
     from audit.ingest import ingest_paths
 
-    with _open(db) as store:
-        summary = ingest_paths(store, paths, day_start=day_start)
-    _print_ingest(summary)
+    progress = _ByteProgress(paths)  # checks the paths before a database is made
+    with (
+        no_new_files_on_failure(db),
+        open_db(db, create=True) as store,
+        progress_bar("reading logs", total=progress.total, unit="bytes") as tick,
+    ):
+        progress.tick = tick
+        summary = ingest_paths(store, paths, day_start=day_start, on_batch=progress)
+    if not quiet:
+        _print_ingest(summary)
     if summary.files and all(f.error and not f.lines for f in summary.files):
         raise InputError("nothing readable: " + "; ".join(summary.errors))
     for line in summary.errors:
-        err(f"could not read {line}")
+        fail(f"could not read {line}")
     return summary
 
 
@@ -173,47 +276,46 @@ EXIT_UNREAD = 5
 @app.command("ingest")
 @boundary
 def ingest_cmd(
-    paths: PathsArg, db: DbOption = DEFAULT_DB_PATH, day_start: DayStartOption = "06:00"
+    paths: PathsArg,
+    db: DbOption = DEFAULT_DB_PATH,
+    day_start: DayStartOption = "06:00",
+    json: JsonOption = False,
 ) -> None:
-    """Read TEL/1 files or folders into the audit database.
+    """Read TEL/1 files or folders into the database.
 
-    Idempotent: the same file twice adds nothing. Invalid lines are quarantined
-    with file and line (LOG_MALFORMED); the good lines of the file still go in.
-    Exit 0 when ingested (even with rejected lines), 1 when nothing was readable.
+    The database is created if needed. Idempotent: the same file twice adds
+    nothing. Invalid lines are quarantined with file and line (LOG_MALFORMED);
+    the good lines of the file still go in. Exit 0 when ingested (even with
+    rejected lines), 1 when nothing was readable, 5 when some input files could
+    not be read.
 
     Exit 5 when some input files could not be read (each named on stderr): a file
     that is not a regular file (a FIFO, a device), unreadable, or damaged part-way.
 
-    Example: shoe-audit ingest --db audit.duckdb logs/2026-11-28/
+    \b
+    Examples:
+      shoe-audit ingest sample_logs/2026-11-28/
+      shoe-audit ingest --db audit-nightly.duckdb sample_logs/2026-11-28/
+      shoe-audit ingest --json --quiet /var/log/tables/2026-11-28/
     """
-    if _ingest(db, paths, day_start).errors:
+    summary = _ingest(db, paths, day_start, quiet=json)
+    if json:
+        print_json(_ingest_json(summary))
+    if summary.errors:
         raise typer.Exit(EXIT_UNREAD)
 
 
 # --------------------------------------------------------------------------- run
 
 
-@contextmanager
-def _progress_bar(what: str) -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar on a terminal (``tick(done, total)``); nothing when piped."""
-    if not is_terminal():
-        yield None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        transient=True,
-    ) as bar:
-        task = bar.add_task(what, total=None)
-
-        def tick(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield tick
+def _run_json(summary: RunSummary) -> dict[str, object]:
+    return {
+        "shoes": summary.shoes,
+        "rounds": summary.rounds,
+        "findings": summary.findings,
+        "by_code": summary.by_code,
+        "seconds": round(summary.seconds, 3),
+    }
 
 
 def _run(
@@ -224,12 +326,14 @@ def _run(
     table: str | None = None,
     gaming_day: dt.date | None = None,
     workers: int | None = None,
+    quiet: bool = False,
 ) -> RunSummary:
     from audit.batch import run_audit
+    from audit.cli.output import progress_bar
     from audit.profiles import load_registry
 
     registry = load_registry(profiles)
-    with _open(db) as store, _progress_bar("auditing shoes") as tick:
+    with open_db(db) as store, progress_bar("auditing shoes", unit="shoes") as tick:
         summary = run_audit(
             store,
             registry,
@@ -239,13 +343,14 @@ def _run(
             workers=workers,
             progress=tick,
         )
-    rate = summary.rounds / summary.seconds if summary.seconds else 0.0
-    typer.echo(
-        f"audited {summary.shoes:,} shoes, {summary.rounds:,} rounds in {summary.seconds:.1f} s "
-        f"({rate:,.0f} rounds/s): {summary.findings:,} findings"
-    )
-    for code, n in summary.by_code.items():
-        typer.echo(f"  {code:<32} {n:>7,}")
+    if not quiet:
+        rate = summary.rounds / summary.seconds if summary.seconds else 0.0
+        say(
+            f"audited {summary.shoes:,} shoes, {summary.rounds:,} rounds in "
+            f"{summary.seconds:.1f} s ({rate:,.0f} rounds/s): {summary.findings:,} findings"
+        )
+        for code, n in summary.by_code.items():
+            say(f"  {code:<32} {n:>7,}")
     return summary
 
 
@@ -253,29 +358,61 @@ def _run(
 @boundary
 def run_cmd(
     db: DbOption = DEFAULT_DB_PATH,
-    all_shoes: Annotated[bool, typer.Option("--all", help="Re-audit every shoe.")] = False,
-    table: Annotated[str | None, typer.Option("--table", help="Only this table.")] = None,
-    date: Annotated[str | None, typer.Option("--date", help="Only this gaming day.")] = None,
+    all_shoes: Annotated[
+        bool, typer.Option("--all", help="Re-audit every shoe, current or not.")
+    ] = False,
+    table: Annotated[
+        str | None, typer.Option("--table", metavar="TABLE", help="Only this table, e.g. T01.")
+    ] = None,
+    date: DateOption = None,
     workers: Annotated[
-        int | None, typer.Option("--workers", help="Processes (default: one per core).")
+        int | None,
+        typer.Option(
+            "--workers", metavar="N", min=1, help="Processes to replay on (default: one per core)."
+        ),
     ] = None,
     profiles: ProfilesOption = None,
+    json: JsonOption = False,
 ) -> None:
-    """Audit every shoe not yet audited, or changed since, or audited by another engine/profile.
+    """Audit the shoes not yet audited (or changed since).
 
-    Example: shoe-audit run --db audit.duckdb --date 2026-11-28
+    Replays every shoe not yet audited, whose events changed since its audit,
+    or that was audited with another engine or profile version; --all
+    re-audits everything. Shows progress on a terminal. Exit 1 when there is
+    no database.
+
+    \b
+    Examples:
+      shoe-audit run
+      shoe-audit run --db audit-nightly.duckdb --date 2026-11-28
+      shoe-audit run --all --table T01 --workers 1
     """
-    _run(
+    summary = _run(
         db,
         profiles,
         all_shoes=all_shoes,
         table=table,
-        gaming_day=_date(date, "--date"),
+        gaming_day=date,
         workers=workers,
+        quiet=json,
     )
+    if json:
+        print_json(_run_json(summary))
 
 
 # --------------------------------------------------------------------------- findings
+
+_CODES = ", ".join(c.value for c in Code)
+
+
+def _check_codes(codes: list[str]) -> None:
+    import difflib
+
+    for c in codes:
+        if c not in Code.__members__:
+            near = difflib.get_close_matches(c, list(Code.__members__), n=3)
+            hint = f"; did you mean {', '.join(near)}?" if near else ""
+            raise UsageError(f"unknown finding code {c!r}{hint} (see `shoe-audit findings --help`)")
 
 
 @app.command("findings")
@@ -284,73 +421,118 @@ def findings_cmd(
     db: DbOption = DEFAULT_DB_PATH,
     fmt: Annotated[
         FindingsFormat | None,
-        typer.Option("--format", help="table (default on a terminal), jsonl (default piped), csv."),
+        typer.Option(
+            "--format", help="table (default on a terminal), jsonl (default when piped) or csv."
+        ),
     ] = None,
     code: Annotated[
-        list[str] | None, typer.Option("--code", help="Only this code (repeatable).")
+        list[str] | None,
+        typer.Option("--code", metavar="CODE", help=f"Only this finding code: {_CODES}."),
     ] = None,
     severity: Annotated[
-        list[str] | None, typer.Option("--severity", help="Only this severity (repeatable).")
+        list[Severity] | None, typer.Option("--severity", help="Only this severity.")
     ] = None,
     min_severity: Annotated[
-        str | None, typer.Option("--min-severity", help="This severity or worse.")
+        Severity | None, typer.Option("--min-severity", help="This severity or worse.")
     ] = None,
-    table: Annotated[str | None, typer.Option("--table")] = None,
-    shoe: Annotated[str | None, typer.Option("--shoe")] = None,
-    date: Annotated[str | None, typer.Option("--date", help="Gaming day YYYY-MM-DD.")] = None,
+    table: Annotated[
+        str | None, typer.Option("--table", metavar="TABLE", help="Only this table, e.g. T01.")
+    ] = None,
+    shoe: Annotated[
+        str | None,
+        typer.Option("--shoe", metavar="SHOE", help="Only this shoe, e.g. T01-20261128-01."),
+    ] = None,
+    date: DateOption = None,
+    raw: Annotated[
+        bool,
+        typer.Option(
+            "--raw",
+            help="csv: keep cells as they are (no leading ' against spreadsheet formulas).",
+        ),
+    ] = False,
 ) -> None:
-    """Write the findings (ingest and replay) to stdout.
+    """Write the findings to stdout.
 
-    Example: shoe-audit findings --min-severity major --format jsonl
+    The findings of ingest (LOG_*) and of the replay, in one list. In csv, a
+    cell that is not a plain number and starts with =, +, -, @, a tab or a
+    carriage return gets a leading ' so that no spreadsheet runs it (--raw
+    keeps cells unchanged, for pipelines).
+
+    \b
+    Examples:
+      shoe-audit findings --min-severity major
+      shoe-audit findings --date 2026-11-28 --format csv > findings.csv
+      shoe-audit findings --code PAY_WRONG_AMOUNT --table T01 --format jsonl
     """
     from audit.cli.output import write_findings
-    from audit.findings import Code, Severity
 
-    for c in code or []:
-        if c not in Code.__members__:
-            raise InputError(f"unknown finding code {c!r}; see rules.md's catalogue")
-    for s in [*(severity or []), *([min_severity] if min_severity else [])]:
-        if s not in {x.value for x in Severity}:
-            raise InputError(f"unknown severity {s!r}: expected critical, major, minor or info")
-    with _open(db, read_only=True) as store:
+    _check_codes(code or [])
+    with open_db(db, read_only=True) as store:
         found = store.all_findings(
             codes=code or None,
             severities=severity or None,
             min_severity=min_severity,
             table=table,
             shoe=shoe,
-            gaming_day=_date(date, "--date"),
+            gaming_day=date,
         )
     chosen = fmt or (FindingsFormat.table if is_terminal() else FindingsFormat.jsonl)
-    write_findings(found, chosen.value, sys.stdout)
+    write_findings(found, chosen.value, sys.stdout, raw=raw)
 
 
 # --------------------------------------------------------------------------- hand
 
 
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all: a failed write leaves no half file behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+TemplatesOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--templates", metavar="DIR", help="A folder of templates replacing the built-in ones."
+    ),
+]
+
+
 @app.command("hand")
 @boundary
 def hand_cmd(
-    table: Annotated[str, typer.Argument(help="Table id, e.g. T07.")],
-    shoe: Annotated[str, typer.Argument(help="Shoe id, e.g. T07-20261128-01.")],
-    round_no: Annotated[int, typer.Argument(metavar="ROUND", help="Round number in the shoe.")],
+    table: Annotated[str, typer.Argument(metavar="TABLE", help="Table id, e.g. T01.")],
+    shoe: Annotated[str, typer.Argument(metavar="SHOE", help="Shoe id, e.g. T01-20261128-01.")],
+    round_no: Annotated[
+        int, typer.Argument(metavar="ROUND", help="Round number in the shoe, e.g. 14.")
+    ],
     db: DbOption = DEFAULT_DB_PATH,
-    fmt: Annotated[
-        HandFormat, typer.Option("--format", help="text, html or json.")
-    ] = HandFormat.text,
-    out: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
-    templates: Annotated[
-        Path | None, typer.Option("--templates", help="Folder of replacement templates.")
+    fmt: Annotated[HandFormat, typer.Option("--format", help="How to write it.")] = HandFormat.text,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="FILE", help="Write to this file instead of stdout."),
     ] = None,
+    templates: TemplatesOption = None,
     profiles: ProfilesOption = None,
 ) -> None:
     """Replay one round step by step, for a dispute. Exit 1 when there is no such round.
 
-    Example: shoe-audit hand T07 T07-20261128-01 14 --format html --out r14.html
+    \b
+    Examples:
+      shoe-audit hand T01 T01-20261128-01 1
+      shoe-audit hand T01 T01-20261128-01 1 --format html --out round-1.html
+      shoe-audit hand T01 T01-20261128-01 1 --format json | jq .findings
     """
-    from audit.cli.output import hand_packet
+    from audit.batch.dispute import hand_packet
+    from audit.reports.templating import can_encode
 
-    with _open(db, read_only=True) as store:
+    with open_db(db, read_only=True) as store:
         text = hand_packet(
             store,
             table,
@@ -360,13 +542,13 @@ def hand_cmd(
             color=out is None and is_terminal(),
             templates=templates,
             profiles=profiles,
+            ascii_only=out is None and not can_encode(sys.stdout.encoding),
         )
     if out is None:
         sys.stdout.write(text)
     else:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-        typer.echo(f"wrote {out}")
+        write_atomically(out, text)
+        say(f"wrote {out}")
 
 
 # --------------------------------------------------------------------------- report / nightly
@@ -379,17 +561,45 @@ def _report(
     fmt: ReportFormat,
     templates: Path | None,
     profiles: Path | None = None,
+    show_players: bool = False,
 ) -> Path:
-    from audit.cli.output import write_report
+    from audit.batch.nightly import write_report
     from audit.profiles import load_registry
 
-    with _open(db, read_only=True) as store:
-        return write_report(store, days, out, fmt.value, templates, load_registry(profiles))
+    with open_db(db, read_only=True) as store:
+        try:
+            return write_report(
+                store,
+                days,
+                out,
+                fmt.value,
+                templates,
+                load_registry(profiles),
+                show_players=show_players,
+            )
+        except OSError as exc:  # name the --out asked for, not the folder being swapped in
+            if isinstance(exc, (FileExistsError, NotADirectoryError)) and out.is_file():
+                raise AuditError(
+                    f"--out {str(out)!r} is a file, where a folder is needed"
+                ) from None
+            raise AuditError(f"cannot write the report into {str(out)!r}: {exc.strerror}") from None
 
 
-OutOption = Annotated[Path, typer.Option("--out", help="Folder for the report and its hand pages.")]
-TemplatesOption = Annotated[
-    Path | None, typer.Option("--templates", help="Folder of replacement report templates.")
+OutOption = Annotated[
+    Path,
+    typer.Option(
+        "--out", metavar="DIR", help="Folder for the report and its hand pages.", show_default=True
+    ),
+]
+ShowPlayersOption = Annotated[
+    bool,
+    typer.Option(
+        "--show-players",
+        help="Show player ids in the report's pages (masked by default: reports travel by e-mail).",
+    ),
+]
+ReportFormatOption = Annotated[
+    ReportFormat, typer.Option("--format", help="HTML pages or one Markdown file.")
 ]
 
 
@@ -397,23 +607,48 @@ TemplatesOption = Annotated[
 @boundary
 def report_cmd(
     db: DbOption = DEFAULT_DB_PATH,
-    date: Annotated[str | None, typer.Option("--date", help="Gaming day YYYY-MM-DD.")] = None,
-    from_: Annotated[str | None, typer.Option("--from", help="First gaming day.")] = None,
-    to: Annotated[str | None, typer.Option("--to", help="Last gaming day.")] = None,
-    fmt: Annotated[ReportFormat, typer.Option("--format", help="html or md.")] = ReportFormat.html,
+    date: DateOption = None,
+    from_: Annotated[
+        dt.date | None, gaming_day_option("--from", "First gaming day of a range (with --to).")
+    ] = None,
+    to: Annotated[
+        dt.date | None, gaming_day_option("--to", "Last gaming day of a range (with --from).")
+    ] = None,
+    fmt: ReportFormatOption = ReportFormat.html,
     out: OutOption = Path("audit-reports"),
     templates: TemplatesOption = None,
     profiles: ProfilesOption = None,
+    show_players: ShowPlayersOption = False,
 ) -> None:
-    """Render the compliance report (default: the latest gaming day in the database).
+    """Render the compliance report.
 
-    Example: shoe-audit report --date 2026-11-28 --out audit-reports/
+    For --date, or --from/--to (default: the latest gaming day in the
+    database), into --out DIR: DIR/index.html (or DIR/report.md) with one page
+    per flagged round beside it. Exit 1 when no round of the selected gaming
+    days was audited.
+
+    \b
+    Examples:
+      shoe-audit report
+      shoe-audit report --date 2026-11-28 --out audit-reports/
+      shoe-audit report --from 2026-11-01 --to 2026-11-30 --format md --out november/
     """
-    from audit.cli.output import day_range
+    from audit.batch.nightly import day_range
 
-    days = day_range(_date(date, "--date"), _date(from_, "--from"), _date(to, "--to"))
-    path = _report(db, days, out, fmt, templates, profiles)
-    typer.echo(f"report: {path}")
+    path = _report(db, day_range(date, from_, to), out, fmt, templates, profiles, show_players)
+    say(f"report: {path}")
+
+
+def _nightly_days(db: Path, summary: IngestSummary) -> list[dt.date]:
+    # Every gaming day the given files hold, their events new or stored before: a
+    # re-run after a crash reports (and fails on) the same days as the first run.
+    days = summary.file_days
+    if days:
+        return days
+    from audit.batch.nightly import latest_gaming_day  # no dated line at all: the latest day
+
+    with open_db(db, read_only=True) as store:
+        return [latest_gaming_day(store)]
 
 
 @app.command("nightly")
@@ -423,46 +658,58 @@ def nightly_cmd(
     db: DbOption = DEFAULT_DB_PATH,
     out: OutOption = Path("audit-reports"),
     templates: TemplatesOption = None,
-    fmt: Annotated[ReportFormat, typer.Option("--format", help="html or md.")] = ReportFormat.html,
+    fmt: ReportFormatOption = ReportFormat.html,
     fail_on: Annotated[
         FailOn | None,
-        typer.Option("--fail-on", help="Exit 3 when findings of this severity (or worse) exist."),
+        typer.Option("--fail-on", help="Exit 3 when findings this severe (or worse) exist."),
     ] = None,
     day_start: DayStartOption = "06:00",
     profiles: ProfilesOption = None,
+    show_players: ShowPlayersOption = False,
+    json: JsonOption = False,
 ) -> None:
     """The nightly job: ingest, run, and report every gaming day the given files hold.
 
     Exit 0, or 3 with --fail-on when such findings exist in those gaming days (whether
     their events were new or already stored), else 5 when some input files could not be read.
 
-    Example: shoe-audit nightly logs/2026-11-28/ --out audit-reports/ --fail-on critical
+    \b
+    Examples:
+      shoe-audit nightly sample_logs/2026-11-28/
+      shoe-audit nightly sample_logs/2026-11-28/ --db audit-nightly.duckdb --out audit-reports/
+      shoe-audit nightly /var/log/tables/ --fail-on critical --quiet
     """
     from audit.findings import Severity
 
-    summary = _ingest(db, paths, day_start)
-    _run(db, profiles)
-    # Every gaming day the given files hold, their events new or stored before: a
-    # re-run after a crash reports (and fails on) the same days as the first run.
-    days = summary.file_days
-    if not days:  # files with no dated line at all: report the latest day
-        from audit.batch.nightly import latest_gaming_day
-
-        with _open(db, read_only=True) as store:
-            days = [latest_gaming_day(store)]
-    path = _report(db, days, out, fmt, templates, profiles)
-    typer.echo(f"report: {path}")
+    summary = _ingest(db, paths, day_start, quiet=json)
+    run = _run(db, profiles, quiet=json)
+    days = _nightly_days(db, summary)
+    path = _report(db, days, out, fmt, templates, profiles, show_players)
+    bad = 0
     if fail_on is not None:
         from audit.store.integrity import tampered_without_day
 
-        with _open(db, read_only=True) as store:
+        with open_db(db, read_only=True) as store:
             floor = Severity(fail_on.value)
-            bad = [
-                f for day in days for f in store.all_findings(gaming_day=day, min_severity=floor)
-            ] + [f for f in tampered_without_day(store) if f.severity.rank >= floor.rank]
-        if bad:
-            err(f"{len(bad):,} findings of severity {fail_on.value} or worse")
-            raise typer.Exit(3)
+            bad = sum(len(store.all_findings(gaming_day=day, min_severity=floor)) for day in days)
+            # LOG_TAMPERED findings about the whole database have no gaming day.
+            bad += sum(f.severity.rank >= floor.rank for f in tampered_without_day(store))
+    if json:
+        print_json(
+            {
+                "ingest": _ingest_json(summary),
+                "run": _run_json(run),
+                "gaming_days": [d.isoformat() for d in days],
+                "report": str(path),
+                "fail_on": fail_on.value if fail_on else None,
+                "failing_findings": bad,
+            }
+        )
+    else:
+        say(f"report: {path}")
+    if bad:
+        fail(f"{bad:,} findings of severity {fail_on} or worse")
+        raise typer.Exit(3)
     if summary.errors:
         raise typer.Exit(EXIT_UNREAD)
 
@@ -473,31 +720,52 @@ def nightly_cmd(
 @app.command("simulate")
 @boundary
 def simulate_cmd(
-    out: Annotated[Path, typer.Option("--out", help="Folder for the logs (created).")],
-    tables: Annotated[int, typer.Option("--tables", min=1, help="Tables.")] = 4,
+    out: Annotated[
+        Path, typer.Option("--out", metavar="DIR", help="Folder for the logs (created).")
+    ],
+    tables: Annotated[int, typer.Option("--tables", metavar="N", min=1, help="Tables.")] = 4,
     shoes: Annotated[
-        int, typer.Option("--shoes", min=1, help="Shoes per table, each dealt to its cut card.")
+        int,
+        typer.Option("--shoes", metavar="N", min=1, help="Shoes per table, each to its cut card."),
     ] = 3,
     rounds: Annotated[
-        int | None, typer.Option("--rounds", min=1, help="Stop each table after this many rounds.")
+        int | None,
+        typer.Option(
+            "--rounds", metavar="N", min=1, help="Deal exactly this many rounds at each table."
+        ),
     ] = None,
     profile: Annotated[
         list[str] | None,
-        typer.Option("--profile", help="Rule profile (repeatable: tables take them in turn)."),
+        typer.Option(
+            "--profile", metavar="ID", help="Rule profile; tables take them in turn (default: all)."
+        ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Same seed, same logs.")] = 1,
+    seed: Annotated[
+        int, typer.Option("--seed", metavar="N", help="Same seed, same logs, byte for byte.")
+    ] = 1,
     error_rate: Annotated[
         float,
-        typer.Option("--error-rate", min=0.0, max=1.0, help="Chance a round carries one error."),
+        typer.Option(
+            "--error-rate",
+            metavar="P",
+            min=0.0,
+            max=1.0,
+            help="The chance (0 to 1) that a round carries one injected dealer error.",
+        ),
     ] = 0.0,
     gzip: Annotated[bool, typer.Option("--gzip", help="Write *.jsonl.gz.")] = False,
     profiles: ProfilesOption = None,
 ) -> None:
-    """Write realistic TEL/1 logs; with --error-rate, inject dealer errors and list them.
+    """Write realistic TEL/1 logs, with injected errors.
 
-    The list of injected errors is written beside the logs as injected.jsonl.
+    With --error-rate, dealer errors are injected and listed beside the logs
+    in injected.jsonl (one JSON object per error).
 
-    Example: shoe-audit simulate --tables 4 --shoes 3 --seed 7 --error-rate 0.02 --out night/
+    \b
+    Examples:
+      shoe-audit simulate --out /tmp/night
+      shoe-audit simulate --tables 4 --shoes 3 --seed 7 --error-rate 0.02 --out /tmp/night
+      shoe-audit simulate --tables 20 --profile it-casino-6d --gzip --out /tmp/big-night
     """
     from audit.profiles import load_registry
     from audit.simulate import simulate
@@ -517,4 +785,4 @@ def simulate_cmd(
         gzip=gzip,
         registry=registry,
     )
-    typer.echo(str(summary))
+    say(str(summary))

@@ -1,31 +1,85 @@
-"""Options shared by several commands, and the one error boundary."""
+"""What every command shares: its options, the one error boundary, opening the database.
+
+The error boundary (:func:`boundary`, and :class:`audit.cli.framework.AuditGroup`
+for anything that escapes it) turns every failure into one line on stderr,
+``Error: ...``, with cli.md's exit code: 2 for a usage error, 1 for a runtime
+failure, 130 for Ctrl-C. ``--debug`` (or ``SHOE_AUDIT_DEBUG=1``) shows the
+traceback instead.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, ParamSpec, TypeVar
 
 import typer
 
-from audit.errors import AuditError
+from audit.errors import AuditError, UsageError
+
+if TYPE_CHECKING:
+    from audit.store import Store
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 DB_ENV = "SHOE_AUDIT_DB"
 DEFAULT_DB = "audit.duckdb"
+DEFAULT_DB_PATH = Path(DEFAULT_DB)
+
+
+class State:
+    """Process-wide switches of one invocation (set by the global flags)."""
+
+    debug: bool = False
+    quiet: bool = False
+    reported: bool = False
+    """An error line was printed (so the exit code needs no message of its own)."""
+
+    @classmethod
+    def reset(cls) -> None:
+        """Back to the defaults: each invocation (and each CliRunner call) starts afresh."""
+        cls.debug = bool(os.environ.get("SHOE_AUDIT_DEBUG"))
+        cls.quiet = False
+        cls.reported = False
+
+
+# --------------------------------------------------------------------------- options
+
+
+def parse_gaming_day(value: str) -> dt.date:
+    """``--date``/``--from``/``--to``: a gaming day as ``YYYY-MM-DD`` (a usage error otherwise)."""
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise typer.BadParameter(f"a gaming day is YYYY-MM-DD, got {value!r}") from None
+
+
+def parse_day_start(value: str) -> str:
+    """``--day-start``: ``HH:MM`` between 00:00 and 23:59 (a usage error otherwise)."""
+    from audit.store.store import day_start_minutes
+
+    try:
+        day_start_minutes(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    return value
+
 
 DbOption = Annotated[
     Path,
     typer.Option(
         "--db",
         envvar=DB_ENV,
-        help=f"The audit database (DuckDB file); ${DB_ENV} sets it too.",
+        metavar="FILE",
+        help="The audit database (a DuckDB file).",
         show_default=True,
+        show_envvar=False,
     ),
 ]
 ProfilesOption = Annotated[
@@ -33,33 +87,102 @@ ProfilesOption = Annotated[
     typer.Option(
         "--profiles",
         envvar="SHOE_AUDIT_PROFILES",
-        help="A folder of extra or overriding rule profile files (*.toml).",
+        metavar="DIR",
+        help="A folder of extra or overriding rule profiles (*.toml).",
+        show_envvar=False,
     ),
 ]
 DayStartOption = Annotated[
     str,
-    typer.Option("--day-start", help="When a gaming day starts, table-local time (HH:MM)."),
+    typer.Option(
+        "--day-start",
+        metavar="HH:MM",
+        parser=parse_day_start,
+        help="When a gaming day starts, in table-local time.",
+        show_default=True,
+    ),
 ]
 
 
-class State:
-    """Process-wide CLI switches set by the top-level callback."""
+def gaming_day_option(name: str, help: str) -> typer.models.OptionInfo:
+    """A ``--date``-like option parsed to a :class:`datetime.date` (bad values: exit 2)."""
+    info: typer.models.OptionInfo = typer.Option(
+        name, metavar="YYYY-MM-DD", parser=parse_gaming_day, help=help
+    )
+    return info
 
-    debug: bool = bool(os.environ.get("SHOE_AUDIT_DEBUG"))
+
+DateOption = Annotated[dt.date | None, gaming_day_option("--date", "Only this gaming day.")]
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print the summary as one JSON object on stdout.")
+]
 
 
-def err(message: str) -> None:
-    """Print an error the way every command does: ``Error: ...`` in red on stderr."""
-    from rich.console import Console
+# --------------------------------------------------------------------------- errors
 
-    Console(stderr=True, highlight=False, soft_wrap=True).print(
-        f"[bold red]Error:[/bold red] {message}", markup=True
+
+def fail(message: str) -> None:
+    """Print ``Error: message`` on stderr: one line, the message printed as text."""
+    from audit.cli.output import safe_line
+
+    stream = sys.stderr
+    bold = "\x1b[1;31m" if stream.isatty() and not os.environ.get("NO_COLOR") else ""
+    reset = "\x1b[0m" if bold else ""
+    stream.write(f"{bold}Error:{reset} {safe_line(message)}\n")
+    stream.flush()
+    State.reported = True
+
+
+err = fail
+"""The name the first commands used."""
+
+
+def explain(exc: BaseException) -> tuple[int, str]:
+    """The exit code and one-line message for an exception that reached the boundary."""
+    if is_interrupt(exc):
+        from audit.cli import INTERRUPTED
+
+        return 130, INTERRUPTED
+    if isinstance(exc, UsageError):
+        return 2, str(exc)
+    if isinstance(exc, AuditError):
+        return 1, str(exc)
+    if isinstance(exc, (FileExistsError, NotADirectoryError)) and exc.filename is not None:
+        return 1, f"{os.fsdecode(exc.filename)!r} is a file, where a folder is needed"
+    if isinstance(exc, OSError):
+        where = f" {os.fsdecode(exc.filename)!r}" if exc.filename is not None else ""
+        return 1, f"cannot use{where}: {exc.strerror or exc}"
+    template = _template_error(exc)
+    if template is not None:
+        return 1, template
+    return 1, f"unexpected {type(exc).__name__}: {exc} (run with --debug for the traceback)"
+
+
+def is_interrupt(exc: BaseException) -> bool:
+    """Ctrl-C, also as DuckDB reports it when it arrives inside a query."""
+    if isinstance(exc, KeyboardInterrupt):
+        return True
+    # DuckDB turns SIGINT into InterruptException, or a RuntimeError from a fetch.
+    return type(exc).__name__ == "InterruptException" or (
+        isinstance(exc, RuntimeError) and str(exc).strip() == "Query interrupted"
     )
 
 
-def boundary(fn: Callable[P, R]) -> Callable[P, R]:
-    """The CLI's one error boundary: an :class:`AuditError` becomes ``Error: ...``, exit 1.
+def _template_error(exc: BaseException) -> str | None:
+    """A Jinja template error (``--templates``) as ``template file:line: what``."""
+    if not type(exc).__module__.startswith("jinja2"):
+        return None
+    name = getattr(exc, "filename", None) or getattr(exc, "name", None)
+    line = getattr(exc, "lineno", None)
+    where = f"{name}:{line}" if name and line else (name or "a template")
+    message = getattr(exc, "message", None) or str(exc)
+    return f"template {where}: {message}"
 
+
+def boundary(fn: Callable[P, R]) -> Callable[P, R]:
+    """The CLI's one error boundary: every exception becomes one line and an exit code.
+
+    :class:`UsageError` exits 2, Ctrl-C 130, anything else 1 (cli.md).
     ``--debug`` (or ``SHOE_AUDIT_DEBUG=1``) re-raises instead, with the traceback.
     """
 
@@ -67,16 +190,63 @@ def boundary(fn: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
-        except AuditError as exc:
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise
+        except (Exception, KeyboardInterrupt) as exc:
             if State.debug:
                 raise
-            err(str(exc))
-            raise typer.Exit(1) from None
-        except KeyboardInterrupt:
-            err("interrupted; the database is left as of the last finished transaction")
-            raise typer.Exit(130) from None
+            code, message = explain(exc)
+            fail(message)
+            raise typer.Exit(code) from None
 
     return wrapper
+
+
+# --------------------------------------------------------------------------- the database
+
+
+def no_database(db: Path) -> AuditError:
+    return AuditError(f"no database at {str(db)!r}: run `shoe-audit ingest` first, or give --db")
+
+
+def open_db(db: Path, *, create: bool = False, read_only: bool = False) -> Store:
+    """Open the audit database; only a command that writes events may ``create`` it.
+
+    cli.md: the commands that read the database never create one; a path with
+    no database is an error.
+    """
+    from audit.store import open_store
+
+    if not create and not db.exists():
+        raise no_database(db)
+    return open_store(db, read_only=read_only)
+
+
+@contextmanager
+def no_new_files_on_failure(db: Path) -> Iterator[None]:
+    """Remove the database (and its siblings ``db.*``) a failed command created.
+
+    A failed command leaves no new file behind: ``ingest /nonexistent`` must not
+    leave an empty ``./audit.duckdb``. Files that existed before are kept.
+    """
+    existed = db.exists()
+    before = set(_siblings(db))
+    try:
+        yield
+    except BaseException:
+        if not existed:
+            for path in set(_siblings(db)) - before:
+                path.unlink(missing_ok=True)
+        raise
+
+
+def _siblings(db: Path) -> Iterator[Path]:
+    folder = db.parent if str(db.parent) else Path(".")
+    if not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        if path.name == db.name or path.name.startswith(db.name + "."):
+            yield path
 
 
 def is_terminal() -> bool:

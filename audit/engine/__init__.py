@@ -15,7 +15,8 @@ round is replayed: :mod:`audit.engine.round` (the phases); the rules:
 
 from audit.engine.event import RoundEvent, money, round_event
 from audit.engine.hands import best_total, is_natural
-from audit.engine.replay import replay_shoe, replay_shoe_of
+from audit.engine.outcome import RoundRow, ShoeOutcome, WagerRow
+from audit.engine.replay import audit_shoe, replay_shoe, replay_shoe_of
 from audit.engine.result import (
     DealerRecord,
     HandRecord,
@@ -37,10 +38,14 @@ __all__ = [
     "Phase",
     "RoundEvent",
     "RoundReplay",
+    "RoundRow",
     "ShoeContext",
+    "ShoeOutcome",
     "ShoeReplay",
     "Step",
     "WagerRecord",
+    "WagerRow",
+    "audit_shoe",
     "best_total",
     "is_natural",
     "money",

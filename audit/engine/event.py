@@ -18,6 +18,7 @@ exact fraction of cents, for a payout of 3:2 on an odd stake) back into the
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 from fractions import Fraction
 from typing import NamedTuple
@@ -44,13 +45,15 @@ class RoundEvent(NamedTuple):
     ``word`` is the event's one keyword: the ``action`` of an ``action`` or
     ``objection``, the ``kind`` of a ``settle``, the ``reason`` of a ``void``.
     ``amount`` is in cents. ``hand`` is 0 where TEL/1 gives it a default and
-    None where the type has none (``bet``, ``insurance``, ...).
+    None where the type has none (``bet``, ``insurance``, ...). ``ts_us`` is
+    ``ts`` as microseconds since the Unix epoch (UTC): when a round opened.
     """
 
     type: str
     id: str
     seq: int
     round: int
+    ts_us: int = 0
     box: int | None = None
     hand: int | None = None
     spot: int | None = None
@@ -69,6 +72,8 @@ ROUND_TYPES = frozenset(m.ROUND_EVENT_TYPES)
 """The types that travel as :class:`RoundEvent`."""
 
 _HUNDRED = Decimal(100)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_MICROSECOND = dt.timedelta(microseconds=1)
 
 
 def cents(amount: Decimal) -> int:
@@ -83,10 +88,14 @@ def money(value: Cents | None) -> Decimal | None:
     """
     if value is None:
         return None
-    if isinstance(value, Fraction):
-        d = Decimal(value.numerator) / Decimal(value.denominator) / _HUNDRED
-    else:
-        d = Decimal(value) / _HUNDRED
+    if type(value) is int:
+        whole, cent = divmod(value, 100)
+        if cent == 0:
+            return Decimal(whole)
+        if cent % 10 == 0:
+            return Decimal(value // 10).scaleb(-1)
+        return Decimal(value).scaleb(-2)
+    d = Decimal(value.numerator) / Decimal(value.denominator) / _HUNDRED
     return Decimal(int(d)) if d == d.to_integral_value() else d.normalize()
 
 
@@ -103,6 +112,7 @@ def round_event(e: AnyEvent) -> RoundEvent | AnyEvent:
         id=e.id,
         seq=e.seq,
         round=e.__dict__["round"],
+        ts_us=(e.ts - _EPOCH) // _MICROSECOND,
         box=get("box"),
         hand=get("hand"),
         spot=get("spot"),

@@ -6,19 +6,17 @@ ten-values count 10, an ace counts 11 unless that busts the hand (000, 001,
 of a hand not produced by a split (000, 004); a hand over 21 is *bust*.
 
 Plain functions over card codes, so the dealer's rule, the theory tables and
-the reports all count exactly as the auditor judges. :class:`Count` keeps a
-hand's total as its cards arrive, so a replay never re-adds a hand.
+the reports all count exactly as the auditor judges. (A replayed hand keeps
+its hard total as its cards arrive: :class:`audit.engine.state.Hand`.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 __all__ = [
     "RANK_INDEX",
     "VALUE",
-    "Count",
     "best_total",
     "can_split_pair",
     "double_total_ok",
@@ -121,29 +119,3 @@ def double_total_ok(
         if any(c[0] == "A" for c in cards):
             candidates.add(hard + 10)
     return any(t in totals for t in candidates)
-
-
-@dataclass(slots=True)
-class Count:
-    """A hand's running count: its hard total and whether it holds an ace.
-
-    ``add`` is the only change; ``total`` and ``soft`` follow the ace rule of
-    :func:`best_total` without re-adding the cards.
-    """
-
-    hard: int = 0
-    aces: bool = False
-
-    def add(self, card: str) -> None:
-        v = VALUE[card[0]]
-        self.hard += v
-        if v == 1:
-            self.aces = True
-
-    @property
-    def total(self) -> int:
-        return self.hard + 10 if self.aces and self.hard <= 11 else self.hard
-
-    @property
-    def soft(self) -> bool:
-        return self.aces and self.hard <= 11

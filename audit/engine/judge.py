@@ -8,7 +8,7 @@ both wrongly and late is its amount code only; the order check covers the final
 pass only.
 
 :func:`judge_round` reads the round and changes nothing; it returns the
-wagers' records, each with the engine's verdict, and the breaches, which the
+judged wagers, each with the engine's verdict, and the breaches, which the
 round records.
 """
 
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from audit.engine.deal import DEALER
 from audit.engine.dealer import dealer_natural
 from audit.engine.event import Cents, money
+from audit.engine.hands import best_total
 from audit.engine.payout import (
     amounts_match,
     due_main,
@@ -72,6 +73,8 @@ def _build_wagers(rnd: Round) -> list[Wager]:
     """Every wager of the round: one per spot per staked hand, bonuses, insurance."""
     rules = rnd.rules
     d = rnd.dealer
+    d_nat, d_total = dealer_natural(d), best_total(d)
+    upcard = d[0] if d else None
     no_cards = not rnd.dealt
     wagers: list[Wager] = []
     for h in rnd.wager_hands():
@@ -85,12 +88,12 @@ def _build_wagers(rnd: Round) -> list[Wager]:
                 words = "void: stake returned" if rnd.voided else "no cards: returned"
                 due, rule = 0, "win_pays"
             else:
-                due, words, rule = due_main(h, spot, d, rules)
+                due, words, rule = due_main(h, spot, d_nat, d_total, rules)
             player = box.players.get(spot)
             w = Wager(
                 h.box, h.number, spot, "main", h.stake(spot), base, player, due, words, rule, h
             )
-            w.at_once = paid_at_once(h, spot, d, rules) and not rnd.voided
+            w.at_once = paid_at_once(h, spot, d_nat, upcard, rules) and not rnd.voided
             wagers.append(w)
             if rules.three_sevens_pays is not None and h.three_sevens and not rnd.voided:
                 prize = payout(base, rules.three_sevens_pays)
@@ -99,7 +102,6 @@ def _build_wagers(rnd: Round) -> list[Wager]:
                     Wager(h.box, h.number, spot, "bonus", base, base, player, prize, words,
                           "three_sevens_pays", h)
                 )  # fmt: skip
-    d_nat = dealer_natural(d)
     for (box_no, spot), (amount, _ids) in sorted(rnd.insurance.items()):
         if rnd.voided:
             due, words = 0, "void: stake returned"
@@ -189,7 +191,7 @@ def _judge_wager(rnd: Round, w: Wager, quiet_missing: bool) -> Breach | None:
             f"{where} {w.kind}: never settled; due {money_str(money(w.due))} ({w.outcome})",
             expected=w.due,
             actual=0,
-            events=rnd.event_ids[-1:],
+            events=[x for x in (rnd.last_event,) if x],
             **common,  # type: ignore[arg-type]
         )
     ids = [s.event_id for s in w.settles]
@@ -318,7 +320,7 @@ def _late_breach(rnd: Round, late: Late, by_key: dict[WagerKey, Wager]) -> Breac
     )
 
 
-def judge_round(rnd: Round) -> tuple[list[WagerRecord], list[Breach]]:
+def judge_round(rnd: Round) -> tuple[list[Wager], list[Breach]]:
     """Judge every wager of a finished round (rules.md, the ``PAY_`` codes).
 
     ``PAY_MISSING`` (never settled; a missing prize is ``PAY_BONUS``),
@@ -344,7 +346,7 @@ def judge_round(rnd: Round) -> tuple[list[WagerRecord], list[Breach]]:
             Breach(
                 Code.LOG_INCOMPLETE,
                 f"round {rnd.number} ended with stakes and no card dealt",
-                tuple(rnd.event_ids[-1:]),
+                tuple(x for x in (rnd.last_event,) if x),
             )
         )
     quiet = not rnd.dealt and not rnd.voided
@@ -386,7 +388,7 @@ def judge_round(rnd: Round) -> tuple[list[WagerRecord], list[Breach]]:
             breaches.append(order)
     if rnd.steps is not None:
         _annotate_settle_steps(rnd, wagers)
-    return [_record(w) for w in wagers], breaches
+    return wagers, breaches
 
 
 def _annotate_settle_steps(rnd: Round, wagers: list[Wager]) -> None:
@@ -405,7 +407,8 @@ def _annotate_settle_steps(rnd: Round, wagers: list[Wager]) -> None:
             )
 
 
-def _record(w: Wager) -> WagerRecord:
+def wager_record(w: Wager) -> WagerRecord:
+    """The judged wager as the frozen record pages render (money as ``Decimal``)."""
     return WagerRecord(
         box=w.box,
         hand=w.hand,

@@ -8,12 +8,9 @@ payout finer than a cent (3:2 on 25.25 is 3787.5 cents).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from fractions import Fraction
 
-from audit.engine.dealer import dealer_natural
 from audit.engine.event import Cents
-from audit.engine.hands import best_total
 from audit.engine.state import Hand
 from audit.events.cards import is_ace
 from audit.findings import Code
@@ -48,7 +45,9 @@ def sign(value: Cents) -> int:
     return (value > 0) - (value < 0)
 
 
-def due_main(hand: Hand, spot: int, dealer: Sequence[str], rules: Rules) -> tuple[Cents, str, str]:
+def due_main(
+    hand: Hand, spot: int, d_nat: bool, d_total: int, rules: Rules
+) -> tuple[Cents, str, str]:
     """The correct net settlement of a main wager, why in words, and the rule it follows.
 
     000/001/004: a natural wins 3:2 (also against the dealer's 21 in 3+ cards),
@@ -57,11 +56,10 @@ def due_main(hand: Hand, spot: int, dealer: Sequence[str], rules: Rules) -> tupl
     default); other wins 1:1, ties push. 002: a natural 1:1; the banker's
     two-card 21 takes every stake but another two-card 21. Even money (001):
     +stake. A surrender (never allowed; judged as it happened): half the stake.
+    ``d_nat`` / ``d_total``: the dealer's blackjack and best total.
     """
     stake = hand.stake(spot)
     base = hand.stakes.get(spot, 0)
-    d_nat = dealer_natural(dealer)
-    d_total = best_total(dealer)
     if hand.surrendered:
         half = -stake // 2 if stake % 2 == 0 else Fraction(-stake, 2)
         return half, "surrendered: half the stake", "surrender_allowed"
@@ -77,7 +75,7 @@ def due_main(hand: Hand, spot: int, dealer: Sequence[str], rules: Rules) -> tupl
             f"blackjack wins {ratio_words(rules.blackjack_pays)}",
             "blackjack_pays",
         )
-    total = hand.count.total
+    total = hand.total
     if hand.bust:
         return -stake, f"bust {total}", "win_pays"
     if d_nat:
@@ -119,10 +117,10 @@ def pay_code(hand: Hand | None, stake: int, due: Cents, actual: int, rules: Rule
     return Code.PAY_WRONG_AMOUNT
 
 
-def paid_at_once(hand: Hand, spot: int, dealer: Sequence[str], rules: Rules) -> bool:
+def paid_at_once(hand: Hand, spot: int, d_nat: bool, upcard: str | None, rules: Rules) -> bool:
     """A natural paid before the final pass: 001 on the spot (no dealer ace), 002 at once."""
-    if not hand.natural or spot in hand.even_money or dealer_natural(dealer):
+    if not hand.natural or spot in hand.even_money or d_nat:
         return False
     if rules.blackjack_paid == "at_once":
         return True
-    return rules.blackjack_paid == "on_the_spot" and bool(dealer) and not is_ace(dealer[0])
+    return rules.blackjack_paid == "on_the_spot" and upcard is not None and not is_ace(upcard)

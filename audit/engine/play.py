@@ -40,9 +40,9 @@ def hit_violation(hand: Hand, rules: Rules) -> Code | None:
         return Code.PLAY_SPLIT_ACES_CARDS
     if hand.doubled and hand.cards_after_double >= 1:
         return Code.PLAY_DOUBLE_CARDS
-    if hand.count.hard > 21:
+    if hand.hard > 21:
         return Code.PLAY_HIT_AFTER_BUST
-    if rules.stand_on_21 and n >= 2 and hand.count.total == 21:
+    if rules.stand_on_21 and n >= 2 and hand.total == 21:
         return Code.PLAY_HIT_ON_21
     return None
 
@@ -55,10 +55,10 @@ def hand_is_over(hand: Hand, rules: Rules) -> bool:
     """
     return len(hand.cards) >= 2 and (
         hand.natural
-        or hand.count.hard > 21
+        or hand.hard > 21
         or (hand.doubled and hand.cards_after_double >= 1)
         or (hand.split_aces and rules.split_aces_one_card)
-        or (rules.stand_on_21 and hand.count.total == 21)
+        or (rules.stand_on_21 and hand.total == 21)
     )
 
 
@@ -77,7 +77,7 @@ def mandatory_hit_breach(hand: Hand, rules: Rules) -> bool:
         and not hand.bust
         and not hand.doubled
         and not hand.surrendered
-        and hand.count.total <= mx
+        and hand.total <= mx
     )
 
 
@@ -105,7 +105,7 @@ def double_violation(hand: Hand, rules: Rules, extras: dict[int, int]) -> tuple[
     if not double_total_ok(cards, rules.double_totals, rules.double_soft_ace_either):
         return (
             "double_totals",
-            f"{','.join(cards)} totals {hand.count.total}; doubles are allowed on "
+            f"{','.join(cards)} totals {hand.total}; doubles are allowed on "
             f"{', '.join(str(t) for t in rules.double_totals or [])}",
         )
     ratio = rules.double_max_ratio

@@ -11,12 +11,15 @@ can see is raised (rules.md); ``LOG_MALFORMED``, ``LOG_ID_CONFLICT`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
+from typing import Any
 
 from audit.engine.dealer import dealer_natural
-from audit.engine.event import RoundEvent, cents, round_event
+from audit.engine.event import ROUND_TYPES, RoundEvent, cents, round_event
 from audit.engine.hands import best_total, is_soft
+from audit.engine.judge import wager_record
+from audit.engine.outcome import RoundRow, ShoeOutcome, WagerRow, round_rows
 from audit.engine.result import (
     DealerRecord,
     HandRecord,
@@ -60,9 +63,15 @@ class _Shoe:
     """The working state of one shoe's replay: the shoe's story and its rounds."""
 
     def __init__(
-        self, profile: Profile, context: ShoeContext, sink: FindingSink, trace: bool
+        self,
+        profile: Profile,
+        context: ShoeContext,
+        sink: FindingSink,
+        trace: bool,
+        only: frozenset[int] | None = None,
     ) -> None:
         self.profile = profile
+        self.only = only
         self.rules: Rules = profile.rules
         self.context = context
         self.sink = sink
@@ -89,6 +98,8 @@ class _Shoe:
         self.cut_card_round_flagged = False
         self.banker = context.banker
         self.streak = context.banker_rounds_before
+        self.plans: dict[tuple[int, ...], tuple[Any, ...]] = {}
+        """The deal's plan by staked boxes: the same boxes round after round, planned once."""
 
     # ------------------------------------------------------------------ shoe events
 
@@ -156,6 +167,8 @@ class _Shoe:
         cur = self.current
         rnd = cur.number if cur is not None else None
         pos = e.pos
+        if cur is not None and cur.skipped:
+            cur = None  # passed over: only the shoe's share of the burn (the cards) matters
         if cur is not None and cur.ranks_before_round is None and not start:
             cur.snapshot_round(self.tracker.ranks, self.tracker.unseen)
         for n in range(e.n_cards):
@@ -296,8 +309,14 @@ class _Shoe:
                 ),
                 number,
             )
-        rnd = Round(number, self.rules, self.sink, self.limits, self.banker, trace=self.trace)
+        skipped = self.only is not None and number not in self.only
+        rnd = Round(
+            number, self.rules, self.sink, self.limits, self.banker,
+            trace=self.trace and not skipped, plans=self.plans,
+        )  # fmt: skip
+        rnd.skipped = skipped
         rnd.first_seq = e.seq
+        rnd.first_ts_us = e.ts_us
         self.rounds[number] = rnd
         self.current = rnd
         return rnd
@@ -308,7 +327,7 @@ class _Shoe:
             Breach(
                 Code.LOG_INCOMPLETE,
                 f"round {rnd.number} was never closed when {e.type} {e.id!r} came",
-                (*rnd.event_ids[-1:], e.id),
+                (*[x for x in (rnd.last_event,) if x], e.id),
             ),
             rnd.number,
         )
@@ -319,34 +338,88 @@ class _Shoe:
         if self.current is rnd:
             self.current = None
 
-    def round_event(self, e: RoundEvent, index: int) -> None:
-        rnd = self.current
-        if rnd is None or rnd.number != e.round:
-            if e.round in self.rounds:
-                self.sink.add(
-                    Breach(
-                        Code.LOG_INCOMPLETE,
-                        f"{e.type} {e.id!r} for round {e.round}, which is over",
-                        (e.id,),
-                    ),
-                    e.round,
-                )
-                self.shoe_step(e, f"{e.type} for round {e.round}, which is over (not replayed)")
-                return
-            rnd = self.start_round(e.round, e)
-        rnd.event_ids.append(e.id)
-        rnd.last_seq = e.seq
+    def replay(self, events: Sequence[ShoeEvent]) -> None:
+        """Replay every event in order: round events on the fast path, the rest in :meth:`event`.
+
+        Events of an unknown type are ``LOG_UNKNOWN_TYPE`` (event-log.md: kept, not
+        replayed), reported before the replay's own findings.
+        """
+        handlers = _ROUND_HANDLERS
+        unknown: list[tuple[Breach, int | None]] = []
+        for i, e in enumerate(events):
+            if not isinstance(e, RoundEvent):
+                if isinstance(e, UnknownEvent):
+                    unknown.append(_unknown_type(e))
+                    self.shoe_step(e, f"unknown event type {e.type!r} (kept, not replayed)")
+                    continue
+                if e.type not in ROUND_TYPES:
+                    self.event(e, i)
+                    continue
+                model = round_event(e)  # a round event's model (tests, the dispute report)
+                assert isinstance(model, RoundEvent)
+                e = model
+            rnd = self.current
+            if self.closed is not None or rnd is None or rnd.number != e.round:
+                rnd = self.enter_round(e)
+                if rnd is None:
+                    continue
+            rnd.last_event = e.id
+            rnd.last_seq = e.seq
+            etype = e.type
+            if rnd.skipped:
+                self.pass_over(rnd, e, i)
+            elif etype == "card":
+                self.card(rnd, e, i)
+            elif etype == "round_close":
+                rnd.close_event_step(e, i)
+                self.finish(rnd, "closed")
+            elif etype == "cut_card_out":
+                self.tracker.cut_card_came_out(rnd.number, e.id)
+                rnd.cut_card_out(e, i)
+            else:
+                handlers[etype](rnd, e, i)
+        self.sink.add_first(unknown)
+
+    def pass_over(self, rnd: Round, e: RoundEvent, index: int) -> None:
+        """An event of a round replayed only as far as the shoe remembers it.
+
+        A page needs one round's steps, not the rounds before it; what those leave
+        behind for later rounds is the shoe's: the cards drawn (positions, counts,
+        the composition, the cut card), the checks of a round's first card, and
+        the round's end. A test checks that a round replayed after rounds passed
+        over steps exactly as in a full replay.
+        """
         etype = e.type
         if etype == "card":
-            self.card(rnd, e, index)
+            if not rnd.draws:
+                self.first_card_checks(rnd, e)
+                rnd.draws.append(index)
+            self.tracker.draw(e.card, e.pos, e.id, rnd.number)
+            self.cards_dealt += 1
         elif etype == "round_close":
-            rnd.close_event_step(e, index)
             self.finish(rnd, "closed")
         elif etype == "cut_card_out":
             self.tracker.cut_card_came_out(rnd.number, e.id)
-            rnd.cut_card_out(e, index)
-        else:
-            _ROUND_HANDLERS[etype](rnd, e, index)
+
+    def enter_round(self, e: RoundEvent) -> Round | None:
+        """The round a round event belongs to: a new one, or None for a round that is over."""
+        if self.closed is not None:
+            self._after_close(e)
+        rnd = self.current
+        if rnd is not None and rnd.number == e.round:
+            return rnd
+        if e.round in self.rounds:
+            self.sink.add(
+                Breach(
+                    Code.LOG_INCOMPLETE,
+                    f"{e.type} {e.id!r} for round {e.round}, which is over",
+                    (e.id,),
+                ),
+                e.round,
+            )
+            self.shoe_step(e, f"{e.type} for round {e.round}, which is over (not replayed)")
+            return None
+        return self.start_round(e.round, e)
 
     def card(self, rnd: Round, e: RoundEvent, index: int) -> None:
         """A card leaves the shoe (the tracker) and is placed (the round)."""
@@ -373,16 +446,8 @@ class _Shoe:
             + (f", {e.remaining} cards remaining" if e.remaining is not None else ""),
         )
 
-    def event(self, e: ShoeEvent, index: int) -> None:
-        if type(e) is RoundEvent:
-            if self.closed is not None and self._after_close(e):
-                return
-            self.round_event(e, index)
-            return
-        assert not isinstance(e, RoundEvent)
-        if isinstance(e, UnknownEvent):
-            self.shoe_step(e, f"unknown event type {e.type!r} (kept, not replayed)")
-            return
+    def event(self, e: AnyEvent, index: int) -> None:
+        """A shoe event (``shoe_open``, ``shuffle``, ``burn``, ...)."""
         if self.closed is not None and self._after_close(e):
             return
         if isinstance(e, m.ShoeOpen):
@@ -438,8 +503,8 @@ class _Shoe:
                 box=h.box,
                 hand=h.number,
                 cards=tuple(h.cards),
-                total=h.count.total,
-                soft=h.count.soft,
+                total=h.total,
+                soft=h.soft,
                 natural=h.natural,
                 bust=h.bust,
                 doubled=h.doubled,
@@ -464,7 +529,7 @@ class _Shoe:
             round=rnd.number,
             status=rnd.status if judged else "open",
             steps=steps,
-            wagers=rnd.wagers if judged else (),
+            wagers=tuple(wager_record(w) for w in rnd.wagers) if judged else (),
             hands=hands,
             dealer=dealer,
             findings=findings,
@@ -486,19 +551,17 @@ def _with_codes(step: Step, codes: list[str]) -> Step:
     return replace(step, codes=tuple(dict.fromkeys(codes)))
 
 
-def _unknown_type_findings(events: Sequence[ShoeEvent], sink: FindingSink) -> None:
-    for e in events:
-        if isinstance(e, UnknownEvent):
-            rnd = getattr(e, "round", None)
-            sink.add(
-                Breach(
-                    Code.LOG_UNKNOWN_TYPE,
-                    f"event {e.id!r} has type {e.type!r}, which TEL/1 does not define; "
-                    "kept, not replayed",
-                    (e.id,),
-                ),
-                rnd if isinstance(rnd, int) and not isinstance(rnd, bool) else None,
-            )
+def _unknown_type(e: UnknownEvent) -> tuple[Breach, int | None]:
+    """``LOG_UNKNOWN_TYPE`` for an event whose type TEL/1 does not define (with its round)."""
+    rnd = getattr(e, "round", None)
+    return (
+        Breach(
+            Code.LOG_UNKNOWN_TYPE,
+            f"event {e.id!r} has type {e.type!r}, which TEL/1 does not define; kept, not replayed",
+            (e.id,),
+        ),
+        rnd if isinstance(rnd, int) and not isinstance(rnd, bool) else None,
+    )
 
 
 def replay_shoe(
@@ -507,6 +570,7 @@ def replay_shoe(
     context: ShoeContext = ShoeContext(),
     *,
     trace: bool = True,
+    rounds: Collection[int] | None = None,
 ) -> ShoeReplay:
     """Replay one shoe (one table, one shoe id, events in ``seq`` order) under its profile.
 
@@ -517,11 +581,43 @@ def replay_shoe(
     a profile the auditor lacks) gives one ``LOG_UNKNOWN_PROFILE`` and no
     replay. An event of an unknown type is ``LOG_UNKNOWN_TYPE`` (event-log.md:
     kept, not replayed). ``trace`` records every event as a step (the dispute
-    report); ``run`` turns it off. Never raises on well-formed events.
+    report); ``run`` turns it off. ``rounds`` replays only those rounds in full
+    (the others only as far as the shoe remembers them: a page needs one round's
+    steps); the replay then holds those rounds and their findings, and the
+    shoe's own. Never raises on well-formed events.
     """
     first = next((e for e in events if not isinstance(e, RoundEvent)), None)
     table, shoe_id = (first.table, first.shoe) if first is not None else (None, None)
-    return replay_shoe_of(table, shoe_id, events, profile, context, trace=trace)
+    return replay_shoe_of(table, shoe_id, events, profile, context, trace=trace, rounds=rounds)
+
+
+def _replayed(
+    table: str | None,
+    shoe_id: str | None,
+    events: Sequence[ShoeEvent],
+    profile: Profile | None,
+    context: ShoeContext,
+    trace: bool,
+    only: frozenset[int] | None = None,
+) -> tuple[FindingSink, _Shoe | None, list[ShoeEvent]]:
+    """Replay a shoe: its findings, and its state (None for an unknown profile)."""
+    sink = FindingSink(table, shoe_id)
+    if profile is None:
+        opened = next((e for e in events if isinstance(e, m.ShoeOpen)), None)
+        name = opened.profile if opened is not None else "(no shoe_open)"
+        sink.add(
+            Breach(
+                Code.LOG_UNKNOWN_PROFILE,
+                f"shoe {shoe_id} names profile {name!r}, which the auditor does not have; "
+                "not replayed",
+                (opened.id,) if opened is not None else (),
+            )
+        )
+        sink.add_first([_unknown_type(e) for e in events if isinstance(e, UnknownEvent)])
+        return sink, None, list(events)
+    shoe = _Shoe(profile, context, sink, trace, only)
+    shoe.replay(events)
+    return sink, shoe, list(events)
 
 
 def replay_shoe_of(
@@ -532,26 +628,16 @@ def replay_shoe_of(
     context: ShoeContext = ShoeContext(),
     *,
     trace: bool = True,
+    rounds: Collection[int] | None = None,
 ) -> ShoeReplay:
     """:func:`replay_shoe` for a shoe whose table and shoe id the caller knows.
 
-    (A :class:`~audit.engine.event.RoundEvent` does not carry them: ``run``
-    builds events per shoe.)
+    (A :class:`~audit.engine.event.RoundEvent` does not carry them.)
     """
-    sink = FindingSink(table, shoe_id)
-    evs = [e if type(e) is RoundEvent else round_event(e) for e in events]  # type: ignore[arg-type]
-    if profile is None:
+    only = None if rounds is None else frozenset(rounds)
+    sink, shoe, evs = _replayed(table, shoe_id, events, profile, context, trace, only)
+    if shoe is None:
         opened = next((e for e in evs if isinstance(e, m.ShoeOpen)), None)
-        name = opened.profile if opened is not None else "(no shoe_open)"
-        sink.add(
-            Breach(
-                Code.LOG_UNKNOWN_PROFILE,
-                f"shoe {shoe_id} names profile {name!r}, which the auditor does not have; "
-                "not replayed",
-                (opened.id,) if opened is not None else (),
-            )
-        )
-        _unknown_type_findings(evs, sink)
         return ShoeReplay(
             table=table,
             shoe=shoe_id,
@@ -563,21 +649,23 @@ def replay_shoe_of(
             banker=context.banker,
             banker_streak=context.banker_rounds_before,
         )
-    _unknown_type_findings(evs, sink)
-    shoe = _Shoe(profile, context, sink, trace)
-    for i, e in enumerate(evs):
-        shoe.event(e, i)
+    assert profile is not None
     codes: dict[str, list[str]] = {}
     if trace:
         for f in sink.items:
             for ev in f.events:
                 codes.setdefault(ev, []).append(str(f.code))
-    states = sorted(shoe.rounds.values(), key=lambda r: r.number)
-    rounds = tuple(shoe.freeze_round(r, codes) for r in states)
+    states = sorted((r for r in shoe.rounds.values() if not r.skipped), key=lambda r: r.number)
+    replayed = tuple(shoe.freeze_round(r, codes) for r in states)
     shoe_steps = tuple(
         s if s.event_id not in codes else _with_codes(s, codes[s.event_id]) for s in shoe.shoe_steps
     )
-    findings: list[Finding] = sorted(sink.items, key=lambda f: f.round or 0)
+    kept = (
+        sink.items
+        if only is None
+        else [f for f in sink.items if f.round in only or f.round is None]
+    )
+    findings: list[Finding] = sorted(kept, key=lambda f: f.round or 0)
     cut = shoe.cut
     closed = shoe.closed
     return ShoeReplay(
@@ -585,7 +673,7 @@ def replay_shoe_of(
         shoe=shoe_id,
         profile_id=profile.id,
         findings=tuple(findings),
-        rounds=rounds,
+        rounds=replayed,
         shoe_steps=shoe_steps,
         decks=shoe.tracker.decks,
         shuffles=tuple(shoe.shuffles),
@@ -602,3 +690,33 @@ def replay_shoe_of(
         banker=shoe.banker,
         banker_streak=shoe.streak,
     )
+
+
+def audit_shoe(
+    table: str | None,
+    shoe_id: str | None,
+    events: Sequence[ShoeEvent],
+    profile: Profile | None,
+    context: ShoeContext = ShoeContext(),
+) -> ShoeOutcome:
+    """Replay one shoe as ``run`` does: its findings and the outcome rows it stores.
+
+    The same replay as :func:`replay_shoe`, without the step trace and the frozen
+    records pages need (:mod:`audit.engine.outcome`).
+    """
+    sink, shoe, _ = _replayed(table, shoe_id, events, profile, context, False)
+    findings = tuple(sorted(sink.items, key=lambda f: f.round or 0))
+    if shoe is None:
+        return ShoeOutcome(
+            findings, [], [], context.banker, context.banker_rounds_before, replayed=False
+        )
+    by_round: dict[int | None, list[Finding]] = {}
+    for f in findings:
+        by_round.setdefault(f.round, []).append(f)
+    rounds: list[RoundRow] = []
+    wagers: list[WagerRow] = []
+    for number in sorted(shoe.rounds):
+        row, ws = round_rows(table, shoe_id, shoe.rounds[number], by_round.get(number, ()))
+        rounds.append(row)
+        wagers.extend(ws)
+    return ShoeOutcome(findings, rounds, wagers, shoe.banker, shoe.streak, replayed=True)

@@ -22,7 +22,7 @@ from audit.engine.deal import DEALER, deal_plan, deal_problems, expected_face, w
 from audit.engine.dealer import dealer_must_draw, dealer_natural, dealer_rule_word
 from audit.engine.event import RoundEvent, money
 from audit.engine.exposed import Exposed
-from audit.engine.hands import best_total, is_soft
+from audit.engine.hands import VALUE, best_total, is_soft
 from audit.engine.judge import judge_round
 from audit.engine.play import (
     HIT_RULE,
@@ -42,7 +42,7 @@ from audit.findings import Code
 from audit.profiles.model import Rules
 
 if TYPE_CHECKING:
-    from audit.engine.result import WagerRecord
+    from audit.engine.judge import Wager
 
 
 class Phase(IntEnum):
@@ -97,6 +97,7 @@ class Round:
         banker: str | None,
         *,
         trace: bool = False,
+        plans: dict[tuple[int, ...], tuple[Any, ...]] | None = None,
     ) -> None:
         self.number = number
         self.rules = rules
@@ -106,8 +107,9 @@ class Round:
         self.phase = Phase.BETTING
         self.status = "open"
         self.steps: list[Step] | None = [] if trace else None
-        self.event_ids: list[str] = []
+        self.last_event: str | None = None
         self.first_seq: int | None = None
+        self.first_ts_us: int | None = None
         self.last_seq: int | None = None
         # betting
         self.bets: dict[tuple[int, int], int] = {}
@@ -118,8 +120,12 @@ class Round:
         # the deal
         self.boxes: dict[int, Box] = {}
         self.boxes_made = False
+        self.staked: dict[int, dict[int, int]] = {}
+        self.late_bets = False
+        self.plans: dict[tuple[int, ...], tuple[Any, ...]] = {} if plans is None else plans
         self.plan: tuple[Any, ...] = ()
         self.deal_k = 0
+        self.deal_needed = 0
         self.deal_flagged = False
         self.pending_dealer: RoundEvent | None = None
         self.played = False
@@ -147,8 +153,10 @@ class Round:
         # the end
         self.settles: list[SettleRec] = []
         self.void_event: str | None = None
-        self.wagers: tuple[WagerRecord, ...] = ()
+        self.wagers: list[Wager] = []
         self.judged = False
+        self.skipped = False
+        """Replayed only as far as the shoe remembers it (:meth:`_Shoe.pass_over`): not judged."""
 
     # ================================================================== helpers
 
@@ -233,7 +241,7 @@ class Round:
         )
 
     def _hand_kw(self, h: Hand) -> dict[str, Any]:
-        return {"cards": tuple(h.cards), "total": h.count.total, "soft": h.count.soft}
+        return {"cards": tuple(h.cards), "total": h.total, "soft": h.soft}
 
     def _phantom(self, box: int, hand: int) -> Hand:
         b = self.boxes.get(box)
@@ -273,7 +281,8 @@ class Round:
 
     def open(self, e: RoundEvent, index: int) -> None:
         """``round_open``: a new round at this shoe."""
-        self.step(e, f"round {e.round} opens")
+        if self.steps is not None:
+            self.step(e, f"round {e.round} opens")
 
     def bet(self, e: RoundEvent, index: int) -> None:
         """A stake placed, changed or withdrawn (``amount`` 0).
@@ -299,6 +308,8 @@ class Round:
                 )
             )
         key = (e.box, e.spot)
+        if late:
+            self.late_bets = True
         self.bets[key] = e.amount
         self.players[key] = e.player
         self.bet_events.setdefault(e.box, []).append(e.id)
@@ -307,16 +318,17 @@ class Round:
         if self.steps is not None:
             who = f" ({e.player})" if e.player else ""
             verb = "withdraws" if e.amount == 0 else "bets"
-            self.step(
-                e,
-                f"box {e.box} spot {e.spot}{who} {verb} {money(e.amount)}"
-                + (" after no more bets" if late else ""),
-                box=e.box,
-                spot=e.spot,
-                amount=money(e.amount),
-                allowed=not late,
-                why_not="betting was closed" if late else None,
-            )
+            if self.steps is not None:
+                self.step(
+                    e,
+                    f"box {e.box} spot {e.spot}{who} {verb} {money(e.amount)}"
+                    + (" after no more bets" if late else ""),
+                    box=e.box,
+                    spot=e.spot,
+                    amount=money(e.amount),
+                    allowed=not late,
+                    why_not="betting was closed" if late else None,
+                )
 
     def _late_stake(self, box_no: int, spot: int, amount: int, player: str | None) -> None:
         box = self.boxes.get(box_no)
@@ -326,7 +338,8 @@ class Round:
             h0 = Hand(box=box_no, number=0)
             for old in cards:
                 if old.number == 0:
-                    h0.cards, h0.count, h0.natural = old.cards, old.count, old.natural
+                    h0.cards, h0.hard, h0.aces = old.cards, old.hard, old.aces
+                    h0.natural = old.natural
                     h0.card_events, h0.card_indexes = old.card_events, old.card_indexes
             box.hands = [h0]
             self.boxes[box_no] = box
@@ -353,6 +366,7 @@ class Round:
         for (box, spot), amount in sorted(self.bets.items()):
             if amount > 0:
                 boxes.setdefault(box, {})[spot] = amount
+        self.staked = boxes
         for b in limit_breaches(
             boxes, self.limits.min_bet, self.limits.max_bet, self.rules, self.bet_events
         ):
@@ -362,7 +376,8 @@ class Round:
         """«Rien ne va plus»: from here no stake may change."""
         already = self.phase > Phase.BETTING
         self.close_betting(e.id)
-        self.step(e, "no more bets" + (" (betting had already closed)" if already else ""))
+        if self.steps is not None:
+            self.step(e, "no more bets" + (" (betting had already closed)" if already else ""))
 
     def start_burn(self, e: m.Burn) -> None:
         """001: «A puntate effettuate, il banchiere chiude il gioco, bruciando 5 carte».
@@ -379,23 +394,36 @@ class Round:
     def make_boxes(self) -> None:
         """The staked boxes as betting closed them, each with its hand 0; the deal's plan."""
         self.boxes_made = True
-        for (box, spot), amount in sorted(self.bets.items()):
-            if amount <= 0:
-                continue
-            b = self.boxes.setdefault(box, Box(number=box))
-            b.spots[spot] = amount
-            b.players[spot] = self.players.get((box, spot))
-        for n in sorted(self.boxes):
-            b = self.boxes[n]
-            h = Hand(box=n, number=0, stakes=dict(b.spots))
+        players = self.players
+        boxes = self.boxes
+        staked = self.staked
+        if self.phase == Phase.BETTING or self.late_bets:
+            # betting never closed (a round with no card), or stakes changed after it closed
+            # and before any card (past-posting): the boxes are as the stakes stand (rules.md:
+            # judged as placed)
+            staked = {}
+            for (box, spot), amount in sorted(self.bets.items()):
+                if amount > 0:
+                    staked.setdefault(box, {})[spot] = amount
+            self.staked = staked
+        for n, spots in staked.items():  # ascending box numbers
+            b = Box(number=n)
+            b.spots = spots
+            b.players = {spot: players.get((n, spot)) for spot in spots}
+            h = Hand(box=n, number=0, stakes=dict(spots))
             b.hands = [h]
+            boxes[n] = b
             self.order.append(h)
-        self.plan = deal_plan(self.rules.initial_deal, sorted(self.boxes))
+        seats = tuple(staked)
+        plan = self.plans.get(seats)
+        if plan is None:
+            plan = self.plans[seats] = deal_plan(self.rules.initial_deal, seats)
+        self.plan = plan
+        self.deal_needed = 2 * len(self.order) + self.rules.initial_deal.dealer_cards
 
     def _deal_complete(self) -> bool:
-        if len(self.dealer) < self.rules.initial_deal.dealer_cards:
-            return False
-        return all(len(h.cards) >= 2 for h in self.order if h.number == 0)
+        """Every staked box has its two cards and the dealer his (the deal's plan is served)."""
+        return self.deal_needed <= 0
 
     def _end_deal(self, index: int) -> None:
         self.phase = Phase.INSURANCE
@@ -419,8 +447,8 @@ class Round:
 
     def card(self, e: RoundEvent, index: int, pos: int) -> None:
         """One card leaves the shoe and is placed (betting closes at the first card)."""
-        self.close_betting(e.id)
         if not self.boxes_made:
+            self.close_betting(e.id)
             self.make_boxes()
         self.draws.append(index)
         seat = DEALER if e.to == "dealer" else e.box
@@ -449,8 +477,10 @@ class Round:
         slot = self.plan[self.deal_k] if self.deal_k < len(self.plan) else None
         b = self.boxes.get(seat) if seat != DEALER else None
         staked = b is not None and not b.phantom
-        want = expected_face(self.rules.initial_deal, seat, len(self.dealer))
-        problems = deal_problems(slot, seat, e.face_up, want, staked, e.hand)
+        problems: list[str] = []
+        if slot is None or slot.seat != seat or slot.face_up != e.face_up or e.hand:
+            want = expected_face(self.rules.initial_deal, seat, len(self.dealer))
+            problems = deal_problems(slot, seat, e.face_up, want, staked, e.hand)
         self.deal_k += 1
         if problems and not self.deal_flagged:
             self.deal_flagged = True
@@ -467,20 +497,28 @@ class Round:
                 )
             )
         assert e.card is not None
+        h: Hand | None = None
         if seat == DEALER:
+            if len(self.dealer) < self.rules.initial_deal.dealer_cards:
+                self.deal_needed -= 1
             self._add_dealer_card(e, index)
-            kw: dict[str, Any] = {"cards": tuple(self.dealer)}
-            kw.update(total=best_total(self.dealer), soft=is_soft(self.dealer))
-            desc = f"{e.card} to the dealer"
         else:
             hand_no = e.hand or 0
             h = b.hand(hand_no) if b is not None and staked else None
             if h is None:
                 h = self._phantom(seat, hand_no)
+            elif hand_no == 0 and len(h.cards) < 2:
+                self.deal_needed -= 1
             self._add_card(h, e.card, e.id, index)
-            kw = self._hand_kw(h)
-            desc = f"{e.card} to box {e.box} hand {e.hand}"
         if self.steps is not None:
+            if seat == DEALER:
+                desc = f"{e.card} to the dealer"
+                kw: dict[str, Any] = {"cards": tuple(self.dealer)}
+                kw.update(total=best_total(self.dealer), soft=is_soft(self.dealer))
+            else:
+                desc = f"{e.card} to box {e.box} hand {e.hand}"
+                assert h is not None
+                kw = self._hand_kw(h)
             self.step(
                 e,
                 f"deal: {desc} (pos {pos})",
@@ -493,25 +531,29 @@ class Round:
                 why_not="; ".join(problems) or None,
                 **kw,
             )
-        if self._deal_complete():
+        if self.deal_needed <= 0:
             self._end_deal(index)
 
     # ================================================================== play
 
     def _add_card(self, h: Hand, card: str, event_id: str, index: int) -> None:
         """Place one card on a hand; the hand's turn ends where its cards end it."""
-        h.cards.append(card)
-        h.count.add(card)
+        cards = h.cards
+        cards.append(card)
+        v = VALUE[card[0]]
+        h.hard += v
+        if v == 1:
+            h.aces = True
         h.card_events.append(event_id)
         h.card_indexes.append(index)
         if h.doubled:
             h.cards_after_double += 1
-        if len(h.cards) == 2 and not h.from_split:
-            a, b = h.cards
-            h.natural = (a[0] == "A" and is_ten_value(b)) or (b[0] == "A" and is_ten_value(a))
-        if h.bust_index is None and h.bust:
+        if len(cards) == 2 and not h.from_split:
+            a, b = VALUE[cards[0][0]], VALUE[cards[1][0]]
+            h.natural = a + b == 11 and (a == 1 or b == 1)
+        if h.hard > 21 and h.bust_index is None and not h.natural:
             h.bust_index = index
-        if not h.ended and hand_is_over(h, self.rules):
+        if not h.ended and len(cards) >= 2 and hand_is_over(h, self.rules):
             h.ended = True
 
     def _add_dealer_card(self, e: RoundEvent, index: int) -> None:
@@ -528,13 +570,13 @@ class Round:
             self.flag(
                 Breach(
                     Code.PLAY_MANDATORY_HIT,
-                    f"box {h.box} hand {h.number} stopped at {h.count.total} "
+                    f"box {h.box} hand {h.number} stopped at {h.total} "
                     f"({','.join(h.cards)}); at {mx} or less it must hit",
                     (*h.card_events[-1:], evidence),
                     box=h.box,
                     hand=h.number,
                     expected="hit",
-                    actual=f"stand on {h.count.total}",
+                    actual=f"stand on {h.total}",
                     rule="mandatory_hit_max",
                 )
             )
@@ -724,14 +766,15 @@ class Round:
         hand_no = e.hand or 0
         h = self._hand_for(e, e.box, hand_no, e.word)
         if h is None:
-            self.step(
-                e,
-                f"{e.word} for box {e.box} hand {hand_no}: no such hand",
-                box=e.box,
-                hand=hand_no,
-                allowed=False,
-                why_not="no such hand",
-            )
+            if self.steps is not None:
+                self.step(
+                    e,
+                    f"{e.word} for box {e.box} hand {hand_no}: no such hand",
+                    box=e.box,
+                    hand=hand_no,
+                    allowed=False,
+                    why_not="no such hand",
+                )
             return
         if self.phase in (Phase.DEAL, Phase.INSURANCE):
             self.phase = Phase.PLAY
@@ -774,7 +817,7 @@ class Round:
             self.step(
                 e,
                 f"box {e.box} hand {hand_no}: {action}"
-                + (f" ({','.join(h.cards)} = {h.count.total})" if h.cards else ""),
+                + (f" ({','.join(h.cards)} = {h.total})" if h.cards else ""),
                 box=e.box,
                 hand=hand_no,
                 amount=money(e.amount),
@@ -881,13 +924,8 @@ class Round:
             from_split=True,
             split_aces=aces,
         )
-        for c in cards[1:2]:
-            new.cards.append(c)
-            new.count.add(c)
-        h.cards = kept
-        h.count = type(h.count)()
-        for c in kept:
-            h.count.add(c)
+        new.set_cards(list(cards[1:2]))
+        h.set_cards(kept)
         h.from_split, h.split_aces, h.natural = True, aces, False
         b.hands.append(new)
         if late:
@@ -907,13 +945,14 @@ class Round:
         if self._hand_for(e, e.box, hand_no, "objection") is not None:
             self.objections.setdefault((e.box, hand_no, e.word), []).append(e.id)
         effect = "" if self.rules.split_double_unanimity else " (no effect under this profile)"
-        self.step(
-            e,
-            f"box {e.box} hand {hand_no} spot {e.spot} objects to a {e.word}{effect}",
-            box=e.box,
-            hand=hand_no,
-            spot=e.spot,
-        )
+        if self.steps is not None:
+            self.step(
+                e,
+                f"box {e.box} hand {hand_no} spot {e.spot} objects to a {e.word}{effect}",
+                box=e.box,
+                hand=hand_no,
+                spot=e.spot,
+            )
 
     def insurance_bet(self, e: RoundEvent, index: int) -> None:
         """Insurance against a dealer ace (000): at most half the stake, before any third card.
@@ -936,15 +975,16 @@ class Round:
                     spot=e.spot,
                 )
             )
-            self.step(
-                e,
-                f"box {e.box} spot {e.spot} insures {money(e.amount)}: no such box",
-                box=e.box,
-                spot=e.spot,
-                amount=money(e.amount),
-                allowed=False,
-                why_not="no such box",
-            )
+            if self.steps is not None:
+                self.step(
+                    e,
+                    f"box {e.box} spot {e.spot} insures {money(e.amount)}: no such box",
+                    box=e.box,
+                    spot=e.spot,
+                    amount=money(e.amount),
+                    allowed=False,
+                    why_not="no such box",
+                )
             return
         stake = b.hands[0].stakes.get(e.spot, 0) if b.hands else 0
         r = self.rules
@@ -982,15 +1022,16 @@ class Round:
             )
         old, ids = self.insurance.get((e.box, e.spot), (0, []))
         self.insurance[(e.box, e.spot)] = (old + e.amount, [*ids, e.id])
-        self.step(
-            e,
-            f"box {e.box} spot {e.spot} insures {money(e.amount)}",
-            box=e.box,
-            spot=e.spot,
-            amount=money(e.amount),
-            allowed=not reasons,
-            why_not="; ".join(why for _, why in reasons) or None,
-        )
+        if self.steps is not None:
+            self.step(
+                e,
+                f"box {e.box} spot {e.spot} insures {money(e.amount)}",
+                box=e.box,
+                spot=e.spot,
+                amount=money(e.amount),
+                allowed=not reasons,
+                why_not="; ".join(why for _, why in reasons) or None,
+            )
 
     def even_money(self, e: RoundEvent, index: int) -> None:
         """Even money (001): a blackjack against a dealer ace taken 1:1 at once.
@@ -1026,15 +1067,16 @@ class Round:
             # binding whatever the profile says (the breach is its own finding).
             if h.natural and self.dealer and is_ace(self.dealer[0]):
                 h.even_money.add(e.spot)
-        self.step(
-            e,
-            f"box {e.box} spot {e.spot} takes even money",
-            box=e.box,
-            hand=0,
-            spot=e.spot,
-            allowed=h is not None and not reasons,
-            why_not="; ".join(reasons) or ("no such hand" if h is None else None),
-        )
+        if self.steps is not None:
+            self.step(
+                e,
+                f"box {e.box} spot {e.spot} takes even money",
+                box=e.box,
+                hand=0,
+                spot=e.spot,
+                allowed=h is not None and not reasons,
+                why_not="; ".join(reasons) or ("no such hand" if h is None else None),
+            )
 
     # ================================================================== the exposed card
 
@@ -1050,7 +1092,8 @@ class Round:
                     seats.append(h.box)
             seats.append(DEALER)
             self.exposed = Exposed(card=e.card, event_id=e.id, candidates=seats)
-        self.step(e, f"{e.card} exposed", card=e.card)
+        if self.steps is not None:
+            self.step(e, f"{e.card} exposed", card=e.card)
 
     def _exposed_breach(self, ex: Exposed | None, message: str, event_id: str) -> None:
         if ex is not None:
@@ -1111,10 +1154,11 @@ class Round:
                 if e.accepted:
                     ex.accepted = seat
         verb = "accepts" if e.accepted else "refuses"
-        self.step(
-            e, f"{e.card} offered: {where(seat)} {verb}", card=e.card, target=e.to, box=e.box,
-            allowed=ok,
-        )  # fmt: skip
+        if self.steps is not None:
+            self.step(
+                e, f"{e.card} offered: {where(seat)} {verb}", card=e.card, target=e.to, box=e.box,
+                allowed=ok,
+            )  # fmt: skip
 
     def burn(self, e: m.Burn, index: int) -> None:
         """A burn during the round: only an exposed card refused by all may be burned (000)."""
@@ -1140,7 +1184,8 @@ class Round:
                     "exposed-card procedure",
                     e.id,
                 )
-        self.step(e, f"burn {','.join(e.cards) or e.n_cards}", allowed=ok)
+        if self.steps is not None:
+            self.step(e, f"burn {','.join(e.cards) or e.n_cards}", allowed=ok)
 
     # ================================================================== the dealer
 
@@ -1176,7 +1221,9 @@ class Round:
             out_of_turn = False if exempt else self._pass_to(None, e.id, skip) is not None
             self.phase = Phase.DEALER
         before = list(self.dealer)
-        word = dealer_rule_word(before, self.rules, self.all_decided()) if before else "draw"
+        word = None
+        if self.steps is not None:
+            word = dealer_rule_word(before, self.rules, self.all_decided()) if before else "draw"
         why = None
         if out_of_turn:
             why = "a player hand still needed its card"
@@ -1210,19 +1257,20 @@ class Round:
         if self.steps is None:
             return
         rule = f"; the rule said {word}" if word else ""
-        self.step(
-            e,
-            f"{e.card} to the dealer (pos {pos}){rule}",
-            pos=pos,
-            card=e.card,
-            target="dealer",
-            cards=tuple(self.dealer),
-            total=best_total(self.dealer),
-            soft=is_soft(self.dealer),
-            dealer_rule=word,
-            allowed=why is None,
-            why_not=why,
-        )
+        if self.steps is not None:
+            self.step(
+                e,
+                f"{e.card} to the dealer (pos {pos}){rule}",
+                pos=pos,
+                card=e.card,
+                target="dealer",
+                cards=tuple(self.dealer),
+                total=best_total(self.dealer),
+                soft=is_soft(self.dealer),
+                dealer_rule=word,
+                allowed=why is None,
+                why_not=why,
+            )
 
     def _hole_card(self, e: RoundEvent) -> None:
         """The dealer's second card came in the initial deal: this game deals no hole card."""
@@ -1273,7 +1321,7 @@ class Round:
             return
         for h in self.order:
             if not h.ended:
-                self.stand(h, h.card_events[-1] if h.card_events else self.event_ids[-1])
+                self.stand(h, h.card_events[-1] if h.card_events else self.last_event or "")
         d = self.dealer
         if not d or self.all_decided() or not dealer_must_draw(d, self.rules):
             return
@@ -1293,7 +1341,8 @@ class Round:
 
     def cut_card_out(self, e: RoundEvent, index: int) -> None:
         """``cut_card_out``: this round is the last of the shoe (the shoe notes it)."""
-        self.step(e, "the cut card came out: this round is the last")
+        if self.steps is not None:
+            self.step(e, "the cut card came out: this round is the last")
 
     def settle(self, e: RoundEvent, index: int) -> None:
         """A settlement: recorded now, judged when the round is over (:mod:`audit.engine.judge`)."""
@@ -1302,29 +1351,36 @@ class Round:
             self.phase = Phase.SETTLEMENT
         hand_no = e.hand or 0
         kind = e.word or "main"
-        step = self.step(
-            e,
-            f"settle box {e.box} hand {hand_no} spot {e.spot} {kind}: {money(e.amount)}",
-            box=e.box,
-            hand=hand_no,
-            spot=e.spot,
-            amount=money(e.amount),
-        )
+        step = -1
+        if self.steps is not None:
+            step = self.step(
+                e,
+                f"settle box {e.box} hand {hand_no} spot {e.spot} {kind}: {money(e.amount)}",
+                box=e.box,
+                hand=hand_no,
+                spot=e.spot,
+                amount=money(e.amount),
+            )
         self.settles.append(SettleRec(e.box, hand_no, e.spot, kind, e.amount, e.id, index, step))
 
     def void(self, e: RoundEvent, index: int) -> None:
         """The round is declared void (misdeal): every stake returned, settle 0."""
         if self.void_event is None:
             self.void_event = e.id
-        self.step(e, f"round void: {e.word}")
+        if self.steps is not None:
+            self.step(e, f"round void: {e.word}")
 
     def close_event_step(self, e: RoundEvent, index: int) -> None:
         """``round_close``: the step only; the shoe closes the round."""
-        self.step(e, f"round {e.round} closes")
+        if self.steps is not None:
+            self.step(e, f"round {e.round} closes")
 
     def finish(self, status: str) -> None:
         """The round is over (``closed``, or ``incomplete``): the dealer's end, then judgement."""
         self.status = "void" if self.voided and status == "closed" else status
+        if self.skipped:
+            self.phase = Phase.CLOSED
+            return
         if not self.boxes_made:
             self.make_boxes()
         if self.pending_dealer is not None:
@@ -1333,7 +1389,7 @@ class Round:
         wagers, breaches = judge_round(self)
         for b in breaches:
             self.flag(b)
-        self.wagers = tuple(wagers)
+        self.wagers = wagers
         self.judged = True
         self.phase = Phase.CLOSED
 

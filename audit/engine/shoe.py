@@ -10,7 +10,6 @@ counted by the highest position reached, so a card left unrecorded is one
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 
 from audit.engine.hands import RANK_INDEX
@@ -39,7 +38,7 @@ class ShoeTracker:
     cut_card_event: str | None = None
     next_pos: int = 1
     max_pos: int = 0
-    counts: Counter[str] = field(default_factory=Counter)
+    counts: dict[str, int] = field(default_factory=dict)
     excess_flagged: set[str] = field(default_factory=set)
     cut_card_out_round: int | None = None
     cut_card_out_event: str | None = None
@@ -78,7 +77,11 @@ class ShoeTracker:
             self.ranks[RANK_INDEX[card[0]]] += 1
             if self.order is not None:
                 self._check_order(card, position, event_id, round_no)
-            self._check_count(card, event_id, round_no)
+            counts = self.counts
+            n = counts.get(card, 0) + 1
+            counts[card] = n
+            if self.decks is not None and n > self.decks:
+                self._card_added(card, n, event_id, round_no)
         else:
             self.unseen += 1
         if (
@@ -107,10 +110,9 @@ class ShoeTracker:
                 round_no,
             )
 
-    def _check_count(self, card: str, event_id: str, round_no: int | None) -> None:
-        n = self.counts[card] + 1
-        self.counts[card] = n
-        if self.decks is None or n <= self.decks or card in self.excess_flagged:
+    def _card_added(self, card: str, n: int, event_id: str, round_no: int | None) -> None:
+        """``SHOE_CARD_EXCESS``: a card left the shoe more times than it holds it (once a card)."""
+        if card in self.excess_flagged:
             return
         self.excess_flagged.add(card)
         self.sink.add(

@@ -86,3 +86,12 @@ class FindingSink:
         )
         self.items.append(finding)
         return finding
+
+    def add_first(self, breaches: Iterable[tuple[Breach, int | None]]) -> None:
+        """Record breaches ahead of those already raised (ingest-like findings, e.g. unknown
+        types, come before the replay's)."""
+        mark = len(self.items)
+        for breach, rnd in breaches:
+            self.add(breach, rnd)
+        if mark:
+            self.items[:] = self.items[mark:] + self.items[:mark]

@@ -8,9 +8,9 @@ question with one answer: the round's phase and these records.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from audit.engine.hands import Count, is_three_sevens
+from audit.engine.hands import VALUE, is_three_sevens
 
 
 @dataclass(slots=True, eq=False)
@@ -53,49 +53,94 @@ class Late:
     """The card broke a rule that comes first (rules.md precedence): no second finding."""
 
 
-@dataclass(slots=True, eq=False)
 class Hand:
     """One hand of a box while its round is replayed.
 
     ``stakes`` are the spots' stakes on it (cents), ``extra`` a double's extra
-    stakes. ``ended``: its turn is over (it stood, busted, made a natural, took
-    a double's card, or play went past it). ``phantom``: a hand that carries no
+    stakes. ``hard`` is the total with aces counting 1, ``aces`` whether it
+    holds one (:func:`audit.engine.hands.best_total` follows from both).
+    ``ended``: its turn is over (it stood, busted, made a natural, took a
+    double's card, or play went past it). ``phantom``: a hand that carries no
     stake (a card dealt to it is a breach).
+
+    A plain class with slots (a round makes one per box, millions a night).
     """
 
-    box: int
-    number: int
-    cards: list[str] = field(default_factory=list)
-    count: Count = field(default_factory=Count)
-    stakes: dict[int, int] = field(default_factory=dict)
-    extra: dict[int, int] = field(default_factory=dict)
-    from_split: bool = False
-    split_aces: bool = False
-    doubled: bool = False
-    natural: bool = False
-    ended: bool = False
-    surrendered: bool = False
-    cards_after_double: int = 0
-    phantom: bool = False
-    card_events: list[str] = field(default_factory=list)
-    card_indexes: list[int] = field(default_factory=list)
-    bust_index: int | None = None
-    even_money: set[int] = field(default_factory=set)
-    skipped: Skip | None = None
-    late: Late | None = None
+    __slots__ = (
+        "aces",
+        "box",
+        "bust_index",
+        "card_events",
+        "card_indexes",
+        "cards",
+        "cards_after_double",
+        "doubled",
+        "ended",
+        "even_money",
+        "extra",
+        "from_split",
+        "hard",
+        "late",
+        "natural",
+        "number",
+        "phantom",
+        "skipped",
+        "split_aces",
+        "stakes",
+        "surrendered",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        box: int,
+        number: int,
+        *,
+        stakes: dict[int, int] | None = None,
+        from_split: bool = False,
+        split_aces: bool = False,
+        phantom: bool = False,
+    ) -> None:
+        self.box = box
+        self.number = number
+        self.cards: list[str] = []
+        self.hard = 0
+        self.aces = False
+        self.stakes: dict[int, int] = {} if stakes is None else stakes
+        self.extra: dict[int, int] = {}
+        self.from_split = from_split
+        self.split_aces = split_aces
+        self.doubled = False
+        self.natural = False
+        self.ended = False
+        self.surrendered = False
+        self.cards_after_double = 0
+        self.phantom = phantom
+        self.card_events: list[str] = []
+        self.card_indexes: list[int] = []
+        self.bust_index: int | None = None
+        self.even_money: set[int] = set()
+        self.skipped: Skip | None = None
+        self.late: Late | None = None
+
+    def set_cards(self, cards: list[str]) -> None:
+        """Replace the hand's cards (a split moves one away) and recount them."""
+        self.cards = cards
+        self.hard = sum(VALUE[c[0]] for c in cards)
+        self.aces = any(c[0] == "A" for c in cards)
 
     @property
     def total(self) -> int:
-        return self.count.total
+        """The best total: an ace counts 11 when that does not bust (000, 001, 004)."""
+        return self.hard + 10 if self.aces and self.hard <= 11 else self.hard
 
     @property
     def soft(self) -> bool:
-        return self.count.soft
+        return self.aces and self.hard <= 11
 
     @property
     def bust(self) -> bool:
         """Over 21, unless it is a natural (a hit natural is still settled as one)."""
-        return not self.natural and self.count.hard > 21
+        return not self.natural and self.hard > 21
 
     @property
     def needs_card(self) -> bool:
@@ -115,7 +160,7 @@ class Hand:
         Exactly two cards (rules.md, the PAY_ code choice): a third card makes it
         another total, whatever the first two were.
         """
-        return self.from_split and len(self.cards) == 2 and self.count.total == 21
+        return self.from_split and len(self.cards) == 2 and self.total == 21
 
     def stake(self, spot: int) -> int:
         """The spot's stake on this hand in cents, a double's extra included."""
@@ -125,7 +170,6 @@ class Hand:
         return sorted(s for s, v in self.stakes.items() if v > 0)
 
 
-@dataclass(slots=True, eq=False)
 class Box:
     """A betting box: its spots' stakes and players, and its hands by number.
 
@@ -133,15 +177,21 @@ class Box:
     takes no turn. ``phantom``: no stake at all (cards dealt to it are breaches).
     """
 
-    number: int
-    spots: dict[int, int] = field(default_factory=dict)
-    players: dict[int, str | None] = field(default_factory=dict)
-    hands: list[Hand] = field(default_factory=list)
-    phantom: bool = False
-    late: bool = False
+    __slots__ = ("hands", "late", "number", "phantom", "players", "spots")
+
+    def __init__(self, number: int, *, phantom: bool = False, late: bool = False) -> None:
+        self.number = number
+        self.spots: dict[int, int] = {}
+        self.players: dict[int, str | None] = {}
+        self.hands: list[Hand] = []
+        self.phantom = phantom
+        self.late = late
 
     def hand(self, number: int) -> Hand | None:
-        for h in self.hands:
+        hands = self.hands
+        if number < len(hands) and hands[number].number == number:
+            return hands[number]  # a box's hands are numbered as they are made
+        for h in hands:
             if h.number == number:
                 return h
         return None

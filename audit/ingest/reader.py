@@ -71,6 +71,8 @@ class Batch:
     rejects: list[Reject] = field(default_factory=list)
     kept: int = 0
     """Lines in ``blocks`` (what DuckDB will see)."""
+    read_bytes: int = 0
+    """Bytes of the file read when the batch was cut (of the gzip, for a gzip): progress."""
 
 
 class FileError(Exception):
@@ -343,6 +345,9 @@ class LogReader:
         assert self._hash is not None
         return self._hash.size
 
+    def _read_bytes(self) -> int:
+        return self._hash.size if self._hash is not None else 0
+
     def _open(self) -> tuple[_HashingReader, BinaryIO]:
         raw = open_regular(self.path)
         hashing = _HashingReader(raw)
@@ -409,6 +414,7 @@ class LogReader:
                 # What was complete before the damage goes in; a cut line does not.
                 if batch.lines or batch.rejects:
                     self.lines = line_no - 1
+                    batch.read_bytes = self._read_bytes()
                     yield batch
                 raise
             eof = not data
@@ -445,6 +451,7 @@ class LogReader:
                 ):
                     batch.lines = first_of - batch.first_line
                     self.lines = first_of - 1
+                    batch.read_bytes = self._read_bytes()
                     yield batch
                     batch = Batch(first_of, [], [], 0)
                     batch_bytes = 0
@@ -456,5 +463,6 @@ class LogReader:
             batch.lines = line_no - batch.first_line
         if batch.lines or batch.rejects:
             self.lines = line_no - 1
+            batch.read_bytes = self._read_bytes()
             yield batch
         self.lines = line_no - 1

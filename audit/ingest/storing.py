@@ -17,6 +17,7 @@ from audit.ingest.reader import RAW_KEEP, FileError, LogReader, file_sha256
 from audit.ingest.summary import FileSummary
 from audit.store import Store
 from audit.store.evidence import ingest_body
+from audit.store.schema import FINDING_ID_SQL
 from audit.store.store import DEFAULT_DAY_START, day_start_minutes
 
 
@@ -353,7 +354,7 @@ def refresh_derived(store: Store) -> list[dt.date]:
              WHERE w.table_id = f.table_id AND f.ordinal >= w.lo AND f.ordinal < w.hi)"""
     )
     con.execute(
-        """INSERT INTO log_findings BY NAME
+        f"""INSERT INTO log_findings BY NAME
            SELECT 'LOG_SEQ_GAP' AS code, 'major' AS severity, g.table_id,
                   CASE WHEN g.shoe = g.next_shoe THEN g.next_shoe END AS shoe,
                   CASE WHEN g.shoe = g.next_shoe AND g.round = g.next_round THEN g.round END
@@ -363,7 +364,7 @@ def refresh_derived(store: Store) -> list[dt.date]:
                     || (g.next_seq - g.seq - 1) || ' event'
                     || CASE WHEN g.next_seq - g.seq - 1 = 1 THEN '' ELSE 's' END || ' missing'
                     AS message,
-                  s.gaming_day, g.seq AS ordinal
+                  s.gaming_day, g.seq AS ordinal, {SEQ_GAP_ID} AS id
            FROM (
              SELECT table_id, shoe, round, id, seq,
                     lead(seq) OVER w AS next_seq, lead(id) OVER w AS next_id,
@@ -446,3 +447,18 @@ def again_body(store: Store, s: FileSummary, path: Path, now: dt.datetime) -> di
         error=None,
         at=now,
     )
+
+
+SEQ_GAP_ID = FINDING_ID_SQL.format(
+    code="'LOG_SEQ_GAP'",
+    table_id="g.table_id",
+    shoe="CASE WHEN g.shoe = g.next_shoe THEN g.next_shoe END",
+    round="CASE WHEN g.shoe = g.next_shoe AND g.round = g.next_round THEN g.round END",
+    box="NULL",
+    hand="NULL",
+    spot="NULL",
+    source="NULL",
+    occurrence="g.seq",
+)
+"""A sequence gap's stable id: its table (shoe and round where known) and the ``seq`` it
+follows (:func:`audit.findings.finding_id`)."""

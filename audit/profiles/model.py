@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from fractions import Fraction
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -222,7 +223,7 @@ class Profile(BaseModel):
             raise ValueError(f"rule sources missing for {missing}, unknown rules {extra}")
         return self
 
-    @property
+    @cached_property
     def digest(self) -> str:
         """A hash of the rules and sources: a changed profile re-audits its shoes."""
         payload = json.dumps(self.model_dump(mode="json"), sort_keys=True)

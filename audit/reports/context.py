@@ -12,7 +12,10 @@ Conventions shared by every object:
 
 - Money is a string in the finding format's shortest exact decimal form
   (``"10"``, ``"37.5"``, ``"-50"``; see :func:`audit.findings.money_str`), so
-  the JSON form is exact and no template does arithmetic.
+  the JSON form is exact and no template does arithmetic; the templates' ``money``
+  filter only lays it out (thousands separators, two decimals).
+- Money signs follow rules.md's ``impact``: what the house paid minus what it
+  should have paid. Positive: players were overpaid; negative: underpaid.
 - Identifiers (table, shoe, dealer, player, event ids) are passed as the log
   wrote them. They are untrusted: each output format escapes them (HTML
   autoescape, Markdown and terminal filters).
@@ -23,7 +26,14 @@ Conventions shared by every object:
   the latest ``shoe_open`` or ``dealer_change`` before its ``round_open`` in
   ``seq`` order within the same table and shoe; a finding is credited with its
   round, and a finding without a round (shoe-level, or raised while reading a
-  file) to the dealer who opened its shoe.
+  file) to the dealer who opened its shoe. The report states this rule in
+  :attr:`ReportContext.dealer_rule` and uses no other.
+- Player ids in a compliance report are masked (:func:`audit.reports.hand.mask_player`)
+  unless :attr:`ReportContext.show_players`; the ``hand`` command shows them.
+- Slots for other sections: :attr:`ReportContext.statistics` (issue 11) and
+  :attr:`ReportContext.integrity` (issue 14) are filled by their own builders and
+  rendered by their own partial templates (``_partials/statistics.html.j2``,
+  ``_partials/integrity.html.j2``), which render nothing while they are None.
 """
 
 from __future__ import annotations
@@ -132,6 +142,7 @@ class StoryLine:
         event_id: the TEL/1 ``id``.
         seq: the TEL/1 ``seq``.
         ts: the table-clock timestamp (RFC 3339), or None when the events were not given.
+        source: where it was read, ``file:line`` as ingested, or None when not known.
         type: the TEL/1 ``type`` (``shuffle``, ``cut``, ``burn``...).
         text: what happened, in words.
         cards: the cards shown by this event (a burn's cards), possibly empty.
@@ -140,6 +151,7 @@ class StoryLine:
     event_id: str
     seq: int
     ts: str | None
+    source: str | None
     type: str
     text: str
     cards: tuple[CardView, ...] = ()
@@ -152,7 +164,7 @@ class ShoeStory:
     Attributes:
         decks: decks in the shoe, as ``shoe_open`` says.
         dealer: the dealer on duty when the round began (``shoe_open.dealer`` or the
-            latest ``dealer_change`` before the round).
+            latest ``dealer_change`` before the round; the home banker in ventuno).
         currency: ISO 4217 code from ``shoe_open``, or None.
         min_bet: the table minimum per spot (money string), or None.
         max_bet: the table maximum per box (money string), or None.
@@ -209,7 +221,11 @@ class StepView:
         n: the step number within the round, from 1.
         event_id: the TEL/1 ``id``.
         seq: the TEL/1 ``seq``.
-        ts: the table-clock timestamp (RFC 3339), or None when the events were not given.
+        ts: the table-clock timestamp (RFC 3339, as the log wrote it), or None when the
+            events were not given.
+        time: the clock time of ``ts`` alone (``"20:03:21"``), or None.
+        source: where the event was read, ``file:line`` as ingested (``input_files.path``
+            and the line number), or None when not known.
         type: the TEL/1 ``type`` (``bet``, ``card``, ``action``, ``settle``...).
         description: what happened, in words (from the engine).
         card: the card that left the shoe, for ``card`` events (and a burned card), or None.
@@ -228,6 +244,8 @@ class StepView:
     event_id: str
     seq: int
     ts: str | None
+    time: str | None
+    source: str | None
     type: str
     description: str
     card: CardView | None
@@ -253,6 +271,12 @@ class HandView:
         soft: true when the total counts an ace as 11.
         label: the total in words (``"blackjack"``, ``"bust 24"``, ``"soft 18"``).
         notes: facts about the hand from the engine (``"doubled"``, ``"from a split"``).
+        stake: the hand's main stake before any double, summed over its spots (money
+            string), or None for the dealer.
+        double_stake: the extra stake a double added, summed over its spots (money
+            string), or None when the hand was not doubled.
+        split_stake: for a hand a split created, the stake that split put on it (the
+            same as ``stake``), or None.
     """
 
     who: str
@@ -263,25 +287,40 @@ class HandView:
     soft: bool
     label: str
     notes: tuple[str, ...]
+    stake: str | None = None
+    double_stake: str | None = None
+    split_stake: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class WagerView:
-    """One wager with its correct and its actual settlement side by side.
+    """One wager with its amount due, its amount settled and the engine's verdict.
 
     Attributes:
         box: the box.
         hand: the hand within the box.
         spot: the spot within the box (0: the box holder).
         kind: ``main``, ``insurance`` or ``bonus``.
-        player: the player id the bet named, or None.
-        stake: the stake (doubles included) as a money string; ``"0"`` for a bonus.
-        expected: the correct net settlement per the engine, or None when not due.
-        actual: the net settlement the house made, or None when never settled.
-        difference: actual minus expected (positive: the house overpaid), or None.
-        ok: true when the actual settlement equals the expected one.
-        note: the engine's explanation of the correct settlement (``"21 v dealer 20:
-            wins 1:1"``), or None.
+        player: the player id the bet named (masked in a static report unless
+            ``--show-players``), or None.
+        stake: the stake, a double's extra included, as a money string; ``"0"`` for a bonus.
+        base_stake: the stake before a double (money string).
+        double_stake: the extra stake of a double (``stake - base_stake``), or None.
+        from_split: true when a split created this wager.
+        expected: the amount due, the correct net settlement per the engine, or None when
+            the round is not judged.
+        actual: the settlements the house made, as written (``"15 + 15"`` when twice), or
+            None when never settled.
+        settled: the sum of those settlements (money string), or None when never settled.
+        verdict: the engine's verdict on this wager: ``"ok"``, or the code of the ``PAY_``
+            finding that judged it (``"PAY_WRONG_AMOUNT"``, ``"PAY_MISSING"``...); None
+            when the engine did not judge it (the round is still open).
+        verdict_severity: the severity of that finding, or None for ``ok``/not judged.
+        impact: the judging finding's impact (settled minus due: positive, the house
+            overpaid), or None.
+        ok: true when the verdict is ``ok``.
+        note: the engine's explanation of the amount due (``"21 v dealer 20: wins 1:1"``),
+            or None.
     """
 
     box: int
@@ -290,9 +329,15 @@ class WagerView:
     kind: str
     player: str | None
     stake: str
+    base_stake: str
+    double_stake: str | None
+    from_split: bool
     expected: str | None
     actual: str | None
-    difference: str | None
+    settled: str | None
+    verdict: str | None
+    verdict_severity: str | None
+    impact: str | None
     ok: bool
     note: str | None
 
@@ -306,11 +351,13 @@ class RoundLink:
         n_findings: how many findings it has.
         href: the relative link to its hand page when one is written beside this one
             (in a compliance report), else None.
+        worst_severity: its most severe finding's severity, or None when it is clean.
     """
 
     round: int
     n_findings: int
     href: str | None = None
+    worst_severity: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,6 +381,12 @@ class HandContext:
         net_impact: the sum of the findings' impact (money string), or None when none prices.
         previous_round: the round before (with its finding count), or None.
         next_round: the round after, or None.
+        report_href: the relative link back to the compliance report when the page is
+            written beside one, else None.
+        shoe_flagged: the shoe's rounds with findings, in round order (links where pages
+            exist); empty outside a compliance report.
+        players_masked: true when player ids are masked (a static report without
+            ``--show-players``).
     """
 
     table: str
@@ -352,6 +405,9 @@ class HandContext:
     net_impact: str | None
     previous_round: RoundLink | None
     next_round: RoundLink | None
+    report_href: str | None = None
+    shoe_flagged: tuple[RoundLink, ...] = ()
+    players_masked: bool = False
 
 
 # --------------------------------------------------------------------------- the compliance report
@@ -376,66 +432,179 @@ class CountRow:
 
 
 @dataclass(frozen=True, slots=True)
-class MoneyRow:
-    """Money impact of findings for one table or one dealer.
+class MoneyTotal:
+    """Money paid wrongly, in one currency.
+
+    Sign convention (rules.md, a finding's ``impact``): impact is what the house paid
+    minus what it should have paid, so a positive amount went to players that was not
+    theirs, a negative one was kept from them.
 
     Attributes:
-        key: the table id or dealer id (a dealer is credited per round, see the module
-            docstring); ``"?"`` when no ``shoe_open`` names one.
-        overpaid: the sum of positive impacts (the house paid too much), money string.
-        underpaid: the sum of negative impacts as a positive amount, money string.
-        net: overpaid minus underpaid (positive: the house lost money), money string.
-        findings: how many findings priced themselves (impact not null).
+        currency: the ISO 4217 code of ``shoe_open.currency``, or None where the shoes
+            name none.
+        overpaid: the sum of positive impacts (paid to players beyond what was due).
+        underpaid: the sum of negative impacts, as a positive amount (kept from players).
+        net: overpaid minus underpaid (positive: the house lost money).
+        handle: the sum of stakes (doubles and splits included) in that currency.
+        priced: how many findings priced themselves (impact not null).
     """
 
-    key: str
+    currency: str | None
     overpaid: str
     underpaid: str
     net: str
-    findings: int
+    handle: str
+    priced: int
 
 
 @dataclass(frozen=True, slots=True)
-class RateRow:
-    """Error rates for one table or one dealer.
+class Segment:
+    """One severity's share of a stacked bar.
 
     Attributes:
-        key: the table id or dealer id (a dealer is credited per round, see the module
-            docstring); ``"?"`` when no ``shoe_open`` names one.
-        rounds: rounds audited (of that table; dealt by that dealer).
-        findings: round-level findings (findings with a round number).
-        critical: round-level critical findings.
-        per_1000: findings per 1,000 rounds, written with one decimal (``"12.5"``).
-        critical_per_1000: critical findings per 1,000 rounds, one decimal.
-        pct: ``per_1000`` as a percentage of the largest in the same table, for the charts.
+        severity: the severity.
+        count: findings of that severity.
+        pct: the count as a percentage of the chart's largest bar (0-100).
+    """
+
+    severity: str
+    count: int
+    pct: float
+
+
+@dataclass(frozen=True, slots=True)
+class GroupMoney:
+    """Money paid wrongly in one group (a day, table or dealer), in one currency.
+
+    Attributes:
+        currency: the currency, or None where the shoes name none.
+        overpaid: the sum of positive impacts (money string).
+        underpaid: the sum of negative impacts as a positive amount (money string).
+        net: overpaid minus underpaid (money string).
+        over_pct: ``overpaid`` as a percentage of the chart's largest amount in that
+            currency, either way (0-100).
+        under_pct: ``underpaid`` likewise.
+    """
+
+    currency: str | None
+    overpaid: str
+    underpaid: str
+    net: str
+    over_pct: float
+    under_pct: float
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRow:
+    """The figures of one gaming day, table or dealer.
+
+    Attributes:
+        key: the gaming day (ISO date), table id or dealer id; ``"?"`` when no
+            ``shoe_open`` or ``dealer_change`` names a dealer.
+        rounds: rounds audited (of that day or table; dealt by that dealer: see
+            ``ReportContext.dealer_rule``).
+        findings: every finding credited to the group (with a round or not).
+        round_findings: findings tied to a round (the rate's numerator).
+        critical: critical findings.
+        flagged_rounds: rounds with at least one finding.
+        per_1000: round findings per 1,000 rounds, one decimal (``"12.5"``), ``"-"``
+            without rounds.
+        critical_per_1000: critical round findings per 1,000 rounds, one decimal.
+        segments: ``findings`` by severity, most severe first, for stacked bars.
+        money: money paid wrongly, one entry per currency (empty when nothing priced).
     """
 
     key: str
     rounds: int
     findings: int
+    round_findings: int
     critical: int
+    flagged_rounds: int
     per_1000: str
     critical_per_1000: str
-    pct: float
+    segments: tuple[Segment, ...]
+    money: tuple[GroupMoney, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class CriticalRow:
-    """One critical finding, with a link to its hand page.
+class Chart:
+    """The rows one chart draws, with what it leaves to the full table.
+
+    Attributes:
+        title: the chart's title.
+        rows: the rows drawn (the most findings first for tables and dealers; every
+            day, in order, for the time series).
+        more: how many rows the full table has that the chart does not draw.
+        more_href: where those are (an anchor of the report), or None when ``more`` is 0.
+        currencies: the currencies of the money bars, in order (None: not named).
+    """
+
+    title: str
+    rows: tuple[GroupRow, ...]
+    more: int
+    more_href: str | None
+    currencies: tuple[str | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FlaggedRound:
+    """A round with at least one finding, as the first screen lists it.
+
+    Attributes:
+        rank: its place in the ranking (1: look at it first).
+        table: the table id.
+        shoe: the shoe id.
+        round: the round number within the shoe.
+        gaming_day: the shoe's gaming day (ISO date), or None.
+        opened_at: the local time of the round's first event (``"2026-11-28 20:03:00
+            +01:00"``), for finding the video, or None.
+        dealer: who dealt it (``ReportContext.dealer_rule``), or None.
+        currency: the shoe's currency, or None.
+        findings: how many findings the round has.
+        worst_severity: the most severe of them.
+        codes: their codes, distinct, sorted.
+        headline: the message of its most severe finding (the largest impact first).
+        overpaid: money paid to players beyond what was due (money string).
+        underpaid: money kept from players (positive money string).
+        net: overpaid minus underpaid (money string).
+        moved: overpaid plus underpaid: the money moved wrongly, whichever way; the
+            ranking's first key.
+        hand_href: the relative link to its hand page, or None when none was written
+            (its shoe was not replayed).
+    """
+
+    rank: int
+    table: str
+    shoe: str
+    round: int
+    gaming_day: str | None
+    opened_at: str | None
+    dealer: str | None
+    currency: str | None
+    findings: int
+    worst_severity: str
+    codes: tuple[str, ...]
+    headline: str
+    overpaid: str
+    underpaid: str
+    net: str
+    moved: str
+    hand_href: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class OutsideRow:
+    """A finding not tied to a round (shoe-level, or raised while reading a file).
 
     Attributes:
         finding: the finding.
-        dealer: the dealer in charge of the finding's round (for a finding without a round,
-            the dealer who opened its shoe), or None.
-        gaming_day: the gaming day (ISO date) the finding belongs to.
-        hand_href: the relative link to the round's hand page (``hands/T07/.../r14.html``),
-            or None when the finding has no round (a shoe-level or log finding).
+        dealer: the dealer who opened its shoe, or None.
+        gaming_day: the gaming day it belongs to (ISO date), or None.
     """
 
     finding: FindingView
     dealer: str | None
     gaming_day: str | None
-    hand_href: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -446,20 +615,24 @@ class ShoeIntegrityRow:
         table: the table id.
         shoe: the shoe id.
         gaming_day: the shoe's gaming day (ISO date).
-        dealer: the dealer who opened the shoe, or None.
+        dealers: the dealers its integrity findings are credited to (the round's
+            dealer, or the shoe's opener for a shoe-level finding), sorted.
         codes: the integrity codes found (``SHOE_CARD_EXCESS``, ``SHOE_POSITION_GAP``,
             ``SHOE_ORDER_MISMATCH``, ``SHOE_RECONCILIATION``), sorted.
         findings: how many integrity findings.
-        messages: the findings' messages (at most five), in event order.
+        messages: every one of those findings' messages, in round then message order.
+        rounds: the rounds those findings are in, in order, linked to their hand pages
+            where written.
     """
 
     table: str
     shoe: str
     gaming_day: str
-    dealer: str | None
+    dealers: tuple[str, ...]
     codes: tuple[str, ...]
     findings: int
     messages: tuple[str, ...]
+    rounds: tuple[RoundLink, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -481,7 +654,7 @@ class DataQuality:
 
     Attributes:
         quarantined: quarantined lines in the period's input files.
-        quarantine_sample: up to 50 quarantined lines, in file and line order.
+        quarantine: every quarantined line, in file and line order.
         malformed: ``LOG_MALFORMED`` findings.
         seq_gaps: ``LOG_SEQ_GAP`` findings.
         id_conflicts: ``LOG_ID_CONFLICT`` findings.
@@ -491,7 +664,7 @@ class DataQuality:
     """
 
     quarantined: int
-    quarantine_sample: tuple[QuarantineRow, ...]
+    quarantine: tuple[QuarantineRow, ...]
     malformed: int
     seq_gaps: int
     id_conflicts: int
@@ -524,6 +697,44 @@ class OpenShoeRow:
 
 
 @dataclass(frozen=True, slots=True)
+class PendingShoe:
+    """A shoe of the period whose rounds the report does not count (issue 10, point 6).
+
+    Attributes:
+        table: the table id.
+        shoe: the shoe id.
+        gaming_day: its gaming day (ISO date).
+        state: ``not_audited`` (never audited: run ``shoe-audit run``) or ``stale``
+            (its events, the engine or its profile changed since its audit; the figures
+            are those of that audit).
+    """
+
+    table: str
+    shoe: str
+    gaming_day: str
+    state: str
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """What the period's figures stand on.
+
+    Attributes:
+        days_without_rounds: gaming days of the period with no audited round (an empty
+            day is not a clean one).
+        pending: shoes of the period not audited, or audited before their events,
+            engine or profile changed, by day, table and shoe.
+        not_audited: how many of ``pending`` were never audited.
+        stale: how many of ``pending`` are stale.
+    """
+
+    days_without_rounds: tuple[str, ...]
+    pending: tuple[PendingShoe, ...]
+    not_audited: int
+    stale: int
+
+
+@dataclass(frozen=True, slots=True)
 class InputFileRow:
     """One input file, for reproducibility.
 
@@ -542,14 +753,18 @@ class InputFileRow:
 
 @dataclass(frozen=True, slots=True)
 class Reproducibility:
-    """What is needed to reproduce the report.
+    """What the report was made from and with (issue 10, point 7).
 
     Attributes:
+        tool_version: the shoe-audit version that wrote the report.
+        engine_version: the engine version of that shoe-audit.
         input_files: every input file with its hash, by path.
         profiles: every profile used in the period, with its digest, by id.
         engine_versions: the engine versions that audited the period's shoes.
     """
 
+    tool_version: str
+    engine_version: str
     input_files: tuple[InputFileRow, ...]
     profiles: tuple[ProfileView, ...]
     engine_versions: tuple[str, ...]
@@ -564,26 +779,21 @@ class Summary:
         shoes: shoes audited.
         rounds: rounds audited.
         wagers: wagers audited (every main, insurance and bonus wager).
-        handle: the sum of stakes (doubles included), money string.
-        currency: the currency when all shoes agree on one, else None.
         findings: findings in the period.
         critical: critical findings.
-        overpaid: the house's overpayments, money string.
-        underpaid: the house's underpayments (a positive amount), money string.
-        net: overpaid minus underpaid, money string.
+        flagged_rounds: rounds with at least one finding.
+        money: money paid wrongly and the handle, one entry per currency (the shoes'
+            ``shoe_open.currency``), by currency; at least one entry.
     """
 
     tables: int
     shoes: int
     rounds: int
     wagers: int
-    handle: str
-    currency: str | None
     findings: int
     critical: int
-    overpaid: str
-    underpaid: str
-    net: str
+    flagged_rounds: int
+    money: tuple[MoneyTotal, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -601,50 +811,95 @@ class HandPage:
 
 
 @dataclass(frozen=True, slots=True)
+class FlaggedPage:
+    """The page listing every flagged round (``flagged.html``), in the report's ranking.
+
+    Attributes:
+        title: the page title.
+        report_title: the title of the report it belongs to.
+        report_href: the relative link back to the report.
+        rounds: every flagged round, ranked.
+        outside: every finding not tied to a round, most severe first.
+    """
+
+    title: str
+    report_title: str
+    report_href: str
+    rounds: tuple[FlaggedRound, ...]
+    outside: tuple[OutsideRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ReportContext:
     """Everything the compliance report shows for a span of gaming days.
 
     Attributes:
         title: the report's title (``"Compliance report, gaming day 2026-11-28"``).
         gaming_days: the gaming days covered (ISO dates), ascending.
+        generated_at: when the report was made (RFC 3339, UTC), or None (byte-identical
+            output for the same input, for tests).
+        dealer_rule: how rounds are credited to dealers, in words (one attribution,
+            used by every "dealer" figure and column).
         summary: the headline figures.
+        flagged: the first flagged rounds, ranked (money moved wrongly, then severity,
+            then the number of findings): the first screen.
+        flagged_more: how many flagged rounds ``flagged`` leaves to the full list.
+        flagged_href: the relative link of the full list (``flagged.html``).
+        outside: the first findings not tied to a round, most severe first.
+        outside_more: how many more of those the full list has.
         by_severity: findings by severity, most severe first (every severity, even at 0).
-        by_code: findings by code, most frequent first, then by code.
-        money_by_table: money impact per table, by table id.
-        money_by_dealer: money impact per dealer (credited per round), by dealer id.
-        rates_by_table: error rates per table, by table id.
-        rates_by_dealer: error rates per dealer (credited per round), by dealer id.
-        critical: every critical finding, by table, shoe, round, box, hand, spot, code.
+        by_code: every finding code found, most frequent first, then by code.
+        by_day: the figures of every gaming day of the period, in order.
+        by_table: the figures of every table, by table id.
+        by_dealer: the figures of every dealer, by dealer id.
+        day_chart: findings and money per gaming day (the time series).
+        table_chart: findings and money per table.
+        dealer_chart: findings and money per dealer.
         shoe_integrity: shoes with integrity findings, by table then shoe.
         data_quality: the state of the input.
+        coverage: what was not audited (an empty or unaudited day is not a clean one).
         open_shoes: shoes not closed at the end of the data, by table then shoe.
-        reproducibility: input hashes, profile digests, engine versions.
-        hand_pages: the hand pages to write beside the report (one per round holding a
-            critical finding), by href.
-        generated_at: when the report was made, or None (the default: byte-identical
-            output for the same input).
-        evidence: the ledger head and integrity check the report was made from, and the
-            input files that could not be read (:mod:`audit.reports.evidence`); None when
-            the report was built without them.
+        reproducibility: tool and engine versions, profile digests, input hashes.
+        show_players: true when player ids are shown as logged (``--show-players``);
+            false masks them (the default: report pages travel by e-mail).
+        hand_pages: the hand pages written beside the report: one per flagged round of
+            a replayed shoe, and one for each round just before and after it, by href.
+        statistics: the statistics section (issue 11), rendered by
+            ``_partials/statistics.html.j2``; None until a statistics builder fills it.
+        integrity: the evidence the report was made from (issue 14: the ledger head, the
+            integrity check, the input files that could not be read;
+            :class:`audit.reports.evidence.Evidence`), rendered by
+            ``_partials/integrity.html.j2`` and ``unread.html.j2``; None when the report
+            was built without them.
     """
 
     title: str
     gaming_days: tuple[str, ...]
+    generated_at: str | None
+    dealer_rule: str
     summary: Summary
+    flagged: tuple[FlaggedRound, ...]
+    flagged_more: int
+    flagged_href: str
+    outside: tuple[OutsideRow, ...]
+    outside_more: int
     by_severity: tuple[CountRow, ...]
     by_code: tuple[CountRow, ...]
-    money_by_table: tuple[MoneyRow, ...]
-    money_by_dealer: tuple[MoneyRow, ...]
-    rates_by_table: tuple[RateRow, ...]
-    rates_by_dealer: tuple[RateRow, ...]
-    critical: tuple[CriticalRow, ...]
+    by_day: tuple[GroupRow, ...]
+    by_table: tuple[GroupRow, ...]
+    by_dealer: tuple[GroupRow, ...]
+    day_chart: Chart
+    table_chart: Chart
+    dealer_chart: Chart
     shoe_integrity: tuple[ShoeIntegrityRow, ...]
     data_quality: DataQuality
+    coverage: Coverage
     open_shoes: tuple[OpenShoeRow, ...]
     reproducibility: Reproducibility
+    show_players: bool = False
     hand_pages: tuple[HandPage, ...] = ()
-    generated_at: str | None = None
-    evidence: Evidence | None = None
+    statistics: Any = None
+    integrity: Evidence | None = None
 
 
 # --------------------------------------------------------------------------- JSON

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from audit.reports.folder import Staging
     from audit.store import Store
 
 SUMS_FILE = "SHA256SUMS"
@@ -37,7 +37,7 @@ class UnreadInputRow:
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """The integrity of the data behind the report (``ctx.evidence``).
+    """The integrity of the data behind the report (``ctx.integrity``).
 
     Attributes:
         head: the ledger head the report was made from (``record N, sha256 ...``),
@@ -74,33 +74,18 @@ def report_evidence(store: Store, days: Sequence[dt.date]) -> Evidence:
     )
 
 
-def _replace(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` in full or not at all (a temporary file, then a rename)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8", newline="\n") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
-def write_sums(out_dir: Path, files: Sequence[Path]) -> list[Path]:
-    """``SHA256SUMS`` of the report's files (and its HMAC with the key); the paths written."""
+def write_sums(stage: Staging) -> None:
+    """Write ``SHA256SUMS`` of every file of the report folder being staged (and, with
+    the key, ``SHA256SUMS.hmac``), inside the staging folder, so they are swapped in
+    with the report or not at all (:mod:`audit.reports.folder`)."""
     from audit.store.ledger import key_from_env, seal
 
     lines = []
-    for f in sorted(files):
-        digest = hashlib.sha256(f.read_bytes()).hexdigest()
-        lines.append(f"{digest}  {f.relative_to(out_dir).as_posix()}\n")
+    for rel in sorted(set(stage.files) - {SUMS_FILE, SUMS_HMAC_FILE}):
+        digest = hashlib.sha256((stage.root / rel).read_bytes()).hexdigest()
+        lines.append(f"{digest}  {Path(rel).as_posix()}\n")
     text = "".join(lines)
-    sums = out_dir / SUMS_FILE
-    _replace(sums, text)
-    written = [sums]
-    mac = out_dir / SUMS_HMAC_FILE
+    stage.write(SUMS_FILE, text)
     key = key_from_env()
     if key is not None:
-        _replace(mac, f"HMAC-SHA256 ({SUMS_FILE}) = {seal(key, text)}\n")
-        written.append(mac)
-    elif mac.exists():
-        mac.unlink()  # an HMAC of an older SHA256SUMS would be a false seal
-    return written
+        stage.write(SUMS_HMAC_FILE, f"HMAC-SHA256 ({SUMS_FILE}) = {seal(key, text)}\n")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import Literal
@@ -18,7 +19,7 @@ from audit.engine import (
 )
 from audit.errors import NotFoundError
 from audit.events.models import Action, AnyEvent, Burn, DealerChange, ShoeOpen
-from audit.findings import Finding, money_str
+from audit.findings import Code, Finding, money_str
 from audit.profiles import Profile, load_registry
 from audit.reports.cards import card_view
 from audit.reports.context import (
@@ -38,6 +39,9 @@ from audit.reports.templating import render
 
 HandFormat = Literal["text", "html", "json"]
 
+Sources = Mapping[str, tuple[str, int]]
+"""Where each event was read: event id -> (input file path as ingested, line number)."""
+
 
 def build_hand_context(
     replay: ShoeReplay,
@@ -46,14 +50,18 @@ def build_hand_context(
     *,
     events: Sequence[AnyEvent] | None = None,
     engine_version: str | None = None,
+    sources: Sources | None = None,
 ) -> HandContext:
     """The context of round ``round_no`` of a replayed shoe.
 
     ``replay`` is the engine's :class:`~audit.engine.ShoeReplay`; ``profile`` the
     profile it was replayed under (looked up by the replay's ``profile_id`` when
     not given); ``events`` the shoe's events as replayed (optional: they add
-    timestamps, face-down flags, the decision names and the ``shoe_open`` facts).
-    Every total, verdict and settlement is the engine's; this only arranges them.
+    timestamps, face-down flags, the decision names and the ``shoe_open`` facts);
+    ``sources`` where each event was read (:data:`Sources`, issue 10 point 10).
+    Every total, verdict and settlement is the engine's; this only arranges them:
+    a wager's verdict is the ``PAY_`` finding the engine raised on it, never a
+    comparison of amounts made here (issue 10, point 12).
 
     Raises :class:`audit.errors.NotFoundError` naming the nearest existing
     rounds when the shoe has no such round.
@@ -67,6 +75,7 @@ def build_hand_context(
         registry = load_registry()
         profile = registry.get(replay.profile_id) if replay.profile_id in registry else None
     by_id: dict[str, AnyEvent] = {e.id: e for e in events} if events else {}
+    where = sources or {}
 
     round_findings = _round_findings(replay, rnd)
     seq_of = {st.event_id: st.seq for st in rnd.steps}
@@ -74,7 +83,9 @@ def build_hand_context(
     naturals = {(h.box, h.hand) for h in rnd.hands if h.natural}
 
     steps = tuple(
-        _step_view(n, st, by_id.get(st.event_id), naturals, rnd.dealer.natural)
+        _step_view(
+            n, st, by_id.get(st.event_id), naturals, rnd.dealer.natural, where.get(st.event_id)
+        )
         for n, st in enumerate(rnd.steps, start=1)
     )
     findings = tuple(
@@ -92,6 +103,8 @@ def build_hand_context(
         )
     )
     impacts = [f.impact for f in round_findings if f.impact is not None]
+    verdicts = wager_verdicts(rnd.wagers, round_findings)
+    split_hands = {(h.box, h.hand) for h in rnd.hands if h.from_split}
     ordered = sorted(replay.rounds, key=lambda r: r.round)
     idx = [r.round for r in ordered].index(round_no)
     prev = ordered[idx - 1] if idx > 0 else None
@@ -103,13 +116,15 @@ def build_hand_context(
         round=round_no,
         profile=_profile_view(profile, replay.profile_id),
         engine_version=engine_version or ENGINE_VERSION,
-        story=_story(replay, rnd, ordered[:idx], first_seq, by_id, events or ()),
+        story=_story(replay, rnd, ordered[:idx], first_seq, by_id, events or (), where),
         steps=steps,
-        hands=tuple(_hand_view(h) for h in sorted(rnd.hands, key=lambda h: (h.box, h.hand))),
+        hands=tuple(
+            _hand_view(h, rnd.wagers) for h in sorted(rnd.hands, key=lambda h: (h.box, h.hand))
+        ),
         dealer=_dealer_view(rnd.dealer) if rnd.dealer.cards else None,
         dealer_rule=dealer_rule_text(profile),
         wagers=tuple(
-            _wager_view(w)
+            _wager_view(w, verdicts.get(_wager_key(w)), split_hands)
             for w in sorted(
                 rnd.wagers, key=lambda w: (w.box, w.hand, w.spot, _KIND_ORDER.get(w.kind, 9))
             )
@@ -117,9 +132,56 @@ def build_hand_context(
         findings=findings,
         worst_severity=str(findings[0].severity) if findings else None,
         net_impact=money_str(sum(impacts, Decimal(0))) if impacts else None,
-        previous_round=RoundLink(prev.round, len(_round_findings(replay, prev))) if prev else None,
-        next_round=RoundLink(nxt.round, len(_round_findings(replay, nxt))) if nxt else None,
+        previous_round=_link(replay, prev),
+        next_round=_link(replay, nxt),
     )
+
+
+def _link(replay: ShoeReplay, rnd: RoundReplay | None) -> RoundLink | None:
+    if rnd is None:
+        return None
+    found = _round_findings(replay, rnd)
+    worst = max(found, key=lambda f: f.severity.rank).severity if found else None
+    return RoundLink(rnd.round, len(found), None, str(worst) if worst is not None else None)
+
+
+# --------------------------------------------------------------------------- verdicts
+
+_WAGER_KIND = {Code.PAY_INSURANCE: "insurance", Code.PAY_BONUS: "bonus"}
+"""The kind of wager a ``PAY_`` code judges; every other wager code judges a main wager."""
+_ROUND_CODES = frozenset({Code.PAY_ORDER, Code.PAY_UNKNOWN_WAGER})
+"""``PAY_`` codes about a round's order, or a settlement of no wager: no wager's verdict."""
+
+
+def _wager_key(w: WagerRecord) -> tuple[int, int, int, str]:
+    return (w.box, w.hand, w.spot, w.kind)
+
+
+def wager_verdicts(
+    wagers: Sequence[WagerRecord], findings: Sequence[Finding]
+) -> dict[tuple[int, int, int, str], Finding]:
+    """The ``PAY_`` finding the engine raised on each wager, by (box, hand, spot, kind).
+
+    A finding judges the wager whose ``settle`` events it cites (wrong amount,
+    duplicate, timing); a finding on an unsettled wager (``PAY_MISSING``, a
+    missing prize's ``PAY_BONUS``) judges the unsettled wager of its box, hand,
+    spot and kind. Where two findings judge one wager the most severe wins.
+    """
+    by_settle = {e: _wager_key(w) for w in wagers for e in w.settle_events}
+    unsettled = {(w.box, w.hand, w.spot, w.kind): w for w in wagers if not w.settle_events}
+    out: dict[tuple[int, int, int, str], Finding] = {}
+    for f in findings:
+        if not str(f.code).startswith("PAY_") or f.code in _ROUND_CODES or f.box is None:
+            continue
+        key = next((by_settle[e] for e in f.events if e in by_settle), None)
+        if key is None:
+            cand = (f.box, f.hand or 0, f.spot or 0, _WAGER_KIND.get(f.code, "main"))
+            key = cand if cand in unsettled else None
+        if key is None:
+            continue
+        if key not in out or f.severity.rank > out[key].severity.rank:
+            out[key] = f
+    return out
 
 
 # --------------------------------------------------------------------------- pieces
@@ -197,6 +259,10 @@ def _finding_view(f: Finding, profile: Profile | None) -> FindingView:
     )
 
 
+def _source(where: tuple[str, int] | None) -> str | None:
+    return f"{where[0]}:{where[1]}" if where is not None else None
+
+
 def _face_up(ev: AnyEvent | None) -> bool:
     return bool(getattr(ev, "face_up", True))
 
@@ -207,6 +273,7 @@ def _step_view(
     ev: AnyEvent | None,
     naturals: set[tuple[int, int]],
     dealer_natural: bool,
+    source: tuple[str, int] | None = None,
 ) -> StepView:
     total: TotalView | None = None
     if st.type == "card" and st.total is not None and st.soft is not None:
@@ -244,6 +311,8 @@ def _step_view(
         event_id=st.event_id,
         seq=st.seq,
         ts=ev.ts.isoformat() if ev is not None else None,
+        time=ev.ts.strftime("%H:%M:%S") if ev is not None else None,
+        source=_source(source),
         type=st.type,
         description=st.description,
         card=card_view(st.card, _face_up(ev)) if st.card else None,
@@ -257,7 +326,10 @@ def _step_view(
     )
 
 
-def _hand_view(h: HandRecord) -> HandView:
+def _hand_view(h: HandRecord, wagers: Sequence[WagerRecord]) -> HandView:
+    mains = [w for w in wagers if w.kind == "main" and (w.box, w.hand) == (h.box, h.hand)]
+    base = sum((w.base_stake for w in mains), Decimal(0))
+    extra = sum((w.stake - w.base_stake for w in mains), Decimal(0))
     notes = [
         text
         for flag, text in (
@@ -276,6 +348,9 @@ def _hand_view(h: HandRecord) -> HandView:
         soft=h.soft,
         label=total_label(h.total, h.soft, h.natural),
         notes=tuple(notes),
+        stake=money_str(base) if mains else None,
+        double_stake=money_str(extra) if (mains and (h.doubled or extra)) else None,
+        split_stake=money_str(base) if (mains and h.from_split) else None,
     )
 
 
@@ -292,13 +367,17 @@ def _dealer_view(d: DealerRecord) -> HandView:
     )
 
 
-def _wager_view(w: WagerRecord) -> WagerView:
+def _wager_view(
+    w: WagerRecord, judged: Finding | None, split_hands: set[tuple[int, int]]
+) -> WagerView:
     actual = " + ".join(m for m in (money_str(a) for a in w.actual) if m is not None) or None
-    paid = sum(w.actual, Decimal(0))
-    difference = money_str(paid - w.expected) if (w.expected is not None and w.actual) else None
-    ok = (w.expected is None and not w.actual) or (
-        len(w.actual) == 1 and w.expected is not None and w.actual[0] == w.expected
-    )
+    if judged is not None:
+        verdict: str | None = str(judged.code)
+    elif w.expected is None:
+        verdict = None  # the round is not judged (still open at the end of the data)
+    else:
+        verdict = "ok"
+    extra = w.stake - w.base_stake
     return WagerView(
         box=w.box,
         hand=w.hand,
@@ -306,11 +385,46 @@ def _wager_view(w: WagerRecord) -> WagerView:
         kind=w.kind,
         player=w.player,
         stake=money_str(w.stake) or "0",
+        base_stake=money_str(w.base_stake) or "0",
+        double_stake=money_str(extra) if extra else None,
+        from_split=w.kind == "main" and (w.box, w.hand) in split_hands,
         expected=money_str(w.expected),
         actual=actual,
-        difference=difference,
-        ok=ok,
+        settled=money_str(sum(w.actual, Decimal(0))) if w.actual else None,
+        verdict=verdict,
+        verdict_severity=str(judged.severity) if judged is not None else None,
+        impact=money_str(judged.impact) if judged is not None else None,
+        ok=verdict == "ok",
         note=w.outcome or None,
+    )
+
+
+def mask_player(player: str | None) -> str | None:
+    """A player id as a static report shows it by default: its last two characters only
+    (``"P-1881"`` -> ``"••••81"``), so pages that travel by e-mail name nobody, while
+    two players of one round still look different. ``--show-players`` shows ids."""
+    if player is None:
+        return None
+    keep = 2 if len(player) > 4 else 0
+    return "•" * (len(player) - keep) + player[len(player) - keep :]
+
+
+def masked(ctx: HandContext) -> HandContext:
+    """``ctx`` with every player id masked (:func:`mask_player`), in the wagers and in the
+    engine's words (a bet's description names its player)."""
+    ids = sorted({w.player for w in ctx.wagers if w.player}, key=len, reverse=True)
+
+    def hide(text: str) -> str:
+        for pid in ids:
+            text = text.replace(pid, mask_player(pid) or "")
+        return text
+
+    return dataclasses.replace(
+        ctx,
+        wagers=tuple(dataclasses.replace(w, player=mask_player(w.player)) for w in ctx.wagers),
+        steps=tuple(dataclasses.replace(st, description=hide(st.description)) for st in ctx.steps),
+        findings=tuple(dataclasses.replace(f, message=hide(f.message)) for f in ctx.findings),
+        players_masked=True,
     )
 
 
@@ -321,6 +435,7 @@ def _story(
     first_seq: int,
     by_id: dict[str, AnyEvent],
     events: Sequence[AnyEvent],
+    where: Sources,
 ) -> ShoeStory:
     before = [st for st in replay.shoe_steps if st.seq < first_seq]
     lines = []
@@ -336,6 +451,7 @@ def _story(
                 event_id=st.event_id,
                 seq=st.seq,
                 ts=ev.ts.isoformat() if ev is not None else None,
+                source=_source(where.get(st.event_id)),
                 type=st.type,
                 text=st.description,
                 cards=tuple(
@@ -382,19 +498,28 @@ def render_hand_context(
     *,
     color: bool = False,
     templates_dir: Path | None = None,
+    ascii_only: bool = False,
 ) -> str:
     """Render a hand context as ``text`` (terminal), ``html`` (one file) or ``json``.
 
-    ``text`` uses suit symbols and ANSI colour when ``color``, and plain ASCII
-    otherwise; ``html`` is one self-contained file (inline CSS, cards drawn as
-    inline SVG); ``json`` is the context itself.
+    ``text`` uses suit symbols and ANSI colour when ``color``; it keeps the
+    regulation's words as written («più») unless ``ascii_only`` (an output that
+    cannot carry them); ``html`` is one self-contained file (inline CSS, cards
+    drawn as inline SVG); ``json`` is the context itself.
     """
     if fmt == "json":
         return to_json(ctx)
     if fmt == "html":
         return render("hand/hand.html.j2", "html", ctx, templates_dir=templates_dir)
     if fmt == "text":
-        return render("hand/hand.txt.j2", "text", ctx, color=color, templates_dir=templates_dir)
+        return render(
+            "hand/hand.txt.j2",
+            "text",
+            ctx,
+            color=color,
+            templates_dir=templates_dir,
+            ascii_only=ascii_only,
+        )
     raise ValueError(f"unknown hand format {fmt!r}: expected 'text', 'html' or 'json'")
 
 
@@ -425,12 +550,16 @@ def render_hand(
     templates_dir: Path | None = None,
     profile: Profile | None = None,
     events: Sequence[AnyEvent] | None = None,
+    sources: Sources | None = None,
+    ascii_only: bool = False,
 ) -> str:
     """Replay-to-page in one call: :func:`build_hand_context` then :func:`render_hand_context`.
 
-    ``text`` uses suit symbols and ANSI colour when ``color``, plain ASCII
-    otherwise; ``html`` is one self-contained file with the cards drawn as
-    inline SVG; ``json`` is the :class:`HandContext` as JSON.
+    ``text`` uses suit symbols and ANSI colour when ``color``, and folds to
+    ASCII only with ``ascii_only``; ``html`` is one self-contained file with the
+    cards drawn as inline SVG; ``json`` is the :class:`HandContext` as JSON.
     """
-    ctx = build_hand_context(replay, round_no, profile, events=events)
-    return render_hand_context(ctx, fmt, color=color, templates_dir=templates_dir)
+    ctx = build_hand_context(replay, round_no, profile, events=events, sources=sources)
+    return render_hand_context(
+        ctx, fmt, color=color, templates_dir=templates_dir, ascii_only=ascii_only
+    )

@@ -1,42 +1,55 @@
 """The report's view of the audit database: the one place that knows its tables.
 
 :class:`Sources` reads the store's tables (:mod:`audit.store.schema`) for a
-set of gaming days into three temporary tables, which every aggregate query
-of the report reads (never a Python loop over rows):
+set of gaming days into temporary tables, which every aggregate query of the
+report reads (never a Python loop over rows):
 
 ``report_shoes``, one row per shoe of the period: ``table_id, shoe, profile,
 dealer`` (the dealer who opened the shoe), ``gaming_day, currency``
-(``shoe_open.currency``), ``closed`` (a ``shoe_close`` was logged),
-``last_ts`` (the ``ts`` of its last event as the log wrote it), ``rounds,
-wagers, handle`` (as the engine counted them, ``shoe_audits``), ``replayed``
-(audited under a known profile).
+(``shoe_open.currency``, NULL when not given), ``closed`` (a ``shoe_close``
+was logged), ``last_ts`` (the ``ts`` of its last event as the log wrote it),
+``rounds, wagers, handle`` (as the engine counted them, ``shoe_audits``),
+``engine_version``, ``replayed`` (audited under a known profile), and
+``audit_state``: ``audited``, ``not_audited`` (no audit yet) or ``stale``
+(its events, the engine or its profile changed since its audit).
 
-``report_rounds``, one row per round of a replayed shoe: ``table_id, shoe,
-round, dealer``. A round belongs to the dealer in charge when it opened: the
-``dealer`` of the latest ``shoe_open`` or ``dealer_change`` before the round's
-``round_open`` in ``seq`` order, within the same table and shoe (a round whose
-``round_open`` is missing opens with its first event).
+``report_rounds``, one row per round of a replayed shoe (the columns of the
+store's ``rounds`` table that the report needs): ``table_id, shoe, round,
+gaming_day, profile_id, dealer, first_seq, last_seq, opened_local,
+utc_offset_min, currency``. **Who dealt it** (issue 10, point 5): a round
+belongs to the dealer in charge when it opened, the ``dealer`` of the latest
+``shoe_open`` or ``dealer_change`` before the round's first event in ``seq``
+order, within the same table and shoe. This one attribution is used
+everywhere in the report.
 
 ``report_findings``, every finding of the period, exactly what ``shoe-audit
 findings`` lists for those gaming days (replay findings, ingest findings and
-quarantined lines): ``code, severity, table_id, shoe, round, box, hand, spot,
-expected, actual, impact, rule, events, source, message, gaming_day, dealer``.
-``dealer`` is its round's dealer (``report_rounds``); a finding without a
-round (shoe-level, or raised while reading a file) goes to the shoe's opening
-dealer.
+quarantined lines): ``code, severity, sev_rank, table_id, shoe, round, box,
+hand, spot, expected, actual, impact, rule, events, source, message,
+gaming_day, dealer, currency``. ``dealer`` is its round's dealer
+(``report_rounds``); a finding without a round (shoe-level, or raised while
+reading a file) goes to the dealer who opened its shoe.
+
+``report_flagged``, one row per round with at least one finding:
+``table_id, shoe, round, gaming_day, dealer, currency, first_seq,
+opened_local, utc_offset_min, findings, worst_rank, worst_severity, codes``
+(sorted, distinct), ``overpaid`` (the sum of positive impacts), ``underpaid``
+(the sum of negative impacts, as a positive amount), ``net`` and ``moved``
+(overpaid + underpaid: the money moved wrongly, whichever way).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from audit.findings import Code
+from audit.findings import Code, Severity
 
 SHOES = "report_shoes"
 ROUNDS = "report_rounds"
 FINDINGS = "report_findings"
+FLAGGED = "report_flagged"
 
 _FINDING_COLUMNS = """code, severity, table_id, shoe, round, box, hand, spot, expected, actual,
     impact, rule, events, source, message, gaming_day, ordinal"""
@@ -47,6 +60,7 @@ _QUARANTINE_SEVERITY = (
     + " ".join(f"WHEN '{c}' THEN '{c.severity}'" for c in Code if c.startswith("LOG_"))
     + " END"
 )
+_SEV_RANK = "CASE severity " + " ".join(f"WHEN '{s}' THEN {s.rank}" for s in Severity) + " END"
 
 _SHOES_SQL = f"""
 CREATE OR REPLACE TEMP TABLE {SHOES} AS
@@ -63,32 +77,55 @@ WITH s AS (SELECT * FROM shoes WHERE list_contains($days, gaming_day)),
        SELECT e.table_id, e.shoe, min(json_extract_string(e.raw, '$.ts')) AS last_ts
        FROM events e JOIN s
          ON e.table_id = s.table_id AND e.shoe = s.shoe AND e.seq = s.last_seq
-       GROUP BY e.table_id, e.shoe)
+       GROUP BY e.table_id, e.shoe),
+     d AS (SELECT unnest($profiles) AS profile, unnest($digests) AS digest)
 SELECT s.table_id, s.shoe, s.profile, s.dealer, s.gaming_day, e.currency,
        coalesce(e.closed, false) AS closed, last.last_ts,
        coalesce(a.rounds, 0) AS rounds, coalesce(a.wagers, 0) AS wagers,
        coalesce(a.handle, 0) AS handle, a.engine_version,
-       a.profile_digest IS NOT NULL AS replayed
+       a.profile_digest IS NOT NULL AS replayed,
+       CASE WHEN a.table_id IS NULL THEN 'not_audited'
+            WHEN a.events_digest IS DISTINCT FROM s.events_digest
+              OR a.engine_version IS DISTINCT FROM $engine
+              OR a.profile_id IS DISTINCT FROM s.profile
+              OR a.profile_digest IS DISTINCT FROM d.digest THEN 'stale'
+            ELSE 'audited' END AS audit_state
 FROM s LEFT JOIN e USING (table_id, shoe) LEFT JOIN last USING (table_id, shoe)
 LEFT JOIN shoe_audits a USING (table_id, shoe)
+LEFT JOIN d ON d.profile = s.profile
 """
 
-_ROUNDS_SQL = f"""
+# Until the store keeps a `rounds` table (schema 3), the rounds come from the events.
+_ROUNDS_FROM_EVENTS = f"""
 CREATE OR REPLACE TEMP TABLE {ROUNDS} AS
 WITH ev AS (
-       SELECT e.table_id, e.shoe, e.round, e.seq, e.type, e.dealer
+       SELECT e.table_id, e.shoe, e.round, e.seq, e.type, e.dealer, e.ts_local,
+              e.utc_offset_min
        FROM events e JOIN {SHOES} s USING (table_id, shoe)
        WHERE s.replayed),
      r AS (
-       SELECT table_id, shoe, round,
-              coalesce(min(seq) FILTER (WHERE type = 'round_open'), min(seq)) AS opened_seq
+       SELECT table_id, shoe, round, min(seq) AS first_seq, max(seq) AS last_seq,
+              arg_min(ts_local, seq) AS opened_local,
+              arg_min(utc_offset_min, seq) AS utc_offset_min
        FROM ev WHERE round IS NOT NULL
        GROUP BY table_id, shoe, round),
      d AS (SELECT table_id, shoe, seq, dealer FROM ev
            WHERE type IN ('shoe_open', 'dealer_change'))
-SELECT r.table_id, r.shoe, r.round, d.dealer
+SELECT r.table_id, r.shoe, r.round, s.gaming_day, s.profile AS profile_id, d.dealer,
+       r.first_seq, r.last_seq, r.opened_local, r.utc_offset_min, s.currency
 FROM r ASOF LEFT JOIN d
-  ON r.table_id = d.table_id AND r.shoe = d.shoe AND r.opened_seq > d.seq
+  ON r.table_id = d.table_id AND r.shoe = d.shoe AND r.first_seq > d.seq
+JOIN {SHOES} s ON s.table_id = r.table_id AND s.shoe = r.shoe
+"""
+
+# Once it does: the engine's own attribution, with the local time of the round's first event.
+_ROUNDS_STORED = f"""
+CREATE OR REPLACE TEMP TABLE {ROUNDS} AS
+SELECT r.table_id, r.shoe, r.round, r.gaming_day, r.profile_id, r.dealer,
+       r.first_seq, r.last_seq, e.ts_local AS opened_local, e.utc_offset_min, s.currency
+FROM rounds r JOIN {SHOES} s USING (table_id, shoe)
+LEFT JOIN events e ON e.table_id = r.table_id AND e.shoe = r.shoe AND e.seq = r.first_seq
+WHERE s.replayed
 """
 
 # Mirrors Store.all_findings (the `findings` command), restricted to the period.
@@ -115,31 +152,83 @@ WITH day_start AS (
        SELECT {_FINDING_COLUMNS} FROM q
        UNION ALL SELECT {_FINDING_COLUMNS} FROM log_findings
        UNION ALL SELECT {_FINDING_COLUMNS} FROM findings)
-SELECT f.* EXCLUDE (ordinal), coalesce(r.dealer, s.dealer) AS dealer
+SELECT f.* EXCLUDE (ordinal), {_SEV_RANK} AS sev_rank,
+       coalesce(r.dealer, s.dealer) AS dealer, s.currency
 FROM f
 LEFT JOIN {ROUNDS} r USING (table_id, shoe, round)
 LEFT JOIN {SHOES} s USING (table_id, shoe)
 WHERE list_contains($days, f.gaming_day)
 """
 
+_FLAGGED_SQL = f"""
+CREATE OR REPLACE TEMP TABLE {FLAGGED} AS
+WITH f AS (
+       SELECT table_id, shoe, round, count(*) AS findings, max(sev_rank) AS worst_rank,
+              list(DISTINCT code ORDER BY code) AS codes,
+              coalesce(sum(impact) FILTER (WHERE impact > 0), 0) AS overpaid,
+              coalesce(-sum(impact) FILTER (WHERE impact < 0), 0) AS underpaid,
+              coalesce(sum(impact), 0) AS net
+       FROM {FINDINGS} WHERE round IS NOT NULL
+       GROUP BY table_id, shoe, round)
+SELECT f.table_id, f.shoe, f.round, r.gaming_day, r.dealer, r.currency, r.first_seq,
+       r.opened_local, r.utc_offset_min, f.findings, f.worst_rank,
+       CASE f.worst_rank {" ".join(f"WHEN {s.rank} THEN '{s}'" for s in Severity)} END
+         AS worst_severity,
+       f.codes, f.overpaid, f.underpaid, f.net, f.overpaid + f.underpaid AS moved,
+       r.round IS NOT NULL AS replayed
+FROM f LEFT JOIN {ROUNDS} r USING (table_id, shoe, round)
+"""
+
+FLAGGED_ORDER = (
+    "moved DESC, worst_rank DESC, findings DESC, table_id NULLS FIRST, shoe NULLS FIRST, round"
+)
+"""The order of the flagged rounds (issue 10, point 1): money moved wrongly, then severity."""
+
 
 class Sources:
     """The period's shoes, rounds and findings, as temporary tables on ``con``.
 
-    Use as a context manager: the temporary tables are dropped on exit.
+    ``engine_version`` and ``profile_digests`` (profile id -> digest) are what a
+    shoe audited now would be audited with: a shoe audited otherwise is
+    ``stale``. Use as a context manager: the temporary tables are dropped on exit.
     """
 
-    def __init__(self, con: Any, days: Sequence[dt.date]) -> None:
+    def __init__(
+        self,
+        con: Any,
+        days: Sequence[dt.date],
+        *,
+        engine_version: str = "",
+        profile_digests: Mapping[str, str] | None = None,
+    ) -> None:
         self.con = con
         self.days = list(days)
-        for sql in (_SHOES_SQL, _ROUNDS_SQL, _FINDINGS_SQL):
+        digests = sorted((profile_digests or {}).items())
+        self.all(
+            _SHOES_SQL,
+            engine=engine_version,
+            profiles=[p for p, _ in digests],
+            digests=[d for _, d in digests],
+        )
+        self.stored_rounds = self._has_table("rounds")
+        for sql in (
+            _ROUNDS_STORED if self.stored_rounds else _ROUNDS_FROM_EVENTS,
+            _FINDINGS_SQL,
+            _FLAGGED_SQL,
+        ):
             self.all(sql)
+
+    def _has_table(self, name: str) -> bool:
+        rows = self.con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND NOT temporary", [name]
+        ).fetchall()
+        return bool(rows[0][0])
 
     def __enter__(self) -> Sources:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for table in (FINDINGS, ROUNDS, SHOES):
+        for table in (FLAGGED, FINDINGS, ROUNDS, SHOES):
             self.con.execute(f"DROP TABLE IF EXISTS {table}")
 
     # ------------------------------------------------------------------ running queries
@@ -160,8 +249,9 @@ class Sources:
         return f"""SELECT DISTINCT e.file_id FROM events e
                    WHERE (e.table_id, e.shoe) IN (SELECT table_id, shoe FROM {SHOES})"""
 
-    def quarantine(self, limit: int) -> tuple[int, list[tuple[str, str]]]:
-        """Quarantined lines of the period's files: the count and the first ``limit``.
+    def quarantine(self, limit: int | None) -> tuple[int, list[tuple[str, str]]]:
+        """Quarantined lines of the period's files: the count and the first ``limit`` (all
+        when None).
 
         A line is the period's when its ``file:line`` finding is (its shoe's
         gaming day, else its own ``ts``), or when it has no gaming day (not
@@ -170,9 +260,10 @@ class Sources:
         where = f"""(q.path || ':' || q.line_no) IN (SELECT source FROM {FINDINGS})
                     OR (q.ts_local IS NULL AND q.file_id IN ({self._period_files()}))"""
         n = self.one(f"SELECT count(*) FROM quarantine q WHERE {where}")[0]
+        cap = "" if limit is None else f"LIMIT {int(limit)}"
         rows = self.all(
             f"""SELECT q.path || ':' || q.line_no, q.reason FROM quarantine q WHERE {where}
-                ORDER BY q.path, q.line_no, q.code LIMIT {int(limit)}"""
+                ORDER BY q.path, q.line_no, q.code {cap}"""
         )
         return int(n), [(str(a), str(b)) for a, b in rows]
 
@@ -197,3 +288,60 @@ class Sources:
                 "WHERE engine_version IS NOT NULL ORDER BY 1"
             )
         ]
+
+
+def event_sources(
+    con: Any, table: str, shoe: str, upto_seq: int | None = None
+) -> dict[str, tuple[str, int]]:
+    """Where each stored event of one shoe was read: event id -> (input file path, line).
+
+    The path is the one ingest recorded (``input_files.path``); ``line_no``
+    counts from 1 (issue 10, point 10).
+    """
+    rows = con.execute(
+        """SELECT e.id, i.path, e.line_no FROM events e JOIN input_files i USING (file_id)
+           WHERE e.table_id = ? AND e.shoe = ? AND (? IS NULL OR e.seq <= ?)""",
+        [table, shoe, upto_seq, upto_seq],
+    ).fetchall()
+    return {str(i): (str(p), int(n)) for i, p, n in rows}
+
+
+def shoe_event_sources(
+    con: Any, keys: Sequence[tuple[str, str]]
+) -> dict[tuple[str, str], dict[str, tuple[str, int]]]:
+    """:func:`event_sources` of many shoes in one query."""
+    out: dict[tuple[str, str], dict[str, tuple[str, int]]] = {k: {} for k in keys}
+    if not keys:
+        return out
+    rows = con.execute(
+        """SELECT e.table_id, e.shoe, e.id, i.path, e.line_no
+           FROM events e JOIN input_files i USING (file_id)
+           SEMI JOIN (SELECT unnest(?) AS table_id, unnest(?) AS shoe) k
+             ON e.table_id = k.table_id AND e.shoe = k.shoe""",
+        [[k[0] for k in keys], [k[1] for k in keys]],
+    ).fetchall()
+    for t, s, i, p, n in rows:
+        out[(t, s)][str(i)] = (str(p), int(n))
+    return out
+
+
+PAGE_PLAN_SQL = f"""
+WITH r AS (
+       SELECT r.table_id, r.shoe, r.round, r.last_seq,
+              lead(r.first_seq) OVER w AS next_first,
+              f.round IS NOT NULL AS flagged, coalesce(f.findings, 0) AS findings,
+              f.worst_severity
+       FROM {ROUNDS} r LEFT JOIN {FLAGGED} f USING (table_id, shoe, round)
+       WINDOW w AS (PARTITION BY r.table_id, r.shoe ORDER BY r.first_seq)),
+     p AS (
+       SELECT *, flagged OR coalesce(lag(flagged) OVER w, false)
+                 OR coalesce(lead(flagged) OVER w, false) AS page
+       FROM r WINDOW w AS (PARTITION BY table_id, shoe ORDER BY last_seq))
+SELECT table_id, shoe, round, flagged, findings, worst_severity,
+       coalesce(next_first, last_seq) AS upto_seq
+FROM p WHERE page ORDER BY table_id, shoe, round
+"""
+"""The hand pages a report writes: every flagged round of a replayed shoe and the
+rounds just before and after it (so that every page links to its neighbours);
+``upto_seq`` is the last event a replay needs for that page (the next round's
+first event closes a round left without ``round_close``, as in a full replay)."""

@@ -8,8 +8,10 @@ its format, since ids in the logs are untrusted text:
 - ``md``: a ``finalize`` hook escapes Markdown and HTML metacharacters, pipes
   included (a ``|`` in an id must not split a table row), and folds newlines.
 - ``text``: a ``finalize`` hook removes control characters (an id cannot move
-  the cursor or recolour the terminal) and, without colour, folds the text to
-  ASCII.
+  the cursor or recolour the terminal) and, only when the output cannot carry
+  them (``ascii_only``: the terminal's encoding is ASCII), folds the text to
+  ASCII; otherwise the regulation's words stay as written («più», issue 10
+  point 13).
 
 Trusted fragments built by the filters here (ANSI styling, Markdown links)
 are marked with :class:`Trusted` so the ``finalize`` hook lets them through
@@ -24,9 +26,11 @@ inside the package (``audit/reports/templates``, a link to the project's
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote
@@ -115,8 +119,17 @@ _ANSI = {
 }
 
 
-def _text_filters(color: bool) -> dict[str, Callable[..., Any]]:
-    ascii_only = not color
+def can_encode(encoding: str | None, sample: str = "«più» ♠") -> bool:
+    """Whether text in ``encoding`` (a stream's ``.encoding``) carries the regulation's
+    words and the suit symbols; None (unknown) is taken as UTF-8."""
+    try:
+        sample.encode(encoding or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def _text_filters(color: bool, ascii_only: bool) -> dict[str, Callable[..., Any]]:
 
     def finalize(value: Any) -> Any:
         if isinstance(value, Trusted):
@@ -206,6 +219,17 @@ def _html_filters() -> dict[str, Callable[..., Any]]:
 
 
 def _common_filters() -> dict[str, Callable[..., Any]]:
+    def money(value: str | None, signed: bool = False) -> str | None:
+        """A money string laid out for people: thousands separators and two decimals
+        (``"1234.5"`` -> ``"1,234.50"``); more decimals only when the amount has them.
+        With ``signed``, positive amounts get a ``+``."""
+        if value is None:
+            return None
+        d = Decimal(value)
+        exp = d.as_tuple().exponent
+        text = f"{d:,.2f}" if isinstance(exp, int) and exp >= -2 else f"{d:,f}"
+        return ("+" + text) if signed and d > 0 else text
+
     def signed(value: str | None) -> str | None:
         """A money string with an explicit sign for positive amounts (``+15``)."""
         if value is None or value.startswith("-") or value == "0":
@@ -218,13 +242,26 @@ def _common_filters() -> dict[str, Callable[..., Any]]:
     def thousands(n: int) -> str:
         return f"{n:,}"
 
-    return {"signed": signed, "plural": plural, "thousands": thousands}
+    return {"signed": signed, "plural": plural, "thousands": thousands, "money": money}
 
 
 def environment(
-    fmt: Format, *, color: bool = False, templates_dir: Path | str | None = None
+    fmt: Format,
+    *,
+    color: bool = False,
+    templates_dir: Path | str | None = None,
+    ascii_only: bool = False,
 ) -> jinja2.Environment:
-    """A Jinja2 environment for one output format."""
+    """A Jinja2 environment for one output format (built once per process and options:
+    a report renders thousands of pages)."""
+    key = str(Path(templates_dir).resolve()) if templates_dir is not None else None
+    return _environment(fmt, color, key, ascii_only)
+
+
+@functools.lru_cache(maxsize=32)
+def _environment(
+    fmt: Format, color: bool, templates_dir: str | None, ascii_only: bool
+) -> jinja2.Environment:
     loader = jinja2.FileSystemLoader([str(d) for d in template_dirs(templates_dir)])
     common: dict[str, Any] = {
         "loader": loader,
@@ -243,11 +280,12 @@ def environment(
         env = jinja2.Environment(autoescape=False, finalize=md.pop("finalize"), **common)
         filters.update(md)
     else:
-        txt = _text_filters(color)
+        txt = _text_filters(color, ascii_only)
         env = jinja2.Environment(autoescape=False, finalize=txt.pop("finalize"), **common)
         filters.update(txt)
     env.filters.update(filters)
     env.globals["color"] = color
+    env.globals["ascii_only"] = ascii_only
     return env
 
 
@@ -259,7 +297,8 @@ def render(
     color: bool = False,
     templates_dir: Path | str | None = None,
     extra: dict[str, Any] | None = None,
+    ascii_only: bool = False,
 ) -> str:
     """Render ``template`` with ``ctx`` bound to the context object."""
-    env = environment(fmt, color=color, templates_dir=templates_dir)
+    env = environment(fmt, color=color, templates_dir=templates_dir, ascii_only=ascii_only)
     return env.get_template(template).render(ctx=context, **(extra or {}))

@@ -1,8 +1,8 @@
 """The tables of the audit database, and how a file is brought to this version.
 
 Columns are named after the TEL/1 fields (``table`` is a reserved word, so
-the table id is ``table_id``); quote ``"by"``, ``"to"``, ``"order"`` and
-``"count"`` in hand-written SQL.
+the table id is ``table_id``); quote ``"by"``, ``"to"``, ``"order"``,
+``"count"`` and ``"natural"`` in hand-written SQL.
 """
 
 from __future__ import annotations
@@ -25,13 +25,76 @@ _FINDING_COLUMNS = """
     spot BIGINT,
     expected VARCHAR,
     actual VARCHAR,
-    impact DECIMAL(38,2),
+    impact DECIMAL(38,4),
     rule VARCHAR,
     events VARCHAR[] NOT NULL,
     source VARCHAR,
     message VARCHAR NOT NULL,
     gaming_day DATE,
-    ordinal BIGINT NOT NULL DEFAULT 0"""
+    ordinal BIGINT NOT NULL DEFAULT 0,
+    id VARCHAR"""
+
+_OUTCOME_DDL = """
+CREATE TABLE rounds (
+    table_id VARCHAR NOT NULL,
+    shoe VARCHAR NOT NULL,
+    round BIGINT NOT NULL,
+    gaming_day DATE,
+    profile_id VARCHAR,
+    status VARCHAR NOT NULL,
+    dealer VARCHAR,
+    opened_at TIMESTAMPTZ,
+    first_seq BIGINT,
+    last_seq BIGINT,
+    boxes INTEGER NOT NULL,
+    wagers INTEGER NOT NULL,
+    handle DECIMAL(38,2) NOT NULL,
+    due DECIMAL(38,4),
+    settled DECIMAL(38,2) NOT NULL,
+    dealer_upcard VARCHAR,
+    dealer_cards VARCHAR[] NOT NULL,
+    dealer_total INTEGER NOT NULL,
+    dealer_natural BOOLEAN NOT NULL,
+    dealer_bust BOOLEAN NOT NULL,
+    dealer_completed BOOLEAN NOT NULL,
+    ranks_before_round INTEGER[],
+    unseen_before_round INTEGER NOT NULL,
+    ranks_before_dealer INTEGER[],
+    unseen_before_dealer INTEGER NOT NULL,
+    findings INTEGER NOT NULL,
+    worst_severity VARCHAR,
+    impact DECIMAL(38,4)
+);
+CREATE TABLE wagers (
+    table_id VARCHAR NOT NULL,
+    shoe VARCHAR NOT NULL,
+    round BIGINT NOT NULL,
+    box BIGINT NOT NULL,
+    hand BIGINT NOT NULL,
+    spot BIGINT NOT NULL,
+    kind VARCHAR NOT NULL,
+    gaming_day DATE,
+    player VARCHAR,
+    stake DECIMAL(18,2) NOT NULL,
+    base_stake DECIMAL(18,2) NOT NULL,
+    due DECIMAL(38,4),
+    settled DECIMAL(38,2),
+    settles INTEGER NOT NULL,
+    verdict VARCHAR,
+    outcome VARCHAR NOT NULL,
+    cards VARCHAR[] NOT NULL,
+    total INTEGER NOT NULL,
+    "natural" BOOLEAN NOT NULL,
+    bust BOOLEAN NOT NULL,
+    doubled BOOLEAN NOT NULL,
+    from_split BOOLEAN NOT NULL,
+    surrendered BOOLEAN NOT NULL
+);
+"""
+"""What ``run`` stores of every round and wager (:mod:`audit.engine.outcome`): every figure
+of the report and the statistics comes from here. No primary key: ``run`` replaces a
+shoe's rows in the same transaction that records its audit, so a shoe's rows are unique
+(a test checks it), and inserts stay cheap."""
 
 _V4 = f"""
 CREATE TABLE ledger (
@@ -144,6 +207,7 @@ CREATE TABLE shoe_audits (
 CREATE TABLE findings ({_FINDING_COLUMNS},
     origin VARCHAR NOT NULL
 );
+{_OUTCOME_DDL}
 {_V4}"""
 """The current schema, created in one transaction on a new database."""
 
@@ -152,14 +216,29 @@ MIGRATIONS: dict[int, str] = {
     ALTER TABLE shoe_audits ADD COLUMN wagers BIGINT NOT NULL DEFAULT 0;
     ALTER TABLE shoe_audits ADD COLUMN handle DECIMAL(18,2) NOT NULL DEFAULT 0;
     """,
-    # 3 is the stored outcomes' (rounds, wagers), landing on main separately.
-    3: "SELECT 1",
-    # Sums of amounts: an amount is at most 10^12 (TEL/1 v1.1), so a shoe's
-    # handle, or the settlements a PAY_DUPLICATE adds up, can pass DECIMAL(18,2).
+    # Version 3: stored outcomes; findings get their stable id; an impact may be due to a
+    # fraction of a cent (3:2 on 25.25). The engine changed (2.0.0): every shoe is
+    # re-audited by the next run, which fills the new tables.
+    3: f"""
+    ALTER TABLE findings ADD COLUMN id VARCHAR;
+    ALTER TABLE log_findings ADD COLUMN id VARCHAR;
+    ALTER TABLE findings ALTER impact TYPE DECIMAL(18,4);
+    ALTER TABLE log_findings ALTER impact TYPE DECIMAL(18,4);
+    {_OUTCOME_DDL}
+    """,
+    # Sums of amounts: an amount is at most 10^12 (TEL/1 v1.1), so a shoe's or a
+    # round's handle, or the settlements a PAY_DUPLICATE adds up, can pass
+    # DECIMAL(18,2); a due in hundredths of a cent passes DECIMAL(18,4) at 10^14.
     4: """
     ALTER TABLE shoe_audits ALTER handle TYPE DECIMAL(38,2);
-    ALTER TABLE findings ALTER impact TYPE DECIMAL(38,2);
-    ALTER TABLE log_findings ALTER impact TYPE DECIMAL(38,2);
+    ALTER TABLE findings ALTER impact TYPE DECIMAL(38,4);
+    ALTER TABLE log_findings ALTER impact TYPE DECIMAL(38,4);
+    ALTER TABLE rounds ALTER handle TYPE DECIMAL(38,2);
+    ALTER TABLE rounds ALTER due TYPE DECIMAL(38,4);
+    ALTER TABLE rounds ALTER settled TYPE DECIMAL(38,2);
+    ALTER TABLE rounds ALTER impact TYPE DECIMAL(38,4);
+    ALTER TABLE wagers ALTER due TYPE DECIMAL(38,4);
+    ALTER TABLE wagers ALTER settled TYPE DECIMAL(38,2);
     ALTER TABLE events ADD COLUMN ingest_id BIGINT;
     ALTER TABLE quarantine ADD COLUMN ingest_id BIGINT;
     """
@@ -170,3 +249,12 @@ MIGRATIONS: dict[int, str] = {
     """,
 }
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""
+
+FINDING_ID_SQL = (
+    "substr(sha256(concat_ws('|', {code}, coalesce({table_id}, ''), coalesce({shoe}, ''), "
+    "coalesce(CAST({round} AS VARCHAR), ''), coalesce(CAST({box} AS VARCHAR), ''), "
+    "coalesce(CAST({hand} AS VARCHAR), ''), coalesce(CAST({spot} AS VARCHAR), ''), "
+    "coalesce({source}, ''), CAST({occurrence} AS VARCHAR))), 1, 16)"
+)
+"""SQL for :func:`audit.findings.finding_id` over column expressions (``str.format`` them):
+the id of a finding the store makes itself (ingest findings). A test checks both agree."""

@@ -15,16 +15,28 @@ from audit.errors import StoreError
 from audit.events.models import AnyEvent
 from audit.findings import Code, Finding, Severity
 from audit.store.failures import plain_failures
-from audit.store.ledger import chain_audits, retire_ledger_file
+from audit.store.ledger import retire_ledger_file
 from audit.store.rows import EVENT_COLUMNS, build_event
-from audit.store.schema import APP_ID, DDL, MIGRATIONS, SCHEMA_VERSION
+from audit.store.schema import APP_ID, DDL, FINDING_ID_SQL, MIGRATIONS, SCHEMA_VERSION
 from audit.store.types import ShoeAuditResult, ShoeInfo, ShoeKey
 
 DEFAULT_DAY_START = "06:00"
 
 _FINDING_SELECT = """
     code, table_id, shoe, round, box, hand, spot, expected, actual, impact, rule,
-    events, source, message"""
+    events, source, message, id"""
+
+_QUARANTINE_ID = FINDING_ID_SQL.format(
+    code="q.code",
+    table_id="q.table_id",
+    shoe="q.shoe",
+    round="NULL",
+    box="NULL",
+    hand="NULL",
+    spot="NULL",
+    source="q.path || ':' || q.line_no",
+    occurrence="q.line_no",
+)
 
 
 def day_start_minutes(day_start: str) -> int:
@@ -40,7 +52,23 @@ def day_start_minutes(day_start: str) -> int:
 
 
 def _finding(row: tuple[Any, ...]) -> Finding:
-    code, table, shoe, rnd, box, hand, spot, expected, actual, impact, rule, events, src, msg = row
+    (
+        code,
+        table,
+        shoe,
+        rnd,
+        box,
+        hand,
+        spot,
+        expected,
+        actual,
+        impact,
+        rule,
+        events,
+        src,
+        msg,
+        fid,
+    ) = row
     return Finding(
         code=Code(code),
         message=msg,
@@ -56,6 +84,7 @@ def _finding(row: tuple[Any, ...]) -> Finding:
         rule=rule,
         events=tuple(events or ()),
         source=src,
+        id=fid,
     )
 
 
@@ -315,77 +344,40 @@ class Store:
     # ------------------------------------------------------------------ findings
 
     def replace_findings(self, results: Sequence[ShoeAuditResult]) -> None:
-        """Store the replay findings of a batch of shoes in one transaction.
+        """Record shoe audits without outcome rows (what an older runner wrote), each shoe's
+        earlier results replaced: the same two steps ``run`` takes
+        (:func:`audit.store.batches.clear_results`, then
+        :func:`~audit.store.batches.write_results`), ids assigned as ``run`` does."""
+        from dataclasses import replace
 
-        For each shoe: its old replay findings go, the new ones come in, and
-        its ``shoe_audits`` row records what it was audited with.
-        """
+        from audit.findings import assign_ids
+        from audit.store.batches import AuditRecord, clear_results, outcome_tables, write_results
+
         if not results:
             return
-        now = dt.datetime.now(dt.UTC)
-        keys = [r.key for r in results]
-        info = self.shoe_info(keys)
-        rows = []
-        for r in results:
-            day = info[r.key].gaming_day if r.key in info else None
-            for i, f in enumerate(r.findings):
-                rows.append(
-                    (
-                        str(f.code),
-                        str(f.severity),
-                        f.table,
-                        f.shoe,
-                        f.round,
-                        f.box,
-                        f.hand,
-                        f.spot,
-                        f.expected,
-                        f.actual,
-                        f.impact,
-                        f.rule,
-                        list(f.events),
-                        f.source,
-                        f.message,
-                        day,
-                        i,
-                        "replay",
-                    )
-                )
+        info = self.shoe_info([r.key for r in results])
         audits = [
-            (
-                r.key.table,
-                r.key.shoe,
-                r.engine_version,
-                r.profile_id,
-                r.profile_digest,
-                r.events_digest
+            AuditRecord(
+                key=r.key,
+                engine_version=r.engine_version,
+                profile_id=r.profile_id,
+                profile_digest=r.profile_digest,
+                events_digest=r.events_digest
                 if r.events_digest is not None
                 else (info[r.key].events_digest if r.key in info else ""),
-                r.audited_at or now,
-                r.rounds,
-                r.wagers,
-                r.handle,
+                rounds=r.rounds,
+                wagers=r.wagers,
+                handle_cents=int(r.handle * 100),
+                findings=[
+                    replace(f, id=i)
+                    for f, i in zip(r.findings, assign_ids(r.findings), strict=True)
+                ],
             )
             for r in results
         ]
-        with self.transaction() as con:
-            con.execute("CREATE OR REPLACE TEMP TABLE _keys (table_id VARCHAR, shoe VARCHAR)")
-            con.executemany("INSERT INTO _keys VALUES (?, ?)", [(k.table, k.shoe) for k in keys])
-            con.execute(
-                """DELETE FROM findings WHERE origin = 'replay'
-                   AND (table_id, shoe) IN (SELECT table_id, shoe FROM _keys)"""
-            )
-            con.execute(
-                "DELETE FROM shoe_audits "
-                "WHERE (table_id, shoe) IN (SELECT table_id, shoe FROM _keys)"
-            )
-            if rows:
-                con.executemany(
-                    f"INSERT INTO findings VALUES ({', '.join('?' * 18)})",
-                    rows,
-                )
-            con.executemany(f"INSERT INTO shoe_audits VALUES ({', '.join('?' * 10)})", audits)
-            chain_audits(self, keys, now)  # the tamper-evidence ledger (audit.store.ledger)
+        clear_results(self, [a.key for a in audits])
+        rounds, wagers = outcome_tables([], [])
+        write_results(self, audits, rounds, wagers)
 
     def all_findings(
         self,
@@ -433,10 +425,11 @@ class Store:
                    AS severity,
                  q.table_id, q.shoe, NULL::BIGINT AS round, NULL::BIGINT AS box,
                  NULL::BIGINT AS hand, NULL::BIGINT AS spot, NULL AS expected, NULL AS actual,
-                 NULL::DECIMAL(38,2) AS impact, NULL AS rule,
+                 NULL::DECIMAL(38,4) AS impact, NULL AS rule,
                  CASE WHEN q.id IS NULL THEN []::VARCHAR[] ELSE [q.id] END AS events,
                  q.path || ':' || q.line_no AS source,
                  q.path || ':' || q.line_no || ': ' || q.reason AS message,
+                 {_QUARANTINE_ID} AS id,
                  COALESCE(s.gaming_day, CAST(q.ts_local - to_minutes({start}) AS DATE))
                    AS gaming_day,
                  0 AS origin_rank, q.line_no AS ordinal

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,20 +67,22 @@ def test_interrupted_run_leaves_whole_shoes_and_a_rerun_completes(
         audited = len(store.shoe_info())
 
     with fresh_store(tmp_path / "b", night) as store:
-        real = Store.replace_findings
+        import audit.batch.runner as runner
+
+        real = runner.write_results
         calls = 0
 
-        def crash_on_second_batch(self: Store, results: object) -> None:
+        def crash_on_second_batch(*args: Any) -> None:
             nonlocal calls
             calls += 1
             if calls == 2:
                 raise KeyboardInterrupt
-            real(self, results)  # type: ignore[arg-type]
+            real(*args)
 
-        monkeypatch.setattr(Store, "replace_findings", crash_on_second_batch)
+        monkeypatch.setattr(runner, "write_results", crash_on_second_batch)
         with pytest.raises(KeyboardInterrupt):
             run_audit(store, registry, workers=1, batch_events=800)
-        monkeypatch.setattr(Store, "replace_findings", real)
+        monkeypatch.setattr(runner, "write_results", real)
         assert calls == 2
         partial = signature(store)
         assert set(partial) <= set(complete)

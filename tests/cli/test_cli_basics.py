@@ -37,10 +37,13 @@ def test_every_command_in_cli_md_exists() -> None:
 
 
 @pytest.mark.parametrize("name", command_names())
-def test_every_command_has_help_with_an_example(runner: CliRunner, name: str) -> None:
+def test_every_command_has_help_with_examples(runner: CliRunner, name: str) -> None:
+    """Issue 10.16: two or three examples per command, the ones people actually run."""
     result = runner.invoke(app, [name, "--help"])
     assert result.exit_code == 0, result.output
-    assert "Example: shoe-audit " + name in result.output
+    examples = result.output.split("Examples:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert 2 <= len(examples) <= 4, examples
+    assert all(line.startswith(f"    shoe-audit {name}") for line in examples), examples
 
 
 def test_profiles_lists_the_four(runner: CliRunner) -> None:

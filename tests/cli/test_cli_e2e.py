@@ -16,7 +16,7 @@ WORKED = DATA / "worked_example.jsonl"
 
 EXPECTED_KEYS = [
     "code", "severity", "table", "shoe", "round", "box", "hand", "spot", "expected",
-    "actual", "impact", "rule", "events", "source", "message",
+    "actual", "impact", "rule", "events", "source", "message", "id",
 ]  # fmt: skip
 
 
@@ -89,7 +89,7 @@ def test_findings_csv_and_filters(runner: CliRunner, db: Path, logs: Path) -> No
     _, out = invoke(runner, "findings", "--db", str(db), "--format", "jsonl", "--table", "T99")
     assert out.strip() == ""
     code, out = invoke(runner, "findings", "--db", str(db), "--code", "PAY_NOPE")
-    assert code == 1 and "unknown finding code" in out
+    assert code == 2 and "unknown finding code" in out
 
 
 def test_findings_reports_malformed_lines_with_their_source(

@@ -128,3 +128,27 @@ def test_trace_changes_no_verdict(seed: int, profile: str) -> None:
         r["steps"] = []
     traced["shoe_steps"] = []
     assert traced == lean
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=SEEDS, profile=st.sampled_from(PROFILES), data=st.data())
+def test_one_round_replayed_alone_steps_as_in_the_whole_shoe(
+    seed: int, profile: str, data: st.DataObject
+) -> None:
+    """A page replays only its round in full (the rounds before only as the shoe remembers
+    them): the round's steps, records and findings are exactly the full replay's."""
+    from audit.engine import replay_shoe
+    from tests.engine.builders import REGISTRY
+
+    log, _ = legal_shoe(profile, seed, rounds=5)
+    _mutate_one_settlement(log, seed)
+    events, prof = log.parsed(), REGISTRY.get(profile)
+    full = replay_shoe(events, prof)
+    numbers = [r.round for r in full.rounds]
+    wanted = data.draw(st.sets(st.sampled_from(numbers), min_size=1, max_size=2))
+    part = replay_shoe(events, prof, rounds=wanted)
+    assert [r.round for r in part.rounds] == sorted(wanted)
+    for r in part.rounds:
+        assert r.to_dict() == full.round_replay(r.round).to_dict()  # type: ignore[union-attr]
+    keep = [f.to_dict() for f in full.findings if f.round in wanted or f.round is None]
+    assert [f.to_dict() for f in part.findings] == keep

@@ -8,9 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from audit.reports import ReportContext, build_report_context, render_report
+from audit.batch.nightly import write_report
+from audit.reports import ReportContext, build_report_context
 from audit.store import Store, open_store
-from tests.reports.nights import DAY, build_night, replayer
+from tests.reports.nights import DAY, build_night
+
+STAMP = "2026-11-29T07:00:00+00:00"
 
 
 @pytest.fixture(scope="session")
@@ -26,21 +29,21 @@ def store(night: Path) -> Iterator[Store]:
 
 @pytest.fixture(scope="session")
 def report_ctx(store: Store) -> ReportContext:
-    """The report of :data:`DAY` with its hand pages, as ``nightly`` builds it."""
-    return build_report_context(store, [DAY], replayer=replayer(store))
+    """The report context of :data:`DAY`, as ``nightly`` builds it (pages linked)."""
+    return build_report_context(store, [DAY], generated_at=STAMP, with_pages=True)
 
 
 @pytest.fixture(scope="session")
-def html_out(report_ctx: ReportContext, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The folder the HTML report of :data:`DAY` was written to (index.html, hands/)."""
-    out = tmp_path_factory.mktemp("html")
-    render_report(report_ctx, out, "html")
+def html_out(store: Store, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder the HTML report of :data:`DAY` was written to, as ``report`` writes it."""
+    out = tmp_path_factory.mktemp("html") / "report"
+    write_report(store, [DAY], out, "html", generated_at=STAMP, workers=1)
     return out
 
 
 @pytest.fixture(scope="session")
-def md_out(report_ctx: ReportContext, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def md_out(store: Store, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder the Markdown report of :data:`DAY` was written to (report.md, hands/)."""
-    out = tmp_path_factory.mktemp("md")
-    render_report(report_ctx, out, "md")
+    out = tmp_path_factory.mktemp("md") / "report"
+    write_report(store, [DAY], out, "md", generated_at=STAMP, workers=1)
     return out

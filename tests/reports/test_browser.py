@@ -1,66 +1,75 @@
-"""The compliance report in a real (headless) browser: it renders, and prints to A4."""
+"""The compliance report in a real headless Chromium (Playwright, Debian's /usr/bin/chromium,
+never a downloaded browser): the first screen shows the ranked flagged rounds, the links
+work, and the report prints to A4. Screenshots go to ``test-artifacts/screenshots/``.
+
+Chromium's path, flags and the screenshot folder are the shared ones of
+``tests/browser_support.py``; one browser serves the whole module.
+"""
 
 from __future__ import annotations
 
 import shutil
-import struct
-import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-CHROMIUM = next(
-    (p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p),
-    None,
-)
+from tests.browser_support import CHROMIUM
+from tests.browser_support import CHROMIUM_FLAGS as ARGS
+from tests.browser_support import SCREENSHOTS as SHOTS
+
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary found"),
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium"),
 ]
 
 
-def _chromium(tmp_path: Path, *args: str) -> None:
-    profile = tmp_path / "chromium-profile"
-    profile.mkdir(exist_ok=True)
-    subprocess.run(
-        [
-            str(CHROMIUM),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            f"--user-data-dir={profile}",
-            *args,
-        ],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
 
 
 @pytest.fixture
-def report(html_out: Path) -> Path:
-    """The report of the shared night (hostile ids and hand pages included)."""
-    return html_out / "index.html"
+def page(browser: Any) -> Iterator[Any]:
+    pg = browser.new_page(viewport={"width": 1280, "height": 900})
+    yield pg
+    pg.close()
 
 
-def test_report_screenshot(report: Path, tmp_path: Path) -> None:
-    png = tmp_path / "report.png"
-    _chromium(tmp_path, f"--screenshot={png}", "--window-size=1280,2000", report.as_uri())
-    data = png.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    width, height = struct.unpack(">II", data[16:24])
-    assert (width, height) == (1280, 2000)
-    assert len(data) > 50_000  # a blank page compresses to a few kB
+def test_first_screen_shows_the_ranked_flagged_rounds(page: Any, html_out: Path) -> None:
+    page.goto((html_out / "index.html").as_uri())
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "report-first-screen.png"))
+    table = page.locator("#flagged")
+    box = table.bounding_box()
+    assert box is not None and box["y"] < 400  # on the first screen, not 3,400 px down
+    first_chart = page.locator("svg.chart").first.bounding_box()
+    assert first_chart is not None and first_chart["y"] > box["y"]
+    rows = page.locator("#flagged tbody tr")
+    assert rows.count() == 20
+    assert page.locator("#flagged tbody tr").first.locator("a.hand-link").count() == 1
 
 
-def test_report_prints_to_a4(report: Path, tmp_path: Path) -> None:
+def test_a_flagged_round_link_opens_its_hand_page_and_comes_back(page: Any, html_out: Path) -> None:
+    page.goto((html_out / "index.html").as_uri())
+    page.locator("#flagged a.hand-link").first.click()
+    assert "/hands/" in page.url
+    assert page.locator("#step-table tbody tr").count() > 3
+    page.screenshot(path=str(SHOTS / "hand-page.png"), full_page=True)
+    page.locator("#to-report").click()
+    assert page.url.endswith("/index.html")
+
+
+def test_report_prints_to_a4(page: Any, html_out: Path, tmp_path: Path) -> None:
+    page.goto((html_out / "index.html").as_uri())
     pdf = tmp_path / "report.pdf"
-    _chromium(tmp_path, f"--print-to-pdf={pdf}", "--no-pdf-header-footer", report.as_uri())
+    page.pdf(path=str(pdf), format="A4")
     data = pdf.read_bytes()
     assert data.startswith(b"%PDF")
-    # A4 is 595 x 842 points
     assert b"/MediaBox [0 0 595" in data or b"/MediaBox [0 0 594.95" in data
+    shutil.copy(pdf, SHOTS / "report.pdf") if SHOTS.exists() else None

@@ -22,7 +22,7 @@ def replayed():  # type: ignore[no-untyped-def]
 
 def test_worked_example_text_golden(replayed) -> None:  # type: ignore[no-untyped-def]
     replay, events = replayed
-    out = render_hand(replay, 1, "text", events=events)
+    out = render_hand(replay, 1, "text", events=events, ascii_only=True)
     assert out.isascii()
     _golden("engine_T07_r1.txt", out)
 

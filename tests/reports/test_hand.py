@@ -28,11 +28,27 @@ def _golden(name: str, text: str) -> None:
     assert text == path.read_text(encoding="utf-8")
 
 
-def test_text_plain_is_ascii_and_matches_golden() -> None:
+def test_text_plain_matches_golden() -> None:
     out = render_hand(example_replay(), 1, "text", events=example_events())
-    assert out.isascii()
     assert "\x1b" not in out
     _golden("example_T07_r1.txt", out)
+
+
+def test_text_keeps_the_regulations_words_and_folds_only_when_asked() -> None:
+    """Issue 10, point 13: «più» stays «più» unless the output cannot carry it."""
+    out = render_hand(example_replay(), 1, "text", events=example_events())
+    assert "«Il mazziere paga sempre le poste alla pari»" in out
+    ascii_out = render_hand(example_replay(), 1, "text", events=example_events(), ascii_only=True)
+    assert ascii_out.isascii()
+    assert '"Il mazziere paga sempre le poste alla pari"' in ascii_out
+
+
+def test_can_encode_knows_which_outputs_carry_the_words() -> None:
+    from audit.reports.templating import can_encode
+
+    assert can_encode("utf-8") and can_encode(None)
+    assert not can_encode("ascii") and not can_encode("ANSI_X3.4-1968")
+    assert not can_encode("no-such-codec")
 
 
 def test_json_is_the_context_and_matches_golden() -> None:
@@ -55,9 +71,16 @@ def test_every_step_and_wager_is_shown_with_engine_totals() -> None:
     # box 4's A,K is a natural by the engine's HandRecord; the dealer's 3-card 21 is not
     assert labels[4] == "blackjack" and labels[-1] == "hard 21"
     bad = [w for w in ctx.wagers if not w.ok]
-    assert [(w.box, w.hand, w.expected, w.actual, w.difference) for w in bad] == [
-        (1, 1, "-50", "75", "125")
+    assert [(w.box, w.hand, w.expected, w.actual, w.verdict, w.impact) for w in bad] == [
+        (1, 1, "-50", "75", "PAY_WRONG_OUTCOME", "125")
     ]
+    assert {w.verdict for w in ctx.wagers if w.ok} == {"ok"}
+    # box 1 hand 0 was split, then doubled: 50 + 50; hand 1 came from the split
+    doubled = next(w for w in ctx.wagers if (w.box, w.hand) == (1, 0))
+    assert (doubled.base_stake, doubled.double_stake, doubled.stake) == ("50", "50", "100")
+    assert [w.from_split for w in ctx.wagers if w.box == 1] == [True, True]
+    hand0 = next(h for h in ctx.hands if (h.box, h.hand) == (1, 0))
+    assert (hand0.stake, hand0.double_stake, hand0.split_stake) == ("50", "50", "50")
     decisions = [(s.decision, s.decision_allowed) for s in ctx.steps if s.decision]
     assert decisions == [("split", True), ("double", True)]
 

@@ -6,22 +6,26 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from audit.batch.nightly import write_report
 from audit.findings import money_str
 from audit.reports import build_report_context, render_report
 from audit.reports.context import ReportContext
 from audit.reports.report import hand_href, safe_name
 from audit.store import Store
+from tests.reports.conftest import STAMP
 from tests.reports.htmlcheck import Page
-from tests.reports.nights import DAY, HOSTILE, HOSTILE_DEALER, NOT_JSON, replayer
+from tests.reports.nights import DAY, HOSTILE, HOSTILE_DEALER, NOT_JSON
 
 
-def render(ctx: ReportContext, out: Path, fmt: str = "html") -> Path:
-    return render_report(ctx, out, fmt)  # type: ignore[arg-type]
+def money_cell(text: str) -> str:
+    """A money cell of the report (``"+1,234.50 EUR"``) as the findings format writes money."""
+    return money_str(__import__("decimal").Decimal(text.split()[0].replace(",", ""))) or "0"
 
 
 def day_findings(store: Store) -> list[Any]:
@@ -49,7 +53,7 @@ def test_findings_tables_match_the_findings_listing(store: Store, html_out: Path
 
 def test_money_tables_match_the_findings_table(store: Store, html_out: Path) -> None:
     page = Page((html_out / "index.html").read_text())
-    net = {r[0]: r[3].lstrip("+") for r in page.body_rows("money-by-table") if r[4] != "0"}
+    net = {r[0]: money_cell(r[8]) for r in page.body_rows("by-table") if r[8] != "0"}
     rows = sql(
         store,
         "SELECT table_id, sum(impact) FROM findings WHERE gaming_day = $day "
@@ -58,7 +62,7 @@ def test_money_tables_match_the_findings_table(store: Store, html_out: Path) -> 
     assert net == {t: money_str(v) for t, v in rows}
     # by dealer: each finding's dealer looked up with a correlated subquery (not the
     # report's ASOF join): the dealer named last before the round's round_open
-    by_dealer = {r[0]: r[3].lstrip("+") for r in page.body_rows("money-by-dealer") if r[4] != "0"}
+    by_dealer = {r[0]: money_cell(r[8]) for r in page.body_rows("by-dealer") if r[8] != "0"}
     rows = sql(
         store,
         """
@@ -72,7 +76,7 @@ def test_money_tables_match_the_findings_table(store: Store, html_out: Path) -> 
         FROM findings f WHERE f.gaming_day = $day AND f.impact IS NOT NULL GROUP BY 1
         """,
     )
-    assert by_dealer == {d: money_str(v) for d, v in rows}
+    assert by_dealer == {d: money_str(v) for d, v in rows if v}
 
 
 def test_rounds_add_up_per_table_and_per_dealer(store: Store, report_ctx: ReportContext) -> None:
@@ -83,19 +87,25 @@ def test_rounds_add_up_per_table_and_per_dealer(store: Store, report_ctx: Report
                   count(DISTINCT s.table_id)
            FROM shoes s JOIN shoe_audits a USING (table_id, shoe) WHERE s.gaming_day = $day""",
     )
-    assert (s.rounds, s.wagers, s.handle, s.shoes, s.tables) == (
+    (money,) = s.money
+    assert (s.rounds, s.wagers, money.handle, money.currency, s.shoes, s.tables) == (
         rounds,
         wagers,
         money_str(handle),
+        "EUR",
         shoes,
         tables,
     )
-    assert s.rounds == sum(r.rounds for r in report_ctx.rates_by_table)
-    assert s.rounds == sum(r.rounds for r in report_ctx.rates_by_dealer)
+    assert s.rounds == sum(r.rounds for r in report_ctx.by_table)
+    assert s.rounds == sum(r.rounds for r in report_ctx.by_dealer)
+    assert s.rounds == sum(r.rounds for r in report_ctx.by_day)
     assert s.findings == len(day_findings(store))
+    for groups in (report_ctx.by_table, report_ctx.by_dealer, report_ctx.by_day):
+        assert s.findings == sum(r.findings for r in groups)
+        assert s.flagged_rounds == sum(r.flagged_rounds for r in groups)
     round_level = sum(1 for f in day_findings(store) if f.round is not None)
-    assert round_level == sum(r.findings for r in report_ctx.rates_by_table)
-    assert round_level == sum(r.findings for r in report_ctx.rates_by_dealer)
+    assert round_level == sum(r.round_findings for r in report_ctx.by_table)
+    assert round_level == sum(r.round_findings for r in report_ctx.by_dealer)
 
 
 def test_dealer_change_mid_shoe_credits_rounds_to_the_dealer_in_charge(
@@ -103,23 +113,17 @@ def test_dealer_change_mid_shoe_credits_rounds_to_the_dealer_in_charge(
 ) -> None:
     # T90: D-OPEN deals rounds 1-2 (round 2 overpays 5), D-RELIEF takes over for
     # rounds 3-5 (round 4 overpays 5)
-    rates = {r.key: (r.rounds, r.findings, r.critical) for r in report_ctx.rates_by_dealer}
-    assert rates["D-OPEN"] == (2, 1, 1)
+    rates = {r.key: (r.rounds, r.round_findings, r.critical) for r in report_ctx.by_dealer}
     assert rates["D-RELIEF"] == (3, 1, 1)
-    money = {r.key: (r.net, r.findings) for r in report_ctx.money_by_dealer}
-    assert money["D-OPEN"] == ("5", 1) and money["D-RELIEF"] == ("5", 1)
-    t90 = {
-        (c.finding.code, c.finding.round): c.dealer
-        for c in report_ctx.critical
-        if c.finding.table == "T90"
-    }
-    assert t90 == {
-        ("PAY_WRONG_AMOUNT", 2): "D-OPEN",
-        ("PAY_WRONG_AMOUNT", 4): "D-RELIEF",
-        # a finding without a round goes to the dealer who opened the shoe, even when
-        # its line came after the change
-        ("LOG_ID_CONFLICT", None): "D-OPEN",
-    }
+    # D-OPEN: rounds 1-2 (round 2 overpays 5), and the shoe's SHOE_NO_CUT and the
+    # LOG_ID_CONFLICT line, which have no round and go to the shoe's opener
+    assert rates["D-OPEN"] == (2, 1, 2)
+    money = {r.key: [(m.net, m.currency) for m in r.money] for r in report_ctx.by_dealer}
+    assert money["D-OPEN"] == [("5", "EUR")] and money["D-RELIEF"] == [("5", "EUR")]
+    t90 = {(r.round, r.codes): r.dealer for r in report_ctx.flagged if r.table == "T90"}
+    assert t90 == {(2, ("PAY_WRONG_AMOUNT",)): "D-OPEN", (4, ("PAY_WRONG_AMOUNT",)): "D-RELIEF"}
+    outside = {(o.finding.code, o.dealer) for o in report_ctx.outside if o.finding.table == "T90"}
+    assert outside == {("SHOE_NO_CUT", "D-OPEN"), ("LOG_ID_CONFLICT", "D-OPEN")}
 
 
 def test_every_round_goes_to_the_dealer_last_named_before_it(store: Store) -> None:
@@ -136,7 +140,10 @@ def test_every_round_goes_to_the_dealer_last_named_before_it(store: Store) -> No
             elif e.type == "round_open":
                 expected[(key.table, key.shoe, e.round)] = dealer  # type: ignore[union-attr]
     with Sources(store.con, [dt.date.fromisoformat(DAY)]) as src:
-        got = {(t, s, r): d for t, s, r, d in src.all(f"SELECT * FROM {ROUNDS}")}
+        got = {
+            (t, s, r): d
+            for t, s, r, d in src.all(f"SELECT table_id, shoe, round, dealer FROM {ROUNDS}")
+        }
     assert len(set(got.values())) > 5
     assert got == {k: d for k, d in expected.items() if k[0] != "T09"}
 
@@ -152,7 +159,7 @@ def test_data_quality_and_open_shoes(report_ctx: ReportContext) -> None:
     # the bet without a box, the id conflict, and the line that is not JSON (no gaming
     # day of its own, but its file holds the night's events)
     assert dq.quarantined == 3 and (dq.malformed, dq.id_conflicts) == (1, 1)
-    assert [q.reason for q in dq.quarantine_sample if q.source.endswith(":102")] == [
+    assert [q.reason for q in dq.quarantine if q.source.endswith(":102")] == [
         "not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"
     ]
     assert [(o.table, o.dealer, o.rounds) for o in report_ctx.open_shoes] == [
@@ -167,22 +174,69 @@ def test_data_quality_and_open_shoes(report_ctx: ReportContext) -> None:
     assert {p.id for p in repro.profiles} == {"it-casino-6d", "it-casino-5d", "ventuno-family"}
 
 
-def test_every_link_to_a_hand_page_resolves(store: Store, html_out: Path) -> None:
+def test_every_flagged_round_is_listed_and_has_its_page(store: Store, html_out: Path) -> None:
+    """Issue 10, point 2: whatever its severity (cli.md: one page per flagged round)."""
     out = html_out
-    page = Page((out / "index.html").read_text())
-    hand_links = [h for h in page.links if h.startswith("hands/")]
-    critical_rounds = sql(
+    flagged = sql(
         store,
-        "SELECT DISTINCT table_id, shoe, round FROM findings "
-        "WHERE gaming_day = $day AND severity = 'critical' AND round IS NOT NULL",
+        "SELECT DISTINCT table_id, shoe, round, severity FROM findings "
+        "WHERE gaming_day = $day AND round IS NOT NULL",
     )
-    assert len(set(hand_links)) == len(critical_rounds) > 10
-    assert {hand_href(*r) for r in critical_rounds} == set(hand_links)
-    for link in set(hand_links):
+    assert {sev for *_, sev in flagged} >= {"critical", "major"}
+    rounds = {(t, s, r) for t, s, r, _ in flagged}
+    full = Page((out / "flagged.html").read_text())
+    listed = [h for h in full.links if h.startswith("hands/")]
+    assert len(listed) == len(set(listed)) == len(rounds) > 10
+    assert set(listed) == {hand_href(*r) for r in rounds}
+    assert len(full.body_rows("flagged-all")) == len(rounds)
+    for link in set(listed):
         target = (out / link).resolve()
         assert target.is_file() and out.resolve() in target.parents
         assert Page(target.read_text()).count("svg", **{"class": "card"}) > 0
-    assert all(not h.startswith(("http:", "https:", "/", "..")) for h in page.links)
+    index = Page((out / "index.html").read_text())
+    assert all(h in set(listed) for h in index.links if h.startswith("hands/"))
+    assert all(not h.startswith(("http:", "https:", "/", "..")) for h in index.links)
+
+
+def test_the_first_screen_ranks_by_money_moved_then_severity(
+    report_ctx: ReportContext, html_out: Path
+) -> None:
+    """Issue 10, point 1: the flagged rounds come first, before any chart, ranked."""
+    html = (html_out / "index.html").read_text()
+    assert html.index('id="flagged"') < html.index('class="chart"')
+    rows = Page(html).body_rows("flagged")
+    assert len(rows) == min(20, report_ctx.summary.flagged_rounds) == len(report_ctx.flagged)
+    ranked = [
+        (Decimal(r.moved), -["info", "minor", "major", "critical"].index(r.worst_severity))
+        for r in report_ctx.flagged
+    ]
+    assert ranked == sorted(ranked, key=lambda k: (-k[0], k[1]))
+    # the worked example: paid 75 where -50 was due
+    (example,) = [r for r in report_ctx.flagged if r.table == HOSTILE]
+    assert (example.moved, example.net, example.overpaid, example.underpaid) == (
+        "125",
+        "125",
+        "125",
+        "0",
+    )
+    top = report_ctx.flagged[0]
+    assert rows[0][1] == f"{Decimal(top.moved):,.2f} EUR"
+    assert rows[example.rank - 1][1:3] == ["125.00 EUR", "+125.00"]
+
+
+def test_long_lists_say_and_n_more_with_the_rest_one_click_away(
+    report_ctx: ReportContext, html_out: Path
+) -> None:
+    """Issue 10, point 4."""
+    assert report_ctx.flagged_more == report_ctx.summary.flagged_rounds - 20 > 0
+    page = Page((html_out / "index.html").read_text())
+    text = " ".join("".join(page.text).split())
+    assert f"and {report_ctx.flagged_more} more flagged rounds: the full list" in text
+    assert "flagged.html" in page.links
+    # every code found is charted and listed: no cut after 15
+    assert len(page.body_rows("by-code")) == len(report_ctx.by_code)
+    labels = [r.key for r in report_ctx.by_code]
+    assert all(code in text for code in labels)
 
 
 def test_hostile_ids_are_escaped_in_html(html_out: Path) -> None:
@@ -196,7 +250,8 @@ def test_hostile_ids_are_escaped_in_html(html_out: Path) -> None:
         assert not page.unbalanced, path
     text = "".join(Page(index.read_text()).text)
     # shown as text, exactly: neither markup nor evaluated by Jinja
-    assert HOSTILE in text and HOSTILE_DEALER in text
+    assert HOSTILE in text
+    assert HOSTILE_DEALER in "".join(Page((out / "flagged.html").read_text()).text)
     hostile_page = next(p for p in pages if safe_name(HOSTILE) in str(p))
     assert HOSTILE in "".join(Page(hostile_page.read_text()).text)
 
@@ -227,8 +282,10 @@ def test_markdown_links_resolve(report_ctx: ReportContext, md_out: Path) -> None
     out = md_out
     md = (out / "report.md").read_text()
     links = re.findall(r"\]\((hands/[^)]+)\)", md)
-    assert len(links) == sum(1 for c in report_ctx.critical if c.hand_href is not None)
-    for link in links:
+    assert len(links) == len(report_ctx.flagged)
+    full = re.findall(r"\]\((hands/[^)]+)\)", (out / "flagged.md").read_text())
+    assert len(full) == report_ctx.summary.flagged_rounds
+    for link in {*links, *full}:
         assert (out / link).is_file()
 
 
@@ -237,7 +294,7 @@ def test_same_input_gives_byte_identical_output(
 ) -> None:
     for fmt, a in (("html", html_out), ("md", md_out)):
         b = tmp_path / fmt
-        render(build_report_context(store, [DAY], replayer=replayer(store)), b, fmt)
+        write_report(store, [DAY], b, fmt, generated_at=STAMP, workers=2)
         files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
         files_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
         assert files_a == files_b and len(files_a) > 10
@@ -245,17 +302,25 @@ def test_same_input_gives_byte_identical_output(
             assert (a / rel).read_bytes() == (b / rel).read_bytes(), rel
 
 
-def test_generated_at_is_off_by_default(store: Store, tmp_path: Path) -> None:
-    plain = render_report(build_report_context(store, [DAY]), tmp_path / "a")
-    assert "generated" not in plain.read_text()
-    stamped = build_report_context(store, [DAY], generated_at="2026-11-29T07:00Z")
-    assert "generated 2026-11-29T07:00Z" in render_report(stamped, tmp_path / "b").read_text()
+def test_the_page_pins_itself(report_ctx: ReportContext, html_out: Path) -> None:
+    """Issue 10, point 7: generated-at, tool and engine versions, profile digests, inputs."""
+    from audit import __version__
+    from audit.engine import ENGINE_VERSION
+
+    page = Page((html_out / "index.html").read_text())
+    pins = " ".join("".join(page.text).split())
+    assert f"Generated {STAMP}" in pins
+    assert f"shoe-audit {__version__}" in pins and f"engine {ENGINE_VERSION}" in pins
+    for p in report_ctx.reproducibility.profiles:
+        assert p.digest[:12] in pins
+    files = page.body_rows("input-files")
+    assert [r[3] for r in files] == [f.sha256 for f in report_ctx.reproducibility.input_files]
 
 
-def test_without_a_replayer_there_are_no_hand_pages(store: Store, tmp_path: Path) -> None:
+def test_without_pages_there_are_no_links(store: Store, tmp_path: Path) -> None:
     ctx = build_report_context(store, [DAY])
-    assert ctx.hand_pages == () and all(c.hand_href is None for c in ctx.critical)
-    render(ctx, tmp_path / "out")
+    assert all(r.hand_href is None for r in ctx.flagged)
+    render_report(ctx, tmp_path / "out")
     assert not (tmp_path / "out" / "hands").exists()
 
 
@@ -271,7 +336,7 @@ def test_the_dealer_rule_is_stated(html_out: Path, md_out: Path) -> None:
     html = "".join(Page((html_out / "index.html").read_text()).text)
     md = (md_out / "report.md").read_text()
     for text in (html, md.replace("`", "")):
-        assert "credited to the dealer in charge when it opened" in text
+        assert "credited to the dealer in charge when it opened" in " ".join(text.split())
 
 
 def test_the_not_json_line_is_quoted_nowhere_raw(html_out: Path, md_out: Path) -> None:

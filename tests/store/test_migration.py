@@ -33,6 +33,12 @@ def make_v2(path: Path) -> None:
 def make_v1(path: Path) -> None:
     make_v2(path)
     con = duckdb.connect(str(path))
+    # undo version 3 (outcomes, finding ids), then version 2
+    con.execute("DROP TABLE rounds")
+    con.execute("DROP TABLE wagers")
+    for table in ("findings", "log_findings"):
+        con.execute(f"ALTER TABLE {table} DROP COLUMN id")
+        con.execute(f"ALTER TABLE {table} ALTER impact TYPE DECIMAL(18,2)")
     con.execute("ALTER TABLE shoe_audits DROP COLUMN wagers")
     con.execute("ALTER TABLE shoe_audits DROP COLUMN handle")
     con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
@@ -55,6 +61,11 @@ def test_version_1_database_gains_wagers_and_handle(tmp_path: Path) -> None:
         ).fetchone()
     assert {"wagers", "handle"} <= cols
     assert version == (str(SCHEMA_VERSION),)
+    with open_store(db) as store:
+        tables = {
+            t for (t,) in store.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
+        }
+    assert {"rounds", "wagers"} <= tables
 
 
 def test_read_only_open_of_an_old_database_asks_for_a_migration(tmp_path: Path) -> None:

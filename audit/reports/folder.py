@@ -1,0 +1,159 @@
+"""The report folder: written whole into a fresh sibling, then swapped in (issue 10, point 9).
+
+A reader of ``--out`` never sees a mix of two runs, and a failed render leaves
+the previous report as it was:
+
+1. every file is written into a fresh sibling folder (``.<name>.new-<random>``);
+2. a marker file (:data:`MARKER`) records that the folder is a shoe-audit report
+   and lists every file the report wrote;
+3. the old folder is moved aside (a rename cannot replace a non-empty folder),
+   the new one renamed into place, and the old one removed, file by file,
+   deleting only the files its own marker lists. Anything else found in it (a
+   file someone put there) is moved into the new report, or, if the new report
+   has a file of the same name, left in the aside folder, which is then kept and
+   named in :attr:`Swap.kept`.
+
+``--out`` naming a folder that is not empty and has no marker is refused
+(:class:`audit.errors.InputError`): it is not ours to replace.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from audit.errors import InputError
+
+MARKER = ".shoe-audit-report"
+"""The marker file at the top of every report folder: JSON, ``{"tool": "shoe-audit",
+"files": [relative paths, sorted]}``."""
+
+
+@dataclass
+class Staging:
+    """A fresh folder the report is written into; :meth:`write` records each file."""
+
+    root: Path
+    files: list[str] = field(default_factory=list)
+
+    def write(self, rel: str, text: str) -> Path:
+        """Write ``text`` as UTF-8 (``\\n`` line ends) at ``rel`` under the folder."""
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        self.files.append(rel)
+        return path
+
+    def add(self, rels: list[str]) -> None:
+        """Record files written into the folder by someone else (a worker process)."""
+        self.files.extend(rels)
+
+
+@dataclass(frozen=True, slots=True)
+class Swap:
+    """What :func:`report_folder` did.
+
+    Attributes:
+        out: the report folder.
+        files: every file the report wrote, relative to ``out``, sorted.
+        kept: an aside folder left in place because it held files the report did
+            not write and the new report has files of the same names; else None.
+    """
+
+    out: Path
+    files: tuple[str, ...]
+    kept: Path | None = None
+
+
+def read_marker(folder: Path) -> list[str] | None:
+    """The files a report folder's marker lists, or None when ``folder`` has no marker."""
+    try:
+        data = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("tool") != "shoe-audit":
+        return None
+    files = data.get("files")
+    return [str(f) for f in files] if isinstance(files, list) else []
+
+
+def check_out(out: Path) -> None:
+    """Refuse ``out`` unless it is missing, an empty folder, or a report folder."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise InputError(f"--out {str(out)!r} is not a folder")
+    if read_marker(out) is None and any(out.iterdir()):
+        raise InputError(
+            f"--out {str(out)!r} is a folder that is not empty and holds no shoe-audit report "
+            f"(no {MARKER} file): choose an empty or new folder"
+        )
+
+
+@contextmanager
+def report_folder(out: Path, result: list[Swap]) -> Iterator[Staging]:
+    """Stage a report for ``out``; on a clean exit swap it in and append a :class:`Swap`.
+
+    On an exception the staging folder is removed and ``out`` is left untouched.
+    """
+    out = Path(out)
+    check_out(out)
+    parent = out.absolute().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_hex(4)
+    stage = Staging(parent / f".{out.name}.new-{token}")
+    stage.root.mkdir()
+    try:
+        yield stage
+        stage.files.sort()
+        stage.write(MARKER, json.dumps({"tool": "shoe-audit", "files": stage.files}, indent=1))
+        stage.files.remove(MARKER)
+        result.append(_swap(stage, out, parent / f".{out.name}.old-{token}"))
+    except BaseException:
+        shutil.rmtree(stage.root, ignore_errors=True)
+        raise
+
+
+def _swap(stage: Staging, out: Path, aside: Path) -> Swap:
+    check_out(out)  # again: something may have appeared there while we rendered
+    files = tuple(stage.files)
+    if not out.exists():
+        os.replace(stage.root, out)
+        return Swap(out, files)
+    old = read_marker(out) or []
+    os.replace(out, aside)
+    try:
+        os.replace(stage.root, out)
+    except BaseException:
+        os.replace(aside, out)
+        raise
+    ours = {*old, MARKER}
+    for name in ours:
+        mine = aside / name
+        if mine.is_file() or mine.is_symlink():
+            mine.unlink()
+    conflict = False
+    for p in sorted(aside.rglob("*"), key=lambda q: len(q.parts)):
+        if p.is_dir() and not p.is_symlink():
+            continue
+        rel = p.relative_to(aside)
+        target = out / rel
+        if target.exists() or target.is_symlink():
+            conflict = True
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(p, target)
+    for d in sorted((q for q in aside.rglob("*") if q.is_dir()), key=lambda q: -len(q.parts)):
+        if not any(d.iterdir()):
+            d.rmdir()
+    if conflict or any(aside.iterdir()):
+        return Swap(out, files, kept=aside)
+    aside.rmdir()
+    return Swap(out, files)

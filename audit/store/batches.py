@@ -1,0 +1,356 @@
+"""The events of many shoes as compact Arrow batches for ``run``, and its results written back.
+
+``run`` reads every event of the shoes it audits once, in one sorted scan, and
+hands whole shoes to worker processes as Arrow tables (cheap to send: no
+Python object per value crosses a process). The columns are the engine's
+:class:`~audit.engine.event.RoundEvent`, built straight from the typed
+columns (money in cents), plus ``shoe_event``: for the few events that are not
+round events, their full row (the worker builds their TEL/1 model).
+
+:func:`decode_batch` is the worker's half (pyarrow and Python only, no
+DuckDB); :func:`write_results` the writer's, one transaction per batch.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from audit.engine.event import ROUND_TYPES, RoundEvent
+from audit.events.models import AnyEvent
+from audit.findings import Finding
+from audit.store.ledger import chain_audits
+from audit.store.rows import EVENT_COLUMNS, build_event
+from audit.store.types import ShoeKey
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from audit.store.store import Store
+
+ShoeEvents = list[RoundEvent | AnyEvent]
+
+_ROUND_TYPES_SQL = ", ".join(f"'{t}'" for t in sorted(ROUND_TYPES))
+
+_LEAN: dict[str, str] = {
+    "type": "e.type",
+    "id": "e.id",
+    "seq": "e.seq",
+    "round": "e.round",
+    "ts_us": "epoch_us(e.ts)",
+    "box": "e.box",
+    "hand": "e.hand",
+    "spot": "e.spot",
+    "card": "e.card",
+    "to": 'e."to"',
+    "face_up": "COALESCE(e.face_up, true)",
+    "pos": "e.pos",
+    "amount": "CAST(e.amount * 100 AS BIGINT)",
+    "word": "COALESCE(e.action, e.kind, e.reason)",
+    "player": "e.player",
+    "spots": "e.spots",
+    "accepted": "e.accepted",
+}
+"""How each :class:`RoundEvent` field is read from ``events``, in its order."""
+assert tuple(_LEAN) == RoundEvent._fields, "the batch columns must follow RoundEvent"
+
+_FULL = [c for c in EVENT_COLUMNS if c not in ("ts", "raw")]
+
+BATCH_SQL = f"""
+SELECT e.table_id AS _table, e.shoe AS _shoe,
+       {", ".join(f"{expr} AS {name}" for name, expr in _LEAN.items())},
+       CASE WHEN e.type NOT IN ({_ROUND_TYPES_SQL}) OR NOT e.known_type THEN struct_pack(
+         {", ".join(f'"{c}" := e."{c}"' for c in _FULL)},
+         raw := CASE WHEN e.has_extra THEN e.raw END) END AS shoe_event
+FROM events e SEMI JOIN _run_keys k ON e.table_id = k.table_id AND e.shoe = k.shoe
+ORDER BY e.table_id, e.shoe, e.seq, e.id
+"""
+
+
+def stream_shoe_batches(
+    store: Store, keys: Sequence[ShoeKey], batch_events: int
+) -> Iterator[pa.Table]:
+    """The events of ``keys`` in ``seq`` order, as Arrow tables of whole shoes.
+
+    One sorted scan; each table holds about ``batch_events`` events and never
+    splits a shoe. Reading uses its own cursor, so the caller may write between
+    batches.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not keys:
+        return
+    cur = store.con.cursor()
+    try:
+        cur.execute("CREATE OR REPLACE TEMP TABLE _run_keys (table_id VARCHAR, shoe VARCHAR)")
+        cur.execute(
+            "INSERT INTO _run_keys SELECT unnest(?), unnest(?)",
+            [[k.table for k in keys], [k.shoe for k in keys]],
+        )
+        reader = cur.sql(BATCH_SQL).to_arrow_reader(batch_size=batch_events)
+        carry: pa.Table | None = None
+        for rb in reader:
+            if rb.num_rows == 0:
+                continue
+            table = pa.Table.from_batches([rb])
+            if carry is not None:
+                table = pa.concat_tables([carry, table])
+            last_t, last_s = table["_table"][-1], table["_shoe"][-1]
+            last = pc.and_(pc.equal(table["_table"], last_t), pc.equal(table["_shoe"], last_s))
+            start = pc.index(last, True).as_py()
+            if start > 0 and table.num_rows >= batch_events:
+                yield table.slice(0, start)
+                carry = table.slice(start)
+            else:
+                carry = table
+        if carry is not None and carry.num_rows:
+            yield carry
+    finally:
+        cur.close()
+
+
+def shoe_starts(table: pa.Table) -> list[int]:
+    """Where each shoe of a batch begins, and its end (rows are sorted by shoe)."""
+    import pyarrow.compute as pc
+
+    n = table.num_rows
+    if n == 0:
+        return [0]
+    t, s = table["_table"], table["_shoe"]
+    changed = pc.or_(
+        pc.not_equal(t.slice(1), t.slice(0, n - 1)),
+        pc.not_equal(s.slice(1), s.slice(0, n - 1)),
+    )
+    return [0, *(i + 1 for i in pc.indices_nonzero(changed).to_pylist()), n]
+
+
+def batch_keys(table: pa.Table) -> list[ShoeKey]:
+    """The shoes of a batch, in order."""
+    starts = shoe_starts(table)[:-1]
+    first = table.select(["_table", "_shoe"]).take(starts).to_pylist()
+    return [ShoeKey(r["_table"], r["_shoe"]) for r in first]
+
+
+def decode_batch(table: pa.Table) -> list[tuple[ShoeKey, ShoeEvents]]:
+    """A batch back as events, shoe by shoe (the worker's side: no DuckDB)."""
+    if table.num_rows == 0:
+        return []
+    import pyarrow.compute as pc
+
+    starts = shoe_starts(table)
+    lean = [table[name].to_pylist() for name in _LEAN]
+    rows: list[Any] = list(map(RoundEvent._make, zip(*lean, strict=True)))
+    column = table["shoe_event"]
+    where = pc.indices_nonzero(pc.is_valid(column))
+    for i, full in zip(where.to_pylist(), column.take(where).to_pylist(), strict=True):
+        rows[i] = build_event(full)
+    keys = batch_keys(table)
+    return [(k, rows[a:b]) for k, a, b in zip(keys, starts[:-1], starts[1:], strict=True)]
+
+
+def _outcome_schemas() -> tuple[pa.Schema, pa.Schema]:
+    import pyarrow as pa
+
+    i64, i32, txt, flag = pa.int64(), pa.int32(), pa.string(), pa.bool_()
+    rounds = pa.schema(
+        [
+            ("table_id", txt), ("shoe", txt), ("round", i64), ("status", txt), ("dealer", txt),
+            ("opened_us", i64), ("first_seq", i64), ("last_seq", i64), ("boxes", i32),
+            ("wagers", i32), ("handle", i64), ("due", i64), ("settled", i64),
+            ("dealer_upcard", txt), ("dealer_cards", pa.list_(txt)), ("dealer_total", i32),
+            ("dealer_natural", flag), ("dealer_bust", flag), ("dealer_completed", flag),
+            ("ranks_before_round", pa.list_(i32)), ("unseen_before_round", i32),
+            ("ranks_before_dealer", pa.list_(i32)), ("unseen_before_dealer", i32),
+            ("findings", i32), ("worst_severity", txt), ("impact", i64),
+        ]
+    )  # fmt: skip
+    wagers = pa.schema(
+        [
+            ("table_id", txt), ("shoe", txt), ("round", i64), ("box", i64), ("hand", i64),
+            ("spot", i64), ("kind", txt), ("player", txt), ("stake", i64), ("base_stake", i64),
+            ("due", i64), ("settled", i64), ("settles", i32), ("verdict", txt),
+            ("outcome", txt), ("cards", pa.list_(txt)), ("total", i32), ("natural", flag),
+            ("bust", flag), ("doubled", flag), ("from_split", flag), ("surrendered", flag),
+        ]
+    )  # fmt: skip
+    return rounds, wagers
+
+
+def outcome_tables(
+    rounds: Sequence[tuple[Any, ...]], wagers: Sequence[tuple[Any, ...]]
+) -> tuple[pa.Table, pa.Table]:
+    """The engine's outcome rows (:mod:`audit.engine.outcome`) as Arrow tables to insert."""
+    import pyarrow as pa
+
+    out = []
+    for rows, schema in zip((rounds, wagers), _outcome_schemas(), strict=True):
+        columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
+        out.append(
+            pa.table(
+                [pa.array(c, type=f.type) for c, f in zip(columns, schema, strict=True)],
+                schema=schema,
+            )
+        )
+    return out[0], out[1]
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRecord:
+    """One shoe's audit: what it was audited with, and its findings (ids assigned)."""
+
+    key: ShoeKey
+    engine_version: str
+    profile_id: str | None
+    profile_digest: str | None
+    events_digest: str
+    rounds: int
+    wagers: int
+    handle_cents: int
+    findings: Sequence[Finding]
+
+
+def clear_results(store: Store, keys: Sequence[ShoeKey]) -> None:
+    """Forget the replay results of ``keys`` (one transaction), before they are re-audited.
+
+    A shoe then counts as not audited until its batch is written, so an
+    interrupted run is completed by the next one.
+    """
+    if not keys:
+        return
+    with store.transaction() as con:
+        con.execute("CREATE OR REPLACE TEMP TABLE _clear (table_id VARCHAR, shoe VARCHAR)")
+        con.execute(
+            "INSERT INTO _clear SELECT unnest(?), unnest(?)",
+            [[k.table for k in keys], [k.shoe for k in keys]],
+        )
+        for table, extra in (
+            ("findings", "origin = 'replay' AND "),
+            ("rounds", ""),
+            ("wagers", ""),
+            ("shoe_audits", ""),
+        ):
+            con.execute(
+                f"DELETE FROM {table} WHERE {extra}(table_id, shoe) IN "
+                "(SELECT table_id, shoe FROM _clear)"
+            )
+        # The ledger records the cleared state too, so a run interrupted before it
+        # wrote these shoes again is no "finding removed by hand" (issue 14, point 15).
+        chain_audits(store, keys, dt.datetime.now(dt.UTC))
+
+
+# Cents to money as DECIMAL(38,0) * 0.01: exact (in DuckDB a DECIMAL divided by 100 is a
+# DOUBLE, which loses cents past 2^53), and wide enough for sums of TEL/1 v1.1 amounts.
+_ROUND_INSERT = """
+INSERT INTO rounds
+SELECT r.table_id, r.shoe, r.round, s.gaming_day, s.profile, r.status, r.dealer,
+       make_timestamptz(r.opened_us), r.first_seq, r.last_seq, r.boxes, r.wagers,
+       CAST(r.handle AS DECIMAL(38,0)) * 0.01, CAST(r.due AS DECIMAL(38,0)) * 0.0001,
+       CAST(r.settled AS DECIMAL(38,0)) * 0.01, r.dealer_upcard, r.dealer_cards, r.dealer_total,
+       r.dealer_natural, r.dealer_bust, r.dealer_completed, r.ranks_before_round,
+       r.unseen_before_round, r.ranks_before_dealer, r.unseen_before_dealer, r.findings,
+       r.worst_severity, CAST(r.impact AS DECIMAL(38,0)) * 0.0001
+FROM _new_rounds r LEFT JOIN shoes s USING (table_id, shoe)
+"""
+
+_WAGER_INSERT = """
+INSERT INTO wagers
+SELECT w.table_id, w.shoe, w.round, w.box, w.hand, w.spot, w.kind, s.gaming_day, w.player,
+       CAST(w.stake AS DECIMAL(38,0)) * 0.01, CAST(w.base_stake AS DECIMAL(38,0)) * 0.01,
+       CAST(w.due AS DECIMAL(38,0)) * 0.0001, CAST(w.settled AS DECIMAL(38,0)) * 0.01,
+       w.settles, w.verdict, w.outcome, w.cards, w.total, w."natural", w.bust, w.doubled,
+       w.from_split, w.surrendered
+FROM _new_wagers w LEFT JOIN shoes s USING (table_id, shoe)
+"""
+
+
+def write_results(
+    store: Store, audits: Sequence[AuditRecord], rounds: pa.Table, wagers: pa.Table
+) -> None:
+    """Store one batch of audited shoes in one transaction: findings, outcomes, audit records.
+
+    The shoes' earlier results were removed by :func:`clear_results`; a shoe
+    is audited exactly when its ``shoe_audits`` row is there. Every insert is
+    one statement over an Arrow table (DuckDB's ``executemany`` costs about
+    20 ms a row).
+    """
+    import pyarrow as pa
+
+    now = dt.datetime.now(dt.UTC)
+    findings = pa.table(
+        {
+            "code": [str(f.code) for a in audits for f in a.findings],
+            "severity": [str(f.severity) for a in audits for f in a.findings],
+            "table_id": [f.table for a in audits for f in a.findings],
+            "shoe": [f.shoe for a in audits for f in a.findings],
+            "round": pa.array([f.round for a in audits for f in a.findings], pa.int64()),
+            "box": pa.array([f.box for a in audits for f in a.findings], pa.int64()),
+            "hand": pa.array([f.hand for a in audits for f in a.findings], pa.int64()),
+            "spot": pa.array([f.spot for a in audits for f in a.findings], pa.int64()),
+            "expected": pa.array([f.expected for a in audits for f in a.findings], pa.string()),
+            "actual": pa.array([f.actual for a in audits for f in a.findings], pa.string()),
+            "impact": pa.array(
+                [None if f.impact is None else str(f.impact) for a in audits for f in a.findings],
+                pa.string(),
+            ),
+            "rule": pa.array([f.rule for a in audits for f in a.findings], pa.string()),
+            "events": pa.array(
+                [list(f.events) for a in audits for f in a.findings], pa.list_(pa.string())
+            ),
+            "source": pa.array([f.source for a in audits for f in a.findings], pa.string()),
+            "message": [f.message for a in audits for f in a.findings],
+            "ordinal": pa.array([i for a in audits for i in range(len(a.findings))], pa.int64()),
+            "id": pa.array([f.id for a in audits for f in a.findings], pa.string()),
+        }
+    )
+    shoe_audits = pa.table(
+        {
+            "table_id": [a.key.table for a in audits],
+            "shoe": [a.key.shoe for a in audits],
+            "engine_version": [a.engine_version for a in audits],
+            "profile_id": pa.array([a.profile_id for a in audits], pa.string()),
+            "profile_digest": pa.array([a.profile_digest for a in audits], pa.string()),
+            "events_digest": [a.events_digest for a in audits],
+            "rounds": pa.array([a.rounds for a in audits], pa.int64()),
+            "wagers": pa.array([a.wagers for a in audits], pa.int64()),
+            "handle": pa.array([a.handle_cents for a in audits], pa.int64()),
+        }
+    )
+    with store.transaction() as con:
+        for name, table, sql in (
+            ("_new_findings", findings, _FINDING_INSERT),
+            ("_new_rounds", rounds, _ROUND_INSERT),
+            ("_new_wagers", wagers, _WAGER_INSERT),
+            ("_new_audits", shoe_audits, _AUDIT_INSERT),
+        ):
+            if table.num_rows == 0:
+                continue
+            con.register(name, table)
+            try:
+                con.execute(sql, [now] if name == "_new_audits" else [])
+            finally:
+                con.unregister(name)
+        if audits:
+            chain_audits(
+                store, [a.key for a in audits], now
+            )  # tamper evidence (audit.store.ledger)
+
+
+_FINDING_INSERT = """
+INSERT INTO findings (code, severity, table_id, shoe, round, box, hand, spot, expected, actual,
+                      impact, rule, events, source, message, gaming_day, ordinal, id, origin)
+SELECT f.code, f.severity, f.table_id, f.shoe, f.round, f.box, f.hand, f.spot, f.expected,
+       f.actual, CAST(f.impact AS DECIMAL(38,4)), f.rule, f.events, f.source, f.message,
+       s.gaming_day, f.ordinal, f.id, 'replay'
+FROM _new_findings f LEFT JOIN shoes s USING (table_id, shoe)
+"""
+
+_AUDIT_INSERT = """
+INSERT INTO shoe_audits (table_id, shoe, engine_version, profile_id, profile_digest,
+                         events_digest, audited_at, rounds, wagers, handle)
+SELECT table_id, shoe, engine_version, profile_id, profile_digest, events_digest, ?,
+       rounds, wagers, CAST(handle AS DECIMAL(38,0)) * 0.01
+FROM _new_audits
+"""
