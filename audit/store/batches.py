@@ -179,6 +179,24 @@ def _outcome_schemas() -> tuple[pa.Schema, pa.Schema]:
     return rounds, wagers
 
 
+_MONEY = frozenset({"handle", "due", "settled", "impact", "stake", "base_stake"})
+"""Money columns (cents, or hundredths of a cent): int64 unless a value passes it."""
+
+
+def money_array(values: Sequence[Any]) -> pa.Array:
+    """Amounts in cents (or hundredths) as int64, or as DECIMAL(38,0) when one passes int64.
+
+    TEL/1 v1.1 bounds each amount by 10^12, not their sums: a round of 10,000
+    boxes, or a due in hundredths of a cent, can pass 2^63 (issue 14, point 3).
+    """
+    import pyarrow as pa
+
+    try:
+        return pa.array(values, pa.int64())
+    except OverflowError:
+        return pa.array(values, pa.decimal128(38, 0))
+
+
 def outcome_tables(
     rounds: Sequence[tuple[Any, ...]], wagers: Sequence[tuple[Any, ...]]
 ) -> tuple[pa.Table, pa.Table]:
@@ -190,8 +208,11 @@ def outcome_tables(
         columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
         out.append(
             pa.table(
-                [pa.array(c, type=f.type) for c, f in zip(columns, schema, strict=True)],
-                schema=schema,
+                [
+                    money_array(c) if f.name in _MONEY else pa.array(c, type=f.type)
+                    for c, f in zip(columns, schema, strict=True)
+                ],
+                names=schema.names,
             )
         )
     return out[0], out[1]
@@ -315,7 +336,7 @@ def write_results(
             "events_digest": [a.events_digest for a in audits],
             "rounds": pa.array([a.rounds for a in audits], pa.int64()),
             "wagers": pa.array([a.wagers for a in audits], pa.int64()),
-            "handle": pa.array([a.handle_cents for a in audits], pa.int64()),
+            "handle": money_array([a.handle_cents for a in audits]),
         }
     )
     with store.transaction() as con:

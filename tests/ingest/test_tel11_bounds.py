@@ -177,3 +177,42 @@ def test_sums_past_decimal_18_2_are_held(store: Store) -> None:
     assert store.con.execute("SELECT handle FROM shoe_audits").fetchall() == [(huge,)]
     (f,) = store.all_findings()
     assert f.impact == huge
+
+
+def test_outcome_sums_past_int64_are_stored_exactly(store: Store) -> None:
+    """A round's handle or due in cents can pass 2^63 (10,000 boxes of 10^12): stored exact."""
+    from audit.store.batches import AuditRecord, _outcome_schemas, outcome_tables, write_results
+
+    key = ShoeKey("T07", "T07-S1")
+    big = 10**22 + 1  # cents (hundredths of a cent for due and impact)
+
+    def row(schema: object, money: int) -> tuple[object, ...]:
+        import pyarrow as pa
+
+        out: list[object] = []
+        for f in schema:  # type: ignore[attr-defined]
+            if f.name in ("handle", "due", "settled", "impact", "stake", "base_stake"):
+                out.append(money)
+            elif f.name == "table_id":
+                out.append(key.table)
+            elif f.name == "shoe":
+                out.append(key.shoe)
+            elif pa.types.is_list(f.type):
+                out.append([])
+            elif pa.types.is_boolean(f.type):
+                out.append(False)
+            elif pa.types.is_integer(f.type):
+                out.append(1)
+            else:
+                out.append("x")
+        return tuple(out)
+
+    rs, ws = _outcome_schemas()
+    rounds, wagers = outcome_tables([row(rs, big)], [row(ws, 7)])
+    record = AuditRecord(key, "x", None, None, "d", 1, 1, big, [])
+    write_results(store, [record], rounds, wagers)
+    handle, due, impact = store.con.execute("SELECT handle, due, impact FROM rounds").fetchone()  # type: ignore[misc]
+    assert handle == Decimal(big) / 100 and due == Decimal(big) / 10000
+    assert impact == Decimal(big) / 10000
+    assert store.con.execute("SELECT handle FROM shoe_audits").fetchone() == (Decimal(big) / 100,)
+    assert store.con.execute("SELECT stake FROM wagers").fetchone() == (Decimal("0.07"),)

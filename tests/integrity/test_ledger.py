@@ -407,7 +407,7 @@ def test_the_report_pins_its_ledger_head_and_its_own_files(sealed_db: Path, tmp_
 
 @pytest.fixture
 def migrated(tmp_path: Path, night: Path) -> Iterator[Path]:
-    """A database as schema 2 left it, with a night in it and no ledger."""
+    """A database as schema 3 left it, with a night in it and no ledger."""
     from tests.store.test_migration import V4_ONLY
 
     db = tmp_path / "old.duckdb"
@@ -416,7 +416,6 @@ def migrated(tmp_path: Path, night: Path) -> Iterator[Path]:
     Path(f"{db}.ledger").unlink()
     con = duckdb.connect(str(db))
     con.execute(V4_ONLY)
-    con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     con.close()
     yield db
 
