@@ -29,14 +29,14 @@ def verify_cmd(
     and typed row, the quarantine, the findings; given the original files, compare them
     line by line. Names every event changed, inserted or removed after ingest.
 
-    With SHOE_AUDIT_KEY set, every line of the ledger file must carry a valid HMAC.
+    With SHOE_AUDIT_KEY set (in the environment), every line of the ledger file must carry a valid HMAC.
     Exit 0 intact, 4 a difference found, 1 error.
 
     \b
     Examples:
       shoe-audit verify
       shoe-audit verify sample_logs/2026-11-28/
-      SHOE_AUDIT_KEY=... shoe-audit verify --db audit-nightly.duckdb /var/log/tables/
+      shoe-audit verify --db audit-nightly.duckdb /var/log/tables/2026-11-28/
     """
     from audit.integrity.verify import verify
 
