@@ -29,7 +29,8 @@ def verify_cmd(
     and typed row, the quarantine, the findings; given the original files, compare them
     line by line. Names every event changed, inserted or removed after ingest.
 
-    With SHOE_AUDIT_KEY set (in the environment), every line of the ledger file must carry a valid HMAC.
+    With SHOE_AUDIT_KEY set (in the environment), every line of the ledger file must
+    carry a valid HMAC.
     Exit 0 intact, 4 a difference found, 1 error.
 
     \b
