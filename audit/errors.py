@@ -8,7 +8,8 @@
     │   ├── MalformedEventError     a line is not a valid TEL/1 event (file:line, why)
     │   └── NoLogsError             a path does not exist, or holds no *.jsonl / *.jsonl.gz
     ├── ProfileError                a rule profile file is invalid
-    │   └── UnknownProfileError     no profile has that id (lists the known ones)
+    │   ├── UnknownProfileError     no profile has that id (lists the known ones)
+    │   └── NoDealerRuleError       the profile's banker plays freely: no dealer theory
     ├── StoreError                  the DuckDB file cannot be opened or is not ours
     └── NotFoundError               a table/shoe/round asked for does not exist
 
@@ -62,6 +63,10 @@ class UnknownProfileError(ProfileError):
         super().__init__(
             f"unknown profile: {profile_id!r} (known: {', '.join(sorted(known)) or 'none'})"
         )
+
+
+class NoDealerRuleError(ProfileError):
+    """The profile has no dealer-draw rule (the home banker plays freely, 002)."""
 
 
 class StoreError(AuditError):

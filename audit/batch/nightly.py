@@ -6,11 +6,14 @@ import dataclasses
 import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from audit.errors import AuditError, UsageError
 from audit.profiles import ProfileRegistry
 from audit.store import Store
+
+if TYPE_CHECKING:
+    from audit.review import Review
 
 
 def day_range(
@@ -38,6 +41,18 @@ def latest_gaming_day(store: Store) -> dt.date:
     return max(days)
 
 
+def report_reviews(store: Store) -> dict[str, Review]:
+    """The standing reviews of the trail beside the store's file (none for an in-memory
+    store or a database nobody reviewed yet): dismissed findings leave the report's
+    counts (issue 12)."""
+    from audit.review import ReviewTrail
+    from audit.review.service import standing_reviews
+
+    if store.path == ":memory:":
+        return {}
+    return standing_reviews(ReviewTrail.beside(store.path))
+
+
 def write_report(
     store: Store,
     days: Sequence[dt.date | str] | None,
@@ -61,6 +76,7 @@ def write_report(
     days was audited (cli.md: exit 1).
     """
     from audit.batch.pages import PageOptions, plan_pages, write_hand_pages
+    from audit.batch.statistics import report_statistics
     from audit.engine import ENGINE_VERSION
     from audit.profiles import load_registry
     from audit.reports import build_report_context, render_report
@@ -69,6 +85,7 @@ def write_report(
     from audit.reports.sources import Sources
 
     registry = registry or load_registry()
+    reviews = report_reviews(store)
     chosen = sorted(
         {d if isinstance(d, dt.date) else dt.date.fromisoformat(d) for d in days}
         if days
@@ -83,11 +100,16 @@ def write_report(
         show_players=show_players,
         with_pages=True,
         require_rounds=True,
+        reviews=reviews,
     )
-    ctx = dataclasses.replace(ctx, integrity=report_evidence(store, chosen))
-    full = build_flagged_page(store, chosen, registry=registry, with_pages=True)
+    stats = report_statistics(store, chosen, registry, show_players=show_players)
+    ctx = dataclasses.replace(ctx, statistics=stats, integrity=report_evidence(store, chosen))
+    full = build_flagged_page(store, chosen, registry=registry, with_pages=True, reviews=reviews)
     digests = {p.id: p.digest for p in registry.all()}
-    with Sources(store.con, chosen, engine_version=ENGINE_VERSION, profile_digests=digests) as src:
+    states = {fid: str(r.state) for fid, r in reviews.items()}
+    with Sources(
+        store.con, chosen, engine_version=ENGINE_VERSION, profile_digests=digests, reviews=states
+    ) as src:
         plan = plan_pages(store, src)
 
     def pages(stage: Any) -> list[str]:

@@ -85,7 +85,7 @@ def schema_cmd(
 
 
 # Each import registers its commands on app (new commands: a module of their own, here).
-from audit.cli import commands, status, verify  # noqa: E402,F401
+from audit.cli import commands, reviewing, serving, stats_cmds, status, verify  # noqa: E402,F401
 
 
 def main() -> None:

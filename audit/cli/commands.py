@@ -34,9 +34,11 @@ from audit.findings import Code, Severity
 
 if TYPE_CHECKING:
     from audit.batch import RunSummary
+    from audit.findings import Finding
     from audit.ingest import IngestSummary
     from audit.ingest.reader import Batch
     from audit.ingest.summary import ValidationReport
+    from audit.review import Review
 
 PathsArg = Annotated[
     list[Path],
@@ -477,7 +479,15 @@ def findings_cmd(
             gaming_day=date,
         )
     chosen = fmt or (FindingsFormat.table if is_terminal() else FindingsFormat.jsonl)
-    write_findings(found, chosen.value, sys.stdout, raw=raw)
+    write_findings(found, chosen.value, sys.stdout, _reviews(db, found), raw=raw)
+
+
+def _reviews(db: Path, found: list[Finding]) -> dict[str, Review]:
+    """The review status of each listed finding (issue 12: the ``review`` key)."""
+    from audit.review import ReviewTrail
+    from audit.review.service import reviews_for, standing_reviews
+
+    return reviews_for(found, standing_reviews(ReviewTrail.beside(db)))
 
 
 # --------------------------------------------------------------------------- hand
@@ -754,6 +764,14 @@ def simulate_cmd(
         ),
     ] = 0.0,
     gzip: Annotated[bool, typer.Option("--gzip", help="Write *.jsonl.gz.")] = False,
+    bias: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--bias",
+            help="Deal a table wrong on purpose, to test `stats` (repeatable): "
+            "TABLE:short-dealer[=CHANCE] or TABLE:strip-tens[=COUNT].",
+        ),
+    ] = None,
     profiles: ProfilesOption = None,
 ) -> None:
     """Write realistic TEL/1 logs, with injected errors.
@@ -769,7 +787,9 @@ def simulate_cmd(
     """
     from audit.profiles import load_registry
     from audit.simulate import simulate
+    from audit.simulate.bias import parse_biases
 
+    biases = parse_biases(bias or [])
     registry = load_registry(profiles)
     chosen = profile or [p.id for p in registry.all()]
     for pid in chosen:
@@ -784,5 +804,6 @@ def simulate_cmd(
         error_rate=error_rate,
         gzip=gzip,
         registry=registry,
+        biases=biases,
     )
     say(str(summary))

@@ -13,11 +13,14 @@ import csv
 import json
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from audit.findings import FINDING_KEYS, Finding
+
+if TYPE_CHECKING:
+    from audit.review import Review
 
 __all__ = [
     "neutralise_cell",
@@ -185,42 +188,61 @@ def neutralise_cell(value: str) -> str:
 
 
 def write_findings(
-    findings: Sequence[Finding], fmt: str, out: TextIO, *, raw: bool = False
+    findings: Sequence[Finding],
+    fmt: str,
+    out: TextIO,
+    reviews: Mapping[str, Review] | None = None,
+    *,
+    raw: bool = False,
 ) -> None:
     """Write findings as ``jsonl`` (cli.md's exact shape), ``csv`` or a ``table``.
 
     ``csv`` cells are neutralised against formula injection and their control
     characters escaped, unless ``raw`` (then only on a terminal are they escaped).
+    Every format has the added ``review`` key (cli.md allows added keys, issue 12):
+    null for a finding never reviewed; in JSONL the standing review as an object
+    (:meth:`audit.review.Review.to_dict`), in CSV and the table its status in words
+    (``dismissal pending``, ``confirmed (changed since review)``).
     """
+    got = reviews or {}
     if fmt == "jsonl":
         for f in findings:
-            out.write(json_line(f.to_dict()) + "\n")
+            d: dict[str, Any] = f.to_dict()
+            r = got.get(f.id or "")
+            d["review"] = r.to_dict() if r is not None else None
+            out.write(json_line(d) + "\n")
     elif fmt == "csv":
-        _write_csv(findings, out, raw=raw)
+        _write_csv(findings, out, got, raw=raw)
     else:
-        _write_table(findings, out)
+        _write_table(findings, out, got)
 
 
-def _write_csv(findings: Iterable[Finding], out: TextIO, *, raw: bool) -> None:
+def _write_csv(
+    findings: Iterable[Finding], out: TextIO, reviews: Mapping[str, Review], *, raw: bool
+) -> None:
     terminal = out.isatty()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(FINDING_KEYS)
+    keys = (*FINDING_KEYS, "review")
+    writer.writerow(keys)
     for f in findings:
         row = f.to_dict()
         row["events"] = " ".join(row["events"])
-        cells = ["" if row[k] is None else str(row[k]) for k in FINDING_KEYS]
+        r = reviews.get(f.id or "")
+        row["review"] = r.label if r is not None else None
+        cells = ["" if row[k] is None else str(row[k]) for k in keys]
         if not raw or terminal:
             cells = [safe_line(c if raw else neutralise_cell(c)) for c in cells]
         writer.writerow(cells)
 
 
-def _write_table(findings: Sequence[Finding], out: TextIO) -> None:
+def _write_table(findings: Sequence[Finding], out: TextIO, reviews: Mapping[str, Review]) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     table = Table(show_lines=False, header_style="bold")
-    for col in ("severity", "code", "table", "shoe", "round", "box", "hand", "impact", "message"):
+    cols = ("severity", "code", "table", "shoe", "round", "box", "hand", "impact", "message")
+    for col in (*cols, "review"):
         table.add_column(col, overflow="fold")
     for f in findings:
         d = f.to_dict()
@@ -232,6 +254,7 @@ def _write_table(findings: Sequence[Finding], out: TextIO) -> None:
             *(Text(safe_line("" if v is None else v)) for v in cells),
             Text(safe_line(d["impact"] or "")),
             Text(safe_line(d["message"])),
+            Text(r.label if (r := reviews.get(f.id or "")) is not None else ""),
         )
     console = Console(file=out, highlight=False)
     console.print(table)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from decimal import Decimal
 from fractions import Fraction
 from functools import cached_property
 from typing import Annotated, Any, Literal
@@ -202,6 +203,23 @@ class Rules(BaseModel):
     )
     win_pays: Ratio
     settlement_order: Literal["any", "high_to_low"]
+    # the statistics (rules.md is silent: added for the statistical audit)
+    house_edge: Decimal | None = Field(
+        default=None,
+        ge=-1,
+        le=1,
+        description="the house's expected net win per unit of main handle, as this table's "
+        "players play (insurance and bonus results in the win); null: unknown, the house "
+        "result is shown but not tested",
+    )
+
+
+_DEFAULT_SOURCES = {
+    "house_edge": RuleSource(
+        source="house default: not in the profile file, so no expected edge", house_default=True
+    ),
+}
+"""Sources of rules added after profile files were written, for files that do not name them."""
 
 
 class Profile(BaseModel):
@@ -214,6 +232,17 @@ class Profile(BaseModel):
     seed: str = Field(description="the seed text it is read from")
     rules: Rules
     sources: dict[str, RuleSource]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _newer_rules_default(cls, data: Any) -> Any:
+        # a casino's own profile file written before a rule was added keeps loading
+        if isinstance(data, dict) and isinstance(data.get("sources"), dict):
+            sources = dict(data["sources"])
+            for name, source in _DEFAULT_SOURCES.items():
+                sources.setdefault(name, source)
+            data = {**data, "sources": sources}
+        return data
 
     @model_validator(mode="after")
     def _every_rule_has_a_source(self) -> Profile:

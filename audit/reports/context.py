@@ -423,12 +423,17 @@ class CountRow:
         count: how many findings.
         pct: the count as a percentage of the largest count in the same table (0-100),
             for the bar charts.
+        dismissed: findings of that key a review dismissed (not in ``count``; issue 12).
+        dismissed_share: ``dismissed`` as a share of all findings of the key raised
+            (``"12.5%"``: the false-positive rate), or None when none was dismissed.
     """
 
     key: str
     severity: str
     count: int
     pct: float
+    dismissed: int = 0
+    dismissed_share: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -571,6 +576,8 @@ class FlaggedRound:
             ranking's first key.
         hand_href: the relative link to its hand page, or None when none was written
             (its shoe was not replayed).
+        reviews: the review states of its findings, distinct, sorted (``confirmed``,
+            ``dismissal_pending``, ``needs_video``); empty when none was reviewed.
     """
 
     rank: int
@@ -590,6 +597,32 @@ class FlaggedRound:
     net: str
     moved: str
     hand_href: str | None
+    reviews: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DismissedRow:
+    """A finding a review dismissed: out of the counts and totals, still listed (issue 12).
+
+    Attributes:
+        finding: the finding as raised.
+        dealer: who dealt its round (``ReportContext.dealer_rule``), or None.
+        gaming_day: its gaming day (ISO date), or None.
+        by: the reviewers whose dismissals made it so (two for a critical finding).
+        note: the latest decision's note.
+        at: when the latest decision was taken (RFC 3339, UTC).
+        hand_href: the link to its round's hand page where one is written, else None.
+        finding_id: the finding's stable id.
+    """
+
+    finding: FindingView
+    dealer: str | None
+    gaming_day: str | None
+    by: tuple[str, ...]
+    note: str
+    at: str
+    hand_href: str | None = None
+    finding_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -600,11 +633,16 @@ class OutsideRow:
         finding: the finding.
         dealer: the dealer who opened its shoe, or None.
         gaming_day: the gaming day it belongs to (ISO date), or None.
+        finding_id: the finding's stable id.
+        review: its review state (``confirmed``, ``dismissal_pending``, ``needs_video``;
+            issue 12), or None when never reviewed.
     """
 
     finding: FindingView
     dealer: str | None
     gaming_day: str | None
+    finding_id: str | None = None
+    review: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -784,6 +822,7 @@ class Summary:
         flagged_rounds: rounds with at least one finding.
         money: money paid wrongly and the handle, one entry per currency (the shoes'
             ``shoe_open.currency``), by currency; at least one entry.
+        dismissed: findings a review dismissed, left out of every figure above.
     """
 
     tables: int
@@ -794,6 +833,7 @@ class Summary:
     critical: int
     flagged_rounds: int
     money: tuple[MoneyTotal, ...]
+    dismissed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -864,13 +904,16 @@ class ReportContext:
             false masks them (the default: report pages travel by e-mail).
         hand_pages: the hand pages written beside the report: one per flagged round of
             a replayed shoe, and one for each round just before and after it, by href.
-        statistics: the statistics section (issue 11), rendered by
-            ``_partials/statistics.html.j2``; None until a statistics builder fills it.
+        statistics: the statistics section (issue 11): an
+            :class:`audit.reports.statistics.StatisticsSection`, rendered by
+            ``_partials/statistics.html.j2``; None: not rendered (no audited rounds).
         integrity: the evidence the report was made from (issue 14: the ledger head, the
             integrity check, the input files that could not be read;
             :class:`audit.reports.evidence.Evidence`), rendered by
             ``_partials/integrity.html.j2`` and ``unread.html.j2``; None when the report
             was built without them.
+        dismissed: the findings a review dismissed (issue 12), out of every count and
+            total above, listed by gaming day, table, shoe and round.
     """
 
     title: str
@@ -900,6 +943,7 @@ class ReportContext:
     hand_pages: tuple[HandPage, ...] = ()
     statistics: Any = None
     integrity: Evidence | None = None
+    dismissed: tuple[DismissedRow, ...] = ()
 
 
 # --------------------------------------------------------------------------- JSON

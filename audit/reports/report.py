@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -29,6 +29,7 @@ from audit.reports.context import (
     CountRow,
     Coverage,
     DataQuality,
+    DismissedRow,
     FindingView,
     FlaggedPage,
     FlaggedRound,
@@ -51,10 +52,19 @@ from audit.reports.context import (
 from audit.reports.folder import Staging, Swap, report_folder
 from audit.reports.paths import FLAGGED as FLAGGED_PAGE
 from audit.reports.paths import hand_href, safe_name
-from audit.reports.sources import FINDINGS, FLAGGED, FLAGGED_ORDER, ROUNDS, SHOES, Sources
+from audit.reports.sources import (
+    DISMISSED,
+    FINDINGS,
+    FLAGGED,
+    FLAGGED_ORDER,
+    ROUNDS,
+    SHOES,
+    Sources,
+)
 from audit.reports.templating import render
 
 if TYPE_CHECKING:
+    from audit.review import Review
     from audit.store import Store
 
 __all__ = [
@@ -101,6 +111,7 @@ def build_report_context(
     show_players: bool = False,
     with_pages: bool = False,
     require_rounds: bool = False,
+    reviews: Mapping[str, Review] | None = None,
 ) -> ReportContext:
     """Aggregate the store's findings, shoes, rounds and inputs for ``gaming_days``.
 
@@ -112,17 +123,34 @@ def build_report_context(
     (default: :func:`audit.profiles.load_registry`). ``generated_at`` is
     printed in the report; leave it None for byte-identical output from the
     same input. ``require_rounds`` raises :class:`NothingAuditedError` when
-    no round of those days was audited.
+    no round of those days was audited. ``reviews`` (finding id -> its standing
+    review, :mod:`audit.review`) takes dismissed findings out of every count and
+    total and lists them apart (issue 12).
     """
-    from audit.engine import ENGINE_VERSION
-
     days = sorted({d if isinstance(d, dt.date) else dt.date.fromisoformat(d) for d in gaming_days})
     profiles = registry or load_registry()
-    digests = {p.id: p.digest for p in profiles.all()}
-    with Sources(store.con, days, engine_version=ENGINE_VERSION, profile_digests=digests) as src:
+    with _sources(store, days, profiles, reviews) as src:
         if require_rounds:
             check_audited(src, days)
-        return _build(src, days, profiles, generated_at, show_players, with_pages)
+        ctx = _build(src, days, profiles, generated_at, show_players, with_pages)
+        return dataclasses.replace(ctx, dismissed=dismissed(src, profiles, reviews, with_pages))
+
+
+def _sources(
+    store: Store,
+    days: Sequence[dt.date],
+    profiles: ProfileRegistry,
+    reviews: Mapping[str, Review] | None,
+) -> Sources:
+    from audit.engine import ENGINE_VERSION
+
+    return Sources(
+        store.con,
+        days,
+        engine_version=ENGINE_VERSION,
+        profile_digests={p.id: p.digest for p in profiles.all()},
+        reviews={fid: str(r.state) for fid, r in (reviews or {}).items()},
+    )
 
 
 def check_audited(src: Sources, days: Sequence[dt.date]) -> None:
@@ -209,6 +237,7 @@ def summary(src: Sources) -> Summary:
         f"SELECT count(*), count(*) FILTER (WHERE severity = 'critical') FROM {FINDINGS}"
     )
     (flagged,) = src.one(f"SELECT count(*) FROM {FLAGGED}")
+    (dismissed_n,) = src.one(f"SELECT count(*) FROM {DISMISSED}")
     rows = src.all(
         f"""
         WITH h AS (SELECT currency, sum(handle) AS handle FROM {SHOES} GROUP BY 1),
@@ -242,6 +271,7 @@ def summary(src: Sources) -> Summary:
         critical=int(critical),
         flagged_rounds=int(flagged),
         money=money,
+        dismissed=int(dismissed_n),
     )
 
 
@@ -269,7 +299,7 @@ def flagged_rounds(
         SELECT r.table_id, r.shoe, r.round, r.gaming_day,
                strftime(r.opened_local, '%Y-%m-%d %H:%M:%S'), r.utc_offset_min, r.dealer,
                r.currency, r.findings, r.worst_severity, r.codes, h.headline, r.overpaid,
-               r.underpaid, r.net, r.moved, r.replayed
+               r.underpaid, r.net, r.moved, r.replayed, r.reviews
         FROM ranked r JOIN head h USING (table_id, shoe, round)
         ORDER BY r.rank
         """
@@ -293,6 +323,7 @@ def flagged_rounds(
             net=_money(net),
             moved=_money(moved),
             hand_href=hand_href(t, s, r) if (with_pages and replayed) else None,
+            reviews=tuple(reviews),
         )
         for i, (
             t,
@@ -312,6 +343,7 @@ def flagged_rounds(
             net,
             moved,
             replayed,
+            reviews,
         ) in enumerate(rows, start=1)
     )
     return out, int(total)
@@ -328,7 +360,7 @@ def outside_findings(
         f"""
         SELECT f.code, f.severity, f.message, f.table_id, f.shoe, f.round, f.box, f.hand,
                f.spot, f.expected, f.actual, f.impact, f.rule, f.events, f.source,
-               f.dealer, f.gaming_day, s.profile
+               f.dealer, f.gaming_day, s.profile, f.id, f.review
         FROM {FINDINGS} f LEFT JOIN {SHOES} s USING (table_id, shoe)
         WHERE f.round IS NULL
         ORDER BY f.sev_rank DESC, f.gaming_day, f.table_id NULLS FIRST, f.shoe NULLS FIRST,
@@ -341,6 +373,8 @@ def outside_findings(
             finding=finding_view(r[:15], profiles.get(r[17]) if r[17] in profiles else None),
             dealer=r[15],
             gaming_day=_iso(r[16]),
+            finding_id=r[18],
+            review=r[19],
         )
         for r in rows
     ), int(total)
@@ -357,10 +391,66 @@ def by_severity(src: Sources) -> tuple[CountRow, ...]:
 
 
 def by_code(src: Sources) -> tuple[CountRow, ...]:
-    """Every finding code found, most frequent first (issue 10, point 4: no cut)."""
-    rows = src.all(f"SELECT code, count(*) AS n FROM {FINDINGS} GROUP BY 1 ORDER BY n DESC, code")
-    largest = max((n for _, n in rows), default=0)
-    return tuple(CountRow(c, _severity_of(c), n, _pct(n, largest)) for c, n in rows)
+    """Every finding code found, most frequent first (issue 10, point 4: no cut), with how
+    many of each a review dismissed (issue 12: the false-positive rate)."""
+    rows = src.all(
+        f"""WITH c AS (SELECT code, count(*) AS n FROM {FINDINGS} GROUP BY 1),
+                 d AS (SELECT code, count(*) AS n FROM {DISMISSED} GROUP BY 1)
+            SELECT code, coalesce(c.n, 0) AS n, coalesce(d.n, 0)
+            FROM c FULL JOIN d USING (code) ORDER BY n DESC, code"""
+    )
+    largest = max((n for _, n, _ in rows), default=0)
+    return tuple(
+        CountRow(
+            c,
+            _severity_of(c),
+            int(n),
+            _pct(n, largest),
+            dismissed=int(d),
+            dismissed_share=f"{Decimal(100 * d) / Decimal(n + d):.1f}%" if d else None,
+        )
+        for c, n, d in rows
+    )
+
+
+def dismissed(
+    src: Sources,
+    profiles: ProfileRegistry,
+    reviews: Mapping[str, Review] | None,
+    with_pages: bool = False,
+) -> tuple[DismissedRow, ...]:
+    """The findings a review dismissed, with who dismissed them and why (issue 12)."""
+    rows = src.all(
+        f"""
+        SELECT f.code, f.severity, f.message, f.table_id, f.shoe, f.round, f.box, f.hand,
+               f.spot, f.expected, f.actual, f.impact, f.rule, f.events, f.source,
+               f.dealer, f.gaming_day, s.profile, f.id, s.replayed
+        FROM {DISMISSED} f LEFT JOIN {SHOES} s USING (table_id, shoe)
+        ORDER BY f.gaming_day, f.table_id NULLS FIRST, f.shoe NULLS FIRST, f.round NULLS FIRST,
+                 f.code, f.source NULLS FIRST, f.message
+        """
+    )
+    out = []
+    for r in rows:
+        review = (reviews or {}).get(r[18])
+        view = finding_view(r[:15], profiles.get(r[17]) if r[17] in profiles else None)
+        out.append(
+            DismissedRow(
+                finding=view,
+                finding_id=r[18],
+                dealer=r[15],
+                gaming_day=_iso(r[16]),
+                by=review.by if review is not None else (),
+                note=review.note if review is not None else "",
+                at=review.at if review is not None else "",
+                hand_href=(
+                    hand_href(r[3], r[4], r[5])
+                    if (with_pages and r[19] and r[5] is not None)
+                    else None
+                ),
+            )
+        )
+    return tuple(out)
 
 
 _GROUP_KEYS = {
@@ -589,14 +679,13 @@ def build_flagged_page(
     registry: ProfileRegistry | None = None,
     with_pages: bool = False,
     report_href: str = "index.html",
+    reviews: Mapping[str, Review] | None = None,
 ) -> FlaggedPage:
-    """The full list of flagged rounds and of findings outside rounds (``flagged.html``)."""
-    from audit.engine import ENGINE_VERSION
-
+    """The full list of flagged rounds and of findings outside rounds (``flagged.html``);
+    ``reviews`` as for :func:`build_report_context`."""
     days = sorted({d if isinstance(d, dt.date) else dt.date.fromisoformat(d) for d in gaming_days})
     profiles = registry or load_registry()
-    digests = {p.id: p.digest for p in profiles.all()}
-    with Sources(store.con, days, engine_version=ENGINE_VERSION, profile_digests=digests) as src:
+    with _sources(store, days, profiles, reviews) as src:
         rounds, _ = flagged_rounds(src, profiles, None, with_pages)
         outside, _ = outside_findings(src, profiles, None)
     return FlaggedPage(
@@ -703,7 +792,13 @@ def _keep_links(ctx: ReportContext, written: set[str]) -> ReportContext:
         for s in ctx.shoe_integrity
     )
     flagged = tuple(_unlink(r, written) for r in ctx.flagged)
-    return dataclasses.replace(ctx, flagged=flagged, shoe_integrity=integ)
+    gone = tuple(
+        d
+        if d.hand_href is None or d.hand_href in written
+        else dataclasses.replace(d, hand_href=None)
+        for d in ctx.dismissed
+    )
+    return dataclasses.replace(ctx, flagged=flagged, shoe_integrity=integ, dismissed=gone)
 
 
 # --------------------------------------------------------------------------- helpers

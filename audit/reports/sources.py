@@ -30,12 +30,19 @@ gaming_day, dealer, currency``. ``dealer`` is its round's dealer
 (``report_rounds``); a finding without a round (shoe-level, or raised while
 reading a file) goes to the dealer who opened its shoe.
 
-``report_flagged``, one row per round with at least one finding:
+``report_findings`` leaves out the findings a review dismissed (issue 12: they
+leave the counts and money totals); those are in ``report_dismissed``, with the
+same columns. Both carry ``id`` (the stable id) and ``review`` (the review state,
+:class:`audit.review.ReviewState`, NULL when never reviewed), from the review states
+given to :class:`Sources` (table ``report_reviews``).
+
+``report_flagged``, one row per round with at least one (counted) finding:
 ``table_id, shoe, round, gaming_day, dealer, currency, first_seq,
 opened_local, utc_offset_min, findings, worst_rank, worst_severity, codes``
 (sorted, distinct), ``overpaid`` (the sum of positive impacts), ``underpaid``
 (the sum of negative impacts, as a positive amount), ``net`` and ``moved``
-(overpaid + underpaid: the money moved wrongly, whichever way).
+(overpaid + underpaid: the money moved wrongly, whichever way), ``reviews`` (the
+distinct review states of its findings, sorted).
 """
 
 from __future__ import annotations
@@ -45,14 +52,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from audit.findings import Code, Severity
+from audit.store.store import QUARANTINE_ID_SQL
 
 SHOES = "report_shoes"
 ROUNDS = "report_rounds"
 FINDINGS = "report_findings"
 FLAGGED = "report_flagged"
+REVIEWS = "report_reviews"
+DISMISSED = "report_dismissed"
 
 _FINDING_COLUMNS = """code, severity, table_id, shoe, round, box, hand, spot, expected, actual,
-    impact, rule, events, source, message, gaming_day, ordinal"""
+    impact, rule, events, source, message, gaming_day, ordinal, id"""
 
 # A quarantined line is a finding of its own code's severity (LOG_MALFORMED, LOG_ID_CONFLICT).
 _QUARANTINE_SEVERITY = (
@@ -146,18 +156,31 @@ WITH day_start AS (
               coalesce(s.gaming_day,
                        CAST(q.ts_local - to_minutes((SELECT minutes FROM day_start)) AS DATE))
                 AS gaming_day,
-              q.line_no AS ordinal
+              q.line_no AS ordinal, {QUARANTINE_ID_SQL} AS id
        FROM quarantine q LEFT JOIN shoes s USING (table_id, shoe)),
      f AS (
        SELECT {_FINDING_COLUMNS} FROM q
        UNION ALL SELECT {_FINDING_COLUMNS} FROM log_findings
        UNION ALL SELECT {_FINDING_COLUMNS} FROM findings)
 SELECT f.* EXCLUDE (ordinal), {_SEV_RANK} AS sev_rank,
-       coalesce(r.dealer, s.dealer) AS dealer, s.currency
+       coalesce(r.dealer, s.dealer) AS dealer, s.currency, rv.state AS review
 FROM f
 LEFT JOIN {ROUNDS} r USING (table_id, shoe, round)
 LEFT JOIN {SHOES} s USING (table_id, shoe)
+LEFT JOIN {REVIEWS} rv ON rv.id = f.id
 WHERE list_contains($days, f.gaming_day)
+"""
+
+_REVIEWS_SQL = f"""
+CREATE OR REPLACE TEMP TABLE {REVIEWS} AS
+SELECT unnest($ids::VARCHAR[]) AS id, unnest($states::VARCHAR[]) AS state
+"""
+
+# Dismissed findings leave the counts (issue 12): moved aside before any aggregate runs.
+_DISMISSED_SQL = f"""
+CREATE OR REPLACE TEMP TABLE {DISMISSED} AS
+SELECT * FROM {FINDINGS} WHERE review = 'dismissed';
+DELETE FROM {FINDINGS} WHERE review = 'dismissed';
 """
 
 _FLAGGED_SQL = f"""
@@ -167,7 +190,8 @@ WITH f AS (
               list(DISTINCT code ORDER BY code) AS codes,
               coalesce(sum(impact) FILTER (WHERE impact > 0), 0) AS overpaid,
               coalesce(-sum(impact) FILTER (WHERE impact < 0), 0) AS underpaid,
-              coalesce(sum(impact), 0) AS net
+              coalesce(sum(impact), 0) AS net,
+              list(DISTINCT review ORDER BY review) FILTER (WHERE review IS NOT NULL) AS reviews
        FROM {FINDINGS} WHERE round IS NOT NULL
        GROUP BY table_id, shoe, round)
 SELECT f.table_id, f.shoe, f.round, r.gaming_day, r.dealer, r.currency, r.first_seq,
@@ -175,7 +199,7 @@ SELECT f.table_id, f.shoe, f.round, r.gaming_day, r.dealer, r.currency, r.first_
        CASE f.worst_rank {" ".join(f"WHEN {s.rank} THEN '{s}'" for s in Severity)} END
          AS worst_severity,
        f.codes, f.overpaid, f.underpaid, f.net, f.overpaid + f.underpaid AS moved,
-       r.round IS NOT NULL AS replayed
+       r.round IS NOT NULL AS replayed, coalesce(f.reviews, []) AS reviews
 FROM f LEFT JOIN {ROUNDS} r USING (table_id, shoe, round)
 """
 
@@ -190,7 +214,9 @@ class Sources:
 
     ``engine_version`` and ``profile_digests`` (profile id -> digest) are what a
     shoe audited now would be audited with: a shoe audited otherwise is
-    ``stale``. Use as a context manager: the temporary tables are dropped on exit.
+    ``stale``. ``reviews`` maps finding ids to their review state (issue 12: a
+    ``dismissed`` finding leaves the counts). Use as a context manager: the
+    temporary tables are dropped on exit.
     """
 
     def __init__(
@@ -200,6 +226,7 @@ class Sources:
         *,
         engine_version: str = "",
         profile_digests: Mapping[str, str] | None = None,
+        reviews: Mapping[str, str] | None = None,
     ) -> None:
         self.con = con
         self.days = list(days)
@@ -211,9 +238,12 @@ class Sources:
             digests=[d for _, d in digests],
         )
         self.stored_rounds = self._has_table("rounds")
+        states = sorted((reviews or {}).items())
+        self.all(_REVIEWS_SQL, ids=[i for i, _ in states], states=[s for _, s in states])
         for sql in (
             _ROUNDS_STORED if self.stored_rounds else _ROUNDS_FROM_EVENTS,
             _FINDINGS_SQL,
+            _DISMISSED_SQL,
             _FLAGGED_SQL,
         ):
             self.all(sql)
@@ -228,7 +258,7 @@ class Sources:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for table in (FLAGGED, FINDINGS, ROUNDS, SHOES):
+        for table in (FLAGGED, DISMISSED, FINDINGS, REVIEWS, ROUNDS, SHOES):
             self.con.execute(f"DROP TABLE IF EXISTS {table}")
 
     # ------------------------------------------------------------------ running queries

@@ -210,7 +210,9 @@ def _html_filters() -> dict[str, Callable[..., Any]]:
         return Markup(card_art.svg(c, size))
 
     def href(value: str) -> str:
-        return quote(value, safe="/._-~")
+        # "%" stays: a link built already percent-encoded (the web app's, one segment per
+        # id) must not be encoded twice; the report's own links never hold one
+        return quote(value, safe="/._-~%")
 
     return {"card_svg": card_svg, "href": href}
 

@@ -19,6 +19,7 @@ from typing import Any
 from audit.events.cards import hand_total, is_ace, is_ten_value
 from audit.findings import Code
 from audit.profiles.model import Rules
+from audit.simulate.bias import NO_BIAS, Bias
 from audit.simulate.shoe import Shoe
 from audit.simulate.writer import Draft
 
@@ -177,6 +178,8 @@ class RoundBase:
         err_rng: random.Random,
         directive: Directive,
         style: TableStyle,
+        bias: Bias = NO_BIAS,
+        bias_rng: random.Random | None = None,
     ) -> None:
         self.rules = rules
         self.shoe = shoe
@@ -184,6 +187,8 @@ class RoundBase:
         self.err_rng = err_rng
         self.directive = directive
         self.style = style
+        self.bias = bias
+        self.bias_rng = bias_rng or random.Random(0)
         self.drafts: list[Draft] = []
         self.wagers: list[Wager] = []
         self.opps: Counter[Code] = Counter()

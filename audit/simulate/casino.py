@@ -441,6 +441,19 @@ class CasinoRound(RoundBase):
             total == stands and soft and not self.rules.dealer_stands_on_soft_17
         )
 
+    def stops_a_card_short(self) -> bool:
+        """The test-only bias ``short-dealer`` (:mod:`audit.simulate.bias`): the dealer
+        stops before the card that would end his hand."""
+        shoe = self.shoe
+        if not self.bias.short_dealer or shoe.next_index >= len(shoe.cards):
+            return False
+        total, soft = hand_total([*self.dealer, shoe.cards[shoe.next_index]])
+        stands = self.rules.dealer_stands_on
+        ends = total > stands or (
+            total == stands and (self.rules.dealer_stands_on_soft_17 or not soft)
+        )
+        return ends and self.bias_rng.random() < self.bias.short_dealer
+
     def dealer_turn(self) -> None:
         rules = self.rules
         insured = any(box.insurance for box in self.boxes.values())
@@ -488,6 +501,8 @@ class CasinoRound(RoundBase):
                         None,
                         f"dealer stood on {total} ({','.join(self.dealer)})",
                     )
+                    return
+                if live and self.stops_a_card_short():
                     return
                 self.dealer.append(self.deal("dealer", delay=(2, 4)))
                 continue

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.errors import InputError
 from audit.findings import Code
 from audit.profiles import ProfileRegistry, load_registry
+from audit.simulate.bias import NO_BIAS, Bias
 from audit.simulate.inject import ALL_CLASSES, InjectedError
 from audit.simulate.table import CasinoTable, HomeTable, ShoeOutput, TableSession
 from audit.simulate.writer import FileSink
@@ -57,6 +58,7 @@ def _tables(
     start: dt.datetime,
     registry: ProfileRegistry | None,
     error_codes: Collection[Code] | None,
+    biases: Mapping[str, Bias] | None = None,
 ) -> list[TableSession]:
     if tables < 1:
         raise InputError(f"--tables must be at least 1, got {tables}")
@@ -72,6 +74,10 @@ def _tables(
     unknown = enabled - frozenset(ALL_CLASSES)
     if unknown:
         raise InputError(f"cannot inject {sorted(unknown)}: known classes are {list(ALL_CLASSES)}")
+    names = [f"T{i + 1:02d}" for i in range(tables)]
+    unknown_tables = sorted(set(biases or {}) - set(names))
+    if unknown_tables:
+        raise InputError(f"--bias names tables {unknown_tables} beyond T01..{names[-1]}")
     out: list[TableSession] = []
     for i in range(tables):
         profile = chosen[i % len(chosen)]
@@ -80,13 +86,14 @@ def _tables(
         cls = HomeTable if profile.rules.dealer_plays_freely else CasinoTable
         out.append(
             cls(
-                table=f"T{i + 1:02d}",
+                table=names[i],
                 index=i,
                 profile=profile,
                 seed=seed,
                 error_rate=error_rate,
                 enabled=enabled,
                 start=start,
+                bias=(biases or {}).get(names[i], NO_BIAS),
             )
         )
     return out
@@ -103,6 +110,7 @@ def iter_shoes(
     start: dt.datetime = DEFAULT_START,
     registry: ProfileRegistry | None = None,
     error_codes: Collection[Code] | None = None,
+    biases: Mapping[str, Bias] | None = None,
 ) -> Iterator[ShoeOutput]:
     """Every shoe of the run, table after table, each with its events and injected errors.
 
@@ -121,6 +129,7 @@ def iter_shoes(
         start=start,
         registry=registry,
         error_codes=error_codes,
+        biases=biases,
     ):
         yield from table.run(shoes, rounds)
 
@@ -138,6 +147,7 @@ def simulate(
     start: dt.datetime = DEFAULT_START,
     registry: ProfileRegistry | None = None,
     error_codes: Collection[Code] | None = None,
+    biases: Mapping[str, Bias] | None = None,
 ) -> SimulationSummary:
     """Write realistic TEL/1 logs of a gaming night, with injected dealer errors.
 
@@ -147,8 +157,10 @@ def simulate(
     shoe closes with reason ``end_of_session``). ``error_rate`` is the chance
     that a round carries one injected error (of the classes ``error_codes``,
     default all, that apply to it); the errors are listed in
-    ``OUT/injected.jsonl``. Logs go to ``OUT/<gaming day>/<table>.jsonl``
-    (``.jsonl.gz`` with ``gzip``). Same arguments, same bytes.
+    ``OUT/injected.jsonl``. ``biases`` deal some tables wrong on purpose
+    (:mod:`audit.simulate.bias`, for testing the statistics). Logs go to
+    ``OUT/<gaming day>/<table>.jsonl`` (``.jsonl.gz`` with ``gzip``). Same
+    arguments, same bytes.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -168,6 +180,7 @@ def simulate(
             start=start,
             registry=registry,
             error_codes=error_codes,
+            biases=biases,
         ):
             for event in shoe.events:
                 sink.write(shoe.day, shoe.table, event)

@@ -22,6 +22,7 @@ from typing import Any
 from audit.findings import Code
 from audit.profiles.model import Profile
 from audit.simulate.base import BoxPlan, Directive, Fired, RoundBase, RoundResult, TableStyle, Wager
+from audit.simulate.bias import NO_BIAS, Bias, strip_tens
 from audit.simulate.casino import CasinoRound, start_burn_fields
 from audit.simulate.inject import (
     PLAY_CLASSES,
@@ -73,8 +74,11 @@ class TableSession:
         error_rate: float,
         enabled: frozenset[Code],
         start: dt.datetime,
+        bias: Bias = NO_BIAS,
     ) -> None:
         self.table = table
+        self.bias = bias
+        self.bias_rng = random.Random(f"{seed}/{table}/bias")
         self.profile = profile
         self.rules = profile.rules
         self.rng = random.Random(f"{seed}/{table}/play")
@@ -282,6 +286,8 @@ class CasinoTable(TableSession):
         out.features["shoes"] += 1
         self.features["shoes"] += 1
         cards = new_shoe(rng, decks)
+        if self.bias.stripped_tens:
+            cards = strip_tens(cards, self.bias.stripped_tens)
         inspected = rules.inspection_required and first_of_day
         if inspected:
             self.stamp(
@@ -380,6 +386,8 @@ class CasinoTable(TableSession):
                 min_bet=self.min_bet,
                 max_bet=self.max_bet,
                 start_burn=start_burn,
+                bias=self.bias,
+                bias_rng=self.bias_rng,
             )
 
         return make

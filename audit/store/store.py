@@ -26,7 +26,7 @@ _FINDING_SELECT = """
     code, table_id, shoe, round, box, hand, spot, expected, actual, impact, rule,
     events, source, message, id"""
 
-_QUARANTINE_ID = FINDING_ID_SQL.format(
+QUARANTINE_ID_SQL = FINDING_ID_SQL.format(
     code="q.code",
     table_id="q.table_id",
     shoe="q.shoe",
@@ -37,6 +37,7 @@ _QUARANTINE_ID = FINDING_ID_SQL.format(
     source="q.path || ':' || q.line_no",
     occurrence="q.line_no",
 )
+"""The stable id of a quarantined line's finding, over ``quarantine q``."""
 
 
 def day_start_minutes(day_start: str) -> int:
@@ -265,13 +266,20 @@ class Store:
             return out
         cols = [c for c in EVENT_COLUMNS if c not in ("ts", "raw")]
         select = ", ".join(f'e."{c}"' for c in cols)
+        if len(wanted) == 1:
+            # one shoe (a hand page): plain equalities, which the scan filters as it reads
+            # (a join against the key list reads every event of the database first)
+            where = "WHERE e.table_id = ? AND e.shoe = ?"
+            params: list[Any] = [wanted[0].table, wanted[0].shoe]
+        else:
+            where = """SEMI JOIN (SELECT unnest(?) AS table_id, unnest(?) AS shoe) k
+                  ON e.table_id = k.table_id AND e.shoe = k.shoe"""
+            params = [[k.table for k in wanted], [k.shoe for k in wanted]]
         table = self.con.sql(
             f"""SELECT {select}, CASE WHEN e.has_extra THEN e.raw END AS raw
-                FROM events e
-                SEMI JOIN (SELECT unnest(?) AS table_id, unnest(?) AS shoe) k
-                  ON e.table_id = k.table_id AND e.shoe = k.shoe
+                FROM events e {where}
                 ORDER BY e.table_id, e.shoe, e.seq, e.id""",
-            params=[[k.table for k in wanted], [k.shoe for k in wanted]],
+            params=params,
         ).to_arrow_table()
         current: ShoeKey | None = None
         bucket: list[dict[str, Any]] = []
@@ -389,6 +397,7 @@ class Store:
         shoe: str | None = None,
         gaming_day: dt.date | None = None,
         gaming_days: tuple[dt.date, dt.date] | None = None,
+        ids: Iterable[str] | None = None,
     ) -> list[Finding]:
         """Ingest findings (``LOG_*``) and replay findings, filtered, in a fixed order.
 
@@ -397,6 +406,7 @@ class Store:
         the one their own ``ts`` falls in. ``gaming_days`` is an inclusive
         (first, last) range. Order: gaming day, table, shoe, round, ingest
         findings before replay findings, then as the engine reported them.
+        ``ids`` keeps only the findings with those stable ids (the review trail's).
         """
         start = day_start_minutes(self.meta("day_start") or DEFAULT_DAY_START)
         conds = ["true"]
@@ -419,6 +429,9 @@ class Store:
         if gaming_days is not None:
             conds.append("gaming_day BETWEEN ? AND ?")
             params.extend(gaming_days)
+        if ids is not None:
+            conds.append("id IN (SELECT unnest(?::VARCHAR[]))")
+            params.append(sorted(set(ids)))
         sql = f"""
         WITH q AS (
           SELECT q.code, CASE q.code WHEN 'LOG_ID_CONFLICT' THEN 'critical' ELSE 'major' END
@@ -429,7 +442,7 @@ class Store:
                  CASE WHEN q.id IS NULL THEN []::VARCHAR[] ELSE [q.id] END AS events,
                  q.path || ':' || q.line_no AS source,
                  q.path || ':' || q.line_no || ': ' || q.reason AS message,
-                 {_QUARANTINE_ID} AS id,
+                 {QUARANTINE_ID_SQL} AS id,
                  COALESCE(s.gaming_day, CAST(q.ts_local - to_minutes({start}) AS DATE))
                    AS gaming_day,
                  0 AS origin_rank, q.line_no AS ordinal
@@ -468,6 +481,32 @@ def _where_equal(conds: list[str], params: list[Any], wanted: dict[str, Any]) ->
             params.append(value)
 
 
+WRITER_LOCK_WAIT_S = 2.0
+"""How long opening the database for writing waits while another process holds it.
+
+``serve`` opens the database read-only for each request (well under a second), and
+a reader holding the file blocks a writer too: so that ``nightly`` does not fail
+because a page was being read at that moment, a writer retries briefly. A second
+writer (another ``nightly``) still fails within this time. ``SHOE_AUDIT_LOCK_WAIT``
+(seconds) changes it."""
+
+
+def _connect(duckdb: Any, path: str, read_only: bool) -> Any:
+    import time
+
+    wait = WRITER_LOCK_WAIT_S if not read_only else 0.0
+    if not read_only and os.environ.get("SHOE_AUDIT_LOCK_WAIT"):
+        wait = float(os.environ["SHOE_AUDIT_LOCK_WAIT"])
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            return duckdb.connect(path, read_only=read_only)
+        except duckdb.Error as exc:
+            if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.05)
+
+
 def open_store(
     path: str | PathLike[str], *, read_only: bool = False, memory_limit: str | None = None
 ) -> Store:
@@ -486,7 +525,7 @@ def open_store(
     if p != ":memory:" and Path(p).is_dir():
         raise StoreError(f"cannot open database {p!r}: it is a directory")
     try:
-        con = duckdb.connect(p, read_only=read_only)
+        con = _connect(duckdb, p, read_only)
     except duckdb.Error as exc:
         text = str(exc)
         if "lock" in text.lower():

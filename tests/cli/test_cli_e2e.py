@@ -16,7 +16,7 @@ WORKED = DATA / "worked_example.jsonl"
 
 EXPECTED_KEYS = [
     "code", "severity", "table", "shoe", "round", "box", "hand", "spot", "expected",
-    "actual", "impact", "rule", "events", "source", "message", "id",
+    "actual", "impact", "rule", "events", "source", "message", "id", "review",
 ]  # fmt: skip
 
 

@@ -116,5 +116,5 @@ def test_shell_completion_for_bash() -> None:
         "COMP_CWORD": "3",
     }
     assert cli(env=env).stdout.split() == ["table", "jsonl", "csv"]
-    env.update(COMP_WORDS="shoe-audit sta", COMP_CWORD="1")
+    env.update(COMP_WORDS="shoe-audit statu", COMP_CWORD="1")
     assert cli(env=env).stdout.split() == ["status"]

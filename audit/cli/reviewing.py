@@ -1,0 +1,133 @@
+"""``shoe-audit review`` and ``shoe-audit users``: the review trail from the command line."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from audit.cli.app import app
+from audit.cli.common import DEFAULT_DB_PATH, DbOption, boundary, no_database, open_db
+from audit.cli.framework import AuditTyper
+from audit.cli.output import say
+from audit.errors import UsageError
+
+
+@app.command("review")
+@boundary
+def review_cmd(
+    finding_id: Annotated[
+        str, typer.Argument(metavar="FINDING-ID", help="The finding's id (`findings` prints it).")
+    ],
+    confirm: Annotated[bool, typer.Option("--confirm", help="The breach happened.")] = False,
+    dismiss: Annotated[
+        bool, typer.Option("--dismiss", help="Not a breach (the log was wrong, ...).")
+    ] = False,
+    needs_video: Annotated[
+        bool, typer.Option("--needs-video", help="Cannot tell without the video.")
+    ] = False,
+    note: Annotated[str, typer.Option("--note", help="Why (kept with the decision).")] = "",
+    by: Annotated[str, typer.Option("--by", help="Your name, as reviewer.")] = "",
+    db: DbOption = DEFAULT_DB_PATH,
+) -> None:
+    """Record a review decision in the append-only review trail.
+
+    The operating-system user is recorded beside --by. Dismissing a critical
+    finding takes two different reviewers before it leaves the report's totals.
+    Exit 1 when there is no such finding.
+
+    \b
+    Examples:
+      shoe-audit review 3f2a9c0d1e4b5a6f --confirm --note "video: paid 15" --by ana
+      shoe-audit review 3f2a9c0d1e4b5a6f --dismiss --note "log error" --by bob
+      shoe-audit review 3f2a9c0d1e4b5a6f --needs-video --note "ask surveillance" --by ana
+    """
+    from audit.review import ReviewTrail, Verdict, os_user
+    from audit.review.service import find_finding, review_finding
+
+    chosen = [
+        v
+        for flag, v in (
+            (confirm, Verdict.CONFIRM),
+            (dismiss, Verdict.DISMISS),
+            (needs_video, Verdict.NEEDS_VIDEO),
+        )
+        if flag
+    ]
+    if len(chosen) != 1:
+        raise UsageError("give exactly one of --confirm, --dismiss, --needs-video")
+    if not note.strip():
+        raise UsageError("--note TEXT is required: say why")
+    if not by.strip():
+        raise UsageError("--by NAME is required: who decided")
+    with open_db(db, read_only=True) as store:
+        finding = find_finding(store, finding_id)
+    decision, review = review_finding(
+        ReviewTrail.beside(db), finding, chosen[0], note=note, by=by, via="cli", user=os_user()
+    )
+    say(
+        f"recorded #{decision.seq}: {decision.verdict} {finding.id} ({finding.code}) "
+        f"by {decision.by} (os user {decision.os_user or '?'}); now {review.label}"
+    )
+
+
+users_app = AuditTyper(
+    help=(
+        "Reviewer accounts for `serve` (needed on an address other than 127.0.0.1).\n\n"
+        "\b\nExamples:\n"
+        "  shoe-audit users add ana --role reviewer\n"
+        "  shoe-audit users list"
+    ),
+    no_args_is_help=True,
+)
+app.add_typer(users_app, name="users")
+
+
+@users_app.command("add")
+@boundary
+def users_add_cmd(
+    name: Annotated[str, typer.Argument(help="The account name.")],
+    role: Annotated[str, typer.Option("--role", help="reviewer or manager.")] = "reviewer",
+    password_stdin: Annotated[
+        bool, typer.Option("--password-stdin", help="Read the password from standard input.")
+    ] = False,
+    db: DbOption = DEFAULT_DB_PATH,
+) -> None:
+    """Add a reviewer account (the password is asked for, or read with --password-stdin).
+
+    \b
+    Examples:
+      shoe-audit users add ana --role reviewer
+      shoe-audit users add bob --role manager --password-stdin < bob.secret
+    """
+    from audit.review import ReviewTrail
+    from audit.review.accounts import Role, add_account
+
+    if role not in {r.value for r in Role}:
+        raise UsageError(f"--role must be reviewer or manager, got {role!r}")
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = typer.prompt("password", hide_input=True, confirmation_prompt=True)
+    if not db.exists():
+        raise no_database(db)
+    account = add_account(ReviewTrail.beside(db), name, role, password)
+    say(f"added {account.role} {account.name}")
+
+
+@users_app.command("list")
+@boundary
+def users_list_cmd(db: DbOption = DEFAULT_DB_PATH) -> None:
+    """List the reviewer accounts.
+
+    \b
+    Examples:
+      shoe-audit users list
+      shoe-audit users list --db audit-nightly.duckdb
+    """
+    from audit.review import ReviewTrail
+    from audit.review.accounts import accounts
+
+    for a in accounts(ReviewTrail.beside(db)):
+        say(f"{a.name:<24} {a.role:<9} since {a.created_at}")

@@ -1,0 +1,248 @@
+"""``shoe-audit theory`` and ``shoe-audit stats``: exact theory, and the statistical audit."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, TextIO
+
+import typer
+
+from audit.cli.app import app
+from audit.cli.common import (
+    DEFAULT_DB_PATH,
+    DbOption,
+    ProfilesOption,
+    boundary,
+    is_terminal,
+    open_db,
+)
+
+if TYPE_CHECKING:
+    from audit.stats import TheoryTable
+    from audit.stats.suite import StatsResult
+
+EXIT_FLAGGED = 3
+
+
+class TheoryFormat(StrEnum):
+    table = "table"
+    json = "json"
+
+
+class StatsFormat(StrEnum):
+    table = "table"
+    jsonl = "jsonl"
+    csv = "csv"
+
+
+class CorrectionChoice(StrEnum):
+    holm = "holm"
+    bh = "bh"
+
+
+@app.command("theory")
+@boundary
+def theory_cmd(
+    profile_id: Annotated[str, typer.Argument(metavar="PROFILE", help="A rule profile id.")],
+    decks: Annotated[
+        int | None,
+        typer.Option("--decks", min=1, max=64, help="Decks in the shoe (default: the profile's)."),
+    ] = None,
+    fmt: Annotated[
+        TheoryFormat, typer.Option("--format", help="table (default) or json.")
+    ] = TheoryFormat.table,
+    profiles: ProfilesOption = None,
+) -> None:
+    """The exact dealer final-outcome distribution by up card for the profile's shoe.
+
+    P of 17-21, blackjack and bust behind each up card, from a full shoe with
+    only the up card out (no hole card is dealt: "before peek"), by exact
+    composition-dependent recursion. Exit 1 for an unknown profile or one whose
+    banker plays freely.
+
+    \b
+    Examples:
+      shoe-audit theory it-casino-6d
+      shoe-audit theory it-casino-6d --decks 8 --format json
+    """
+    from audit.profiles import load_registry
+    from audit.stats import theory
+
+    table = theory(load_registry(profiles).get(profile_id), decks)
+    if fmt is TheoryFormat.json:
+        typer.echo(json.dumps(table.to_json()))
+    else:
+        _write_theory(table, sys.stdout)
+
+
+def _write_theory(table: TheoryTable, out: TextIO) -> None:
+    soft = "stands on" if table.rule.stands_on_soft else "hits"
+    out.write(
+        f"{table.profile}: {table.decks} deck(s), the dealer {soft} soft "
+        f"{table.rule.stands_on} ({table.dealer}); no hole card, so blackjack is counted "
+        "(before peek)\n"
+    )
+    names = table.rule.outcomes
+    out.write("up   " + "".join(f"{n:>11}" for n in names) + "\n")
+    for up, probs in [*table.upcards.items(), ("all", table.all)]:
+        out.write(f"{up:<5}" + "".join(f"{probs[n]:>11.6f}" for n in names) + "\n")
+    out.write(f"natural (two cards from a full shoe): {table.natural:.6f}\n")
+
+
+def _probability(value: float) -> float:
+    if not 0 < value < 1:
+        raise typer.BadParameter(f"a probability between 0 and 1 (exclusive), got {value:g}")
+    return value
+
+
+@app.command("stats")
+@boundary
+def stats_cmd(
+    db: DbOption = DEFAULT_DB_PATH,
+    date: Annotated[str | None, typer.Option("--date", help="Gaming day YYYY-MM-DD.")] = None,
+    from_: Annotated[
+        str | None, typer.Option("--from", help="First gaming day (with --to).")
+    ] = None,
+    to: Annotated[str | None, typer.Option("--to", help="Last gaming day (with --from).")] = None,
+    alpha: Annotated[
+        float,
+        typer.Option(
+            "--alpha",
+            callback=_probability,
+            help="Flag a test whose adjusted p-value is at most this (0 < alpha < 1).",
+        ),
+    ] = 0.001,
+    correction: Annotated[
+        CorrectionChoice,
+        typer.Option(
+            "--correction",
+            help="holm (default: no flag on 999 clean nights in 1,000 at 0.001) or bh "
+            "(Benjamini-Hochberg: the share of false flags).",
+        ),
+    ] = CorrectionChoice.holm,
+    fmt: Annotated[
+        StatsFormat | None,
+        typer.Option("--format", help="table (default on a terminal), jsonl (default piped), csv."),
+    ] = None,
+    fail_on_flag: Annotated[
+        bool, typer.Option("--fail-on-flag", help="Exit 3 when any test flags.")
+    ] = False,
+    raw: Annotated[
+        bool, typer.Option("--raw", help="csv: keep cells as they are (no leading ').")
+    ] = False,
+    profiles: ProfilesOption = None,
+) -> None:
+    """Statistical tests of the audited rounds against exact theory.
+
+    Per table, dealer, shoe, player and gaming day: dealer busts and final
+    totals by up card (each round's exact chances for the cards left in its
+    shoe), naturals, the ranks of the cards seen, the house's result against
+    the profile's expected edge, shuffles that keep neighbours together, and
+    stakes that follow the count. P-values are corrected together (Holm by
+    default); a flag is a reason to look, never a finding. A test below its
+    stated minimum sample is printed but not judged. Exit 0, or 3 with
+    --fail-on-flag when a test flags.
+
+    \b
+    Examples:
+      shoe-audit stats --date 2026-11-28
+      shoe-audit stats --from 2026-11-01 --to 2026-11-30 --format csv > stats.csv
+      shoe-audit stats --date 2026-11-28 --format jsonl --fail-on-flag
+    """
+    from audit.batch.nightly import day_range
+    from audit.batch.statistics import stats_for_days
+    from audit.cli.commands import _date
+    from audit.profiles import load_registry
+    from audit.stats import Correction
+
+    days = day_range(_date(date, "--date"), _date(from_, "--from"), _date(to, "--to"))
+    with open_db(db, read_only=True) as store:
+        result = stats_for_days(
+            store,
+            days,
+            load_registry(profiles),
+            alpha=alpha,
+            correction=Correction(correction.value),
+        )
+    chosen = fmt or (StatsFormat.table if is_terminal() else StatsFormat.jsonl)
+    write_stats(result, chosen, sys.stdout, raw=raw)
+    if fail_on_flag and result.flags:
+        raise typer.Exit(EXIT_FLAGGED)
+
+
+def write_stats(result: StatsResult, fmt: StatsFormat, out: TextIO, *, raw: bool = False) -> None:
+    """The rows as cli.md's ``jsonl`` (its keys, in order), ``csv`` or a ``table``."""
+    from audit.stats import STAT_KEYS
+
+    if fmt is StatsFormat.jsonl:
+        for row in result.rows:
+            out.write(json.dumps(row.to_dict(), ensure_ascii=False) + "\n")
+        return
+    if fmt is StatsFormat.csv:
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(STAT_KEYS)
+        for row in result.rows:
+            writer.writerow([_cell(v, raw) for v in row.to_dict().values()])
+        return
+    _write_table(result, out)
+
+
+def _cell(value: object, raw: bool) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return json.dumps(value, separators=(",", ":"))
+    text = str(value)
+    if raw or isinstance(value, int | float):
+        return text
+    # no spreadsheet evaluates a cell from a log (cli.md, CSV)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def _write_table(result: StatsResult, out: TextIO) -> None:
+    """Judged rows (flags first) as a table; each flag's sentence below it in full."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(file=out, highlight=False, markup=False)
+    table = Table(header_style="bold", show_lines=False, box=None, pad_edge=False)
+    for col, justify in (
+        ("flag", "left"),
+        ("test", "left"),
+        ("scope", "left"),
+        ("subject", "left"),
+        ("n", "right"),
+        ("p", "right"),
+        ("adjusted", "right"),
+    ):
+        table.add_column(col, justify=justify, no_wrap=col != "subject", overflow="fold")  # type: ignore[arg-type]
+    judged = [r for r in result.rows if r.adjusted_p is not None]
+    for r in sorted(judged, key=lambda r: (not r.flag, r.adjusted_p, r.test, r.scope, r.subject)):
+        table.add_row(
+            Text("FLAG", style="bold red") if r.flag else Text(""),
+            Text(r.test),
+            Text(r.scope),
+            Text(r.subject),
+            Text(f"{r.n:,}"),
+            Text(f"{r.p_value:.2g}" if r.p_value is not None else ""),
+            Text(f"{r.adjusted_p:.2g}"),
+        )
+    console.print(table)
+    for r in result.flags:
+        console.print(Text(f"FLAG {r.test}: {r.message}"))
+    hidden = len(result.rows) - len(judged)
+    console.print(
+        f"{len(result.rows):,} tests, {result.judged:,} judged; {len(result.flags):,} flagged "
+        f"at alpha {result.alpha:g} ({result.correction.value} correction)"
+        + (
+            f"; {hidden:,} below their minimum sample not shown (see --format jsonl)"
+            if hidden
+            else ""
+        )
+    )

@@ -1,0 +1,145 @@
+"""A finding's review status, from its decisions (issue 12, point 2).
+
+- The latest decision supersedes the earlier ones: a finding confirmed, then
+  dismissed, is dismissed; the whole history stays in the trail.
+- **Four eyes**: dismissing a *critical* finding takes two different reviewers
+  (by name, case and spacing ignored) among the dismissals since its last other
+  decision. Until then it is ``dismissal_pending`` and still counts in the
+  report's totals.
+- A dismissed finding (:attr:`Review.counted` false) leaves the report's counts
+  and money totals, but stays visible, marked.
+- Against the findings of the latest run: ``changed`` when the finding is raised
+  with other figures (expected, actual or impact) than the snapshot its latest
+  decision saw, ``gone`` ("no longer raised") when it is not raised at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from audit.findings import Code, Finding, Severity
+from audit.review.trail import Decision, Snapshot, Verdict
+
+
+class ReviewState(StrEnum):
+    """Where a finding's review stands."""
+
+    CONFIRMED = "confirmed"
+    DISMISSED = "dismissed"
+    DISMISSAL_PENDING = "dismissal_pending"
+    NEEDS_VIDEO = "needs_video"
+
+    @property
+    def label(self) -> str:
+        """For people: ``dismissal pending``, ``needs video``."""
+        return self.value.replace("_", " ")
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """The standing review of one finding.
+
+    Attributes:
+        finding_id: the finding's stable id.
+        state: where the review stands.
+        by: who took the decisions that make ``state`` (two names for a dismissed
+            critical finding), in the order they were taken.
+        at: when the latest decision was taken (RFC 3339, UTC).
+        note: the latest decision's note.
+        decisions: how many decisions the finding has in all.
+        snapshot: the finding as the latest decision saw it.
+        changed: the finding is raised now with other figures than ``snapshot``.
+        gone: the finding is no longer raised (the review stays attached).
+    """
+
+    finding_id: str
+    state: ReviewState
+    by: tuple[str, ...]
+    at: str
+    note: str
+    decisions: int
+    snapshot: Snapshot
+    changed: bool = False
+    gone: bool = False
+
+    @property
+    def counted(self) -> bool:
+        """Whether the finding counts in the report's totals (all but a dismissed one)."""
+        return self.state is not ReviewState.DISMISSED
+
+    @property
+    def label(self) -> str:
+        """The status in words, with what changed: ``dismissed (changed since review)``."""
+        extra = " (no longer raised)" if self.gone else (" (changed since review)" * self.changed)
+        return self.state.label + extra
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``review`` key of ``findings --format jsonl``."""
+        return {
+            "status": str(self.state),
+            "by": list(self.by),
+            "at": self.at,
+            "note": self.note,
+            "decisions": self.decisions,
+            "changed_since_review": self.changed,
+        }
+
+
+def _who(name: str) -> str:
+    return " ".join(name.split()).casefold()
+
+
+def review_of(history: Sequence[Decision]) -> Review:
+    """The standing review from one finding's decisions (oldest first, at least one)."""
+    if not history:
+        raise ValueError("a review needs at least one decision")
+    last = history[-1]
+    by: tuple[str, ...] = (last.by,)
+    if last.verdict is Verdict.DISMISS:
+        names: dict[str, str] = {}
+        for d in reversed(history):
+            if d.verdict is not Verdict.DISMISS:
+                break
+            names.setdefault(_who(d.by), d.by)
+        by = tuple(reversed(names.values()))
+        critical = _severity(last.snapshot) is Severity.CRITICAL
+        pending = critical and len(names) < 2
+        state = ReviewState.DISMISSAL_PENDING if pending else ReviewState.DISMISSED
+    elif last.verdict is Verdict.CONFIRM:
+        state = ReviewState.CONFIRMED
+    else:
+        state = ReviewState.NEEDS_VIDEO
+    return Review(
+        finding_id=last.finding_id,
+        state=state,
+        by=by,
+        at=last.at,
+        note=last.note,
+        decisions=len(history),
+        snapshot=last.snapshot,
+    )
+
+
+def _severity(s: Snapshot) -> Severity:
+    try:
+        return Code(s.code).severity
+    except ValueError:
+        return Severity(s.severity)
+
+
+def reviews_of(by_finding: Mapping[str, Sequence[Decision]]) -> dict[str, Review]:
+    """:func:`review_of` for every finding of the trail."""
+    return {fid: review_of(h) for fid, h in by_finding.items() if h}
+
+
+def against(review: Review, current: Finding | None) -> Review:
+    """``review`` compared with the finding as the latest run raises it (None: not raised)."""
+    from dataclasses import replace
+
+    if current is None:
+        return replace(review, gone=True, changed=False)
+    now = Snapshot.of(current)
+    return replace(review, gone=False, changed=now.figures() != review.snapshot.figures())

@@ -1,0 +1,409 @@
+"""The review trail: every decision a reviewer took on a finding, append-only and chained.
+
+Issue 12, point 2. Decisions live in a small SQLite file beside the audit
+database (:func:`trail_path`: ``audit.duckdb`` -> ``audit.reviews.sqlite``),
+reached through Python's :mod:`sqlite3`, so that ``serve`` can write a review
+while ``nightly`` holds the DuckDB file, and ``report``/``findings`` can read
+them (DuckDB lets no other process open a file it has open for writing).
+
+- **Append-only**: a decision is never updated or deleted; triggers refuse
+  both in the file itself. A later decision supersedes an earlier one
+  (:mod:`audit.review.status`), and the whole history stays.
+- **Chained**, like the ingest ledger of issue 14: each decision carries the
+  SHA-256 of the one before it and its own hash over its canonical JSON
+  (:func:`decision_hash`), so a decision changed, removed or inserted after the
+  fact breaks the chain (:meth:`ReviewTrail.verify`). The issue-14 ledger had
+  not landed when this was written, so the chain is this module's own.
+- Each decision keeps a **snapshot** of the finding as the reviewer saw it
+  (code, place, figures, message), so a decision on a finding that a re-run no
+  longer raises, or raises with other figures, stays readable and comparable.
+- The reviewer's name (``--by``, or the signed-in account) and the operating
+  system user of the process that wrote it are both recorded.
+
+No connection is held between calls: each method opens the file, does its
+work in one transaction and closes it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import getpass
+import hashlib
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from enum import StrEnum
+from os import PathLike, fspath
+from pathlib import Path
+from typing import Any
+
+from audit.errors import AuditError, InputError
+from audit.findings import Finding, money_str
+
+GENESIS = "0" * 64
+"""The ``prev_hash`` of the first decision."""
+
+BUSY_TIMEOUT_S = 5.0
+"""How long a writer waits for another writer's transaction (SQLite's own lock)."""
+
+
+class Verdict(StrEnum):
+    """What a reviewer decided about a finding (``review --confirm|--dismiss|--needs-video``)."""
+
+    CONFIRM = "confirm"
+    DISMISS = "dismiss"
+    NEEDS_VIDEO = "needs_video"
+
+
+class ReviewError(AuditError):
+    """The review trail cannot be used (unreadable file, broken chain on write)."""
+
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS decisions (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    finding_id TEXT NOT NULL,
+    verdict TEXT NOT NULL CHECK (verdict IN ('confirm', 'dismiss', 'needs_video')),
+    note TEXT NOT NULL,
+    by_name TEXT NOT NULL,
+    os_user TEXT,
+    via TEXT NOT NULL,
+    at TEXT NOT NULL,
+    snapshot TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE
+);
+CREATE INDEX IF NOT EXISTS decisions_by_finding ON decisions (finding_id, seq);
+CREATE TRIGGER IF NOT EXISTS decisions_never_updated BEFORE UPDATE ON decisions
+BEGIN SELECT RAISE(ABORT, 'the review trail is append-only: decisions are never updated'); END;
+CREATE TRIGGER IF NOT EXISTS decisions_never_deleted BEFORE DELETE ON decisions
+BEGIN SELECT RAISE(ABORT, 'the review trail is append-only: decisions are never deleted'); END;
+CREATE TABLE IF NOT EXISTS accounts (
+    name TEXT PRIMARY KEY,
+    role TEXT NOT NULL CHECK (role IN ('reviewer', 'manager')),
+    kdf TEXT NOT NULL,
+    salt TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def trail_path(db: str | PathLike[str]) -> Path:
+    """The review file beside an audit database (``audit.duckdb``: ``audit.reviews.sqlite``)."""
+    p = Path(fspath(db))
+    return p.with_name(f"{p.stem}.reviews.sqlite")
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The finding as the reviewer saw it: what identifies it and its figures."""
+
+    code: str
+    severity: str
+    table: str | None
+    shoe: str | None
+    round: int | None
+    box: int | None
+    hand: int | None
+    spot: int | None
+    expected: str | None
+    actual: str | None
+    impact: str | None
+    message: str
+
+    @classmethod
+    def of(cls, f: Finding) -> Snapshot:
+        return cls(
+            code=str(f.code),
+            severity=str(f.severity),
+            table=f.table,
+            shoe=f.shoe,
+            round=f.round,
+            box=f.box,
+            hand=f.hand,
+            spot=f.spot,
+            expected=f.expected,
+            actual=f.actual,
+            impact=money_str(f.impact),
+            message=f.message,
+        )
+
+    def figures(self) -> tuple[str | None, str | None, str | None]:
+        """What a re-run may change while the breach keeps its id: expected, actual, impact."""
+        return (self.expected, self.actual, self.impact)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One row of the trail."""
+
+    seq: int
+    finding_id: str
+    verdict: Verdict
+    note: str
+    by: str
+    os_user: str | None
+    via: str
+    at: str
+    snapshot: Snapshot
+    prev_hash: str
+    hash: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "finding_id": self.finding_id,
+            "verdict": str(self.verdict),
+            "note": self.note,
+            "by": self.by,
+            "os_user": self.os_user,
+            "via": self.via,
+            "at": self.at,
+            "snapshot": self.snapshot.to_dict(),
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }
+
+
+def decision_hash(
+    prev_hash: str,
+    seq: int,
+    finding_id: str,
+    verdict: str,
+    note: str,
+    by: str,
+    os_user: str | None,
+    via: str,
+    at: str,
+    snapshot: dict[str, Any],
+) -> str:
+    """SHA-256 (hex) of a decision's canonical JSON, chained to the one before it."""
+    body = json.dumps(
+        [prev_hash, seq, finding_id, verdict, note, by, os_user, via, at, snapshot],
+        ensure_ascii=False,
+        separators=(",", ":"),
+        sort_keys=True,
+    )
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class ChainCheck:
+    """The result of :meth:`ReviewTrail.verify`."""
+
+    decisions: int
+    head: str
+    broken_at: int | None
+    """The ``seq`` of the first decision whose hash or link does not hold (None: intact)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.broken_at is None
+
+
+def os_user() -> str | None:
+    """The operating-system user of this process (recorded beside the reviewer's name)."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry and no LOGNAME/USER: say so
+        return None
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+_COLUMNS = "seq, finding_id, verdict, note, by_name, os_user, via, at, snapshot, prev_hash, hash"
+
+
+def _decision(row: Sequence[Any]) -> Decision:
+    seq, fid, verdict, note, by, user, via, at, snap, prev, h = row
+    return Decision(
+        seq=int(seq),
+        finding_id=str(fid),
+        verdict=Verdict(verdict),
+        note=str(note),
+        by=str(by),
+        os_user=user,
+        via=str(via),
+        at=str(at),
+        snapshot=Snapshot(**json.loads(snap)),
+        prev_hash=str(prev),
+        hash=str(h),
+    )
+
+
+class ReviewTrail:
+    """The review file of one audit database. Opens the file per call, never keeps it open."""
+
+    def __init__(self, path: str | PathLike[str]) -> None:
+        self.path = Path(fspath(path))
+
+    @classmethod
+    def beside(cls, db: str | PathLike[str]) -> ReviewTrail:
+        """The trail of the audit database at ``db`` (:func:`trail_path`)."""
+        return cls(trail_path(db))
+
+    @property
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    @contextmanager
+    def connect(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
+        """A connection for one unit of work: ``BEGIN IMMEDIATE`` ... ``COMMIT`` when
+        ``write`` (the file and its tables are created then), else a plain read."""
+        if not write and not self.exists:
+            raise ReviewError(f"no review trail at {str(self.path)!r}")
+        created = not self.exists
+        try:
+            con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise ReviewError(f"cannot open the review trail {str(self.path)!r}: {exc}") from None
+        if created:  # it holds password hashes and the session secret: its owner only
+            os.chmod(self.path, 0o600)
+        try:
+            con.execute("PRAGMA journal_mode = WAL")
+            if write:
+                con.executescript(_DDL)
+                con.execute("BEGIN IMMEDIATE")
+                try:
+                    yield con
+                except BaseException:
+                    con.execute("ROLLBACK")
+                    raise
+                con.execute("COMMIT")
+            else:
+                yield con
+        except sqlite3.DatabaseError as exc:
+            raise ReviewError(f"review trail {str(self.path)!r}: {exc}") from None
+        finally:
+            con.close()
+
+    # ------------------------------------------------------------------ decisions
+
+    def record(
+        self,
+        finding: Finding,
+        verdict: Verdict | str,
+        *,
+        note: str,
+        by: str,
+        via: str,
+        user: str | None = None,
+        at: str | None = None,
+    ) -> Decision:
+        """Append one decision on ``finding`` (which must carry its stable id)."""
+        if not finding.id:
+            raise InputError("a finding needs its stable id to be reviewed")
+        v = Verdict(verdict)
+        by = by.strip()
+        if not by:
+            raise InputError("a review needs the reviewer's name (--by NAME)")
+        note = note.strip()
+        if not note:
+            raise InputError("a review needs a note (--note TEXT) saying why")
+        snapshot = Snapshot.of(finding).to_dict()
+        stamp = at or _now()
+        with self.connect(write=True) as con:
+            last = con.execute("SELECT seq, hash FROM decisions ORDER BY seq DESC LIMIT 1")
+            row = last.fetchone()
+            seq, prev = (int(row[0]) + 1, str(row[1])) if row else (1, GENESIS)
+            h = decision_hash(prev, seq, finding.id, str(v), note, by, user, via, stamp, snapshot)
+            con.execute(
+                f"INSERT INTO decisions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    seq,
+                    finding.id,
+                    str(v),
+                    note,
+                    by,
+                    user,
+                    via,
+                    stamp,
+                    json.dumps(snapshot, ensure_ascii=False, sort_keys=True),
+                    prev,
+                    h,
+                ],
+            )
+        snap = Snapshot(**snapshot)
+        return Decision(seq, finding.id, v, note, by, user, via, stamp, snap, prev, h)
+
+    def decisions(self, finding_ids: Iterable[str] | None = None) -> list[Decision]:
+        """Every decision (of ``finding_ids`` only, when given), in the order taken."""
+        if not self.exists:
+            return []
+        with self.connect() as con:
+            if not _has_decisions(con):
+                return []
+            if finding_ids is None:
+                rows = con.execute(f"SELECT {_COLUMNS} FROM decisions ORDER BY seq").fetchall()
+            else:
+                wanted = sorted(set(finding_ids))
+                if not wanted:
+                    return []
+                rows = con.execute(
+                    f"""SELECT {_COLUMNS} FROM decisions
+                        WHERE finding_id IN (SELECT value FROM json_each(?)) ORDER BY seq""",
+                    [json.dumps(wanted)],
+                ).fetchall()
+        return [_decision(r) for r in rows]
+
+    def history(self, finding_id: str) -> list[Decision]:
+        """One finding's decisions, oldest first."""
+        return self.decisions([finding_id])
+
+    def by_finding(self) -> dict[str, list[Decision]]:
+        """Every decision, grouped by finding id (each list oldest first)."""
+        out: dict[str, list[Decision]] = {}
+        for d in self.decisions():
+            out.setdefault(d.finding_id, []).append(d)
+        return out
+
+    def verify(self) -> ChainCheck:
+        """Recompute every decision's hash and link; name the first one that does not hold."""
+        decisions = self.decisions()
+        prev = GENESIS
+        for i, d in enumerate(decisions, start=1):
+            want = decision_hash(
+                prev,
+                d.seq,
+                d.finding_id,
+                str(d.verdict),
+                d.note,
+                d.by,
+                d.os_user,
+                d.via,
+                d.at,
+                d.snapshot.to_dict(),
+            )
+            if d.seq != i or d.prev_hash != prev or d.hash != want:
+                return ChainCheck(len(decisions), decisions[-1].hash, d.seq)
+            prev = d.hash
+        return ChainCheck(len(decisions), prev, None)
+
+    # ------------------------------------------------------------------ settings
+
+    def setting_or_create(self, key: str, make: Any) -> str:
+        """The setting ``key``, created with ``make()`` the first time (in one transaction)."""
+        with self.connect(write=True) as con:
+            row = con.execute("SELECT value FROM settings WHERE key = ?", [key]).fetchone()
+            if row:
+                return str(row[0])
+            value = str(make())
+            con.execute("INSERT INTO settings VALUES (?, ?)", [key, value])
+        return value
+
+
+def _has_decisions(con: sqlite3.Connection) -> bool:
+    row = con.execute(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'decisions'"
+    ).fetchone()
+    return bool(row and row[0])

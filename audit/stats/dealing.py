@@ -1,0 +1,331 @@
+"""The deal against exact theory: dealer outcomes by up card, and naturals.
+
+- ``dealer_bust``, ``dealer_bust_by_upcard``, ``dealer_outcomes``: the hands
+  the dealer had to play out. rules.md lets him stop once every player hand is
+  decided, and those rounds would bias the bust rate; so a round counts when,
+  as his second card came, some player hand was still open (neither bust, nor
+  a natural, nor surrendered): then the rule bound him to complete the hand
+  whatever he did (a dealer who stopped short counts, with the total he stood
+  on). Each round's expected outcome is exact for the shoe as it stood when he
+  drew (:mod:`audit.stats.expected`).
+- ``dealer_naturals``: with an ace or ten-value first card, the second card
+  makes a blackjack with the chance of a ten-value (an ace) among the cards left.
+- ``player_naturals``: each box's first two cards are a natural with
+  P = 2·aces·tens / (N·(N−1)) of the shoe as the round began.
+
+Counts are judged by their exact binomial tails (two-sided, at the mean
+chance: conservative when the chances vary from round to round), the bust
+rates by up card by Fisher's combination of those tails: a night's tests are
+judged far out in the tail, where a normal approximation of a few dozen
+expected busts is wrong by orders of magnitude. The final totals are judged by
+Pearson's chi-square from 800 hands (some 40 expected in the rarest total).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+
+import polars as pl
+
+from audit.profiles import ProfileRegistry
+from audit.stats.dealer import ACE, RANKS, TEN, DealerRule
+from audit.stats.distributions import binomial_two_sided, chi2_sf
+from audit.stats.expected import REMAINING, expected_outcomes, outcome_columns
+from audit.stats.frames import ROUND_KEY, StatsData, rank_columns, upcard_index
+from audit.stats.rows import StatRow, TestSpec
+from audit.stats.scopes import scope_groups, scope_rows
+from audit.stats.wording import percent, subject_words
+
+__all__ = ["DEALER_TESTS", "dealer_rounds", "dealer_tests", "natural_tests"]
+
+SCOPES = ("table", "dealer", "day")
+MIN_PER_UPCARD = 30
+"""An up card with fewer completed hands in a subject is left out of the by-up-card test."""
+
+DEALER_BUST = TestSpec(
+    "dealer_bust", "hands", SCOPES, 100, "dealer busts against each hand's exact chance"
+)
+BY_UPCARD = TestSpec(
+    "dealer_bust_by_upcard",
+    "hands",
+    SCOPES,
+    300,
+    "bust rate by up card (chi-square over the up cards)",
+)
+OUTCOMES = TestSpec(
+    "dealer_outcomes", "hands", SCOPES, 800, "the dealer's final totals (chi-square)"
+)
+DEALER_NATURALS = TestSpec(
+    "dealer_naturals", "hands", SCOPES, 200, "dealer blackjacks behind an ace or ten-value"
+)
+PLAYER_NATURALS = TestSpec(
+    "player_naturals", "boxes", SCOPES, 500, "naturals in the boxes' first two cards"
+)
+DEALER_TESTS = (DEALER_BUST, BY_UPCARD, OUTCOMES, DEALER_NATURALS, PLAYER_NATURALS)
+
+SHORT = "short"
+"""A hand the dealer stood on below his rule's standing total."""
+
+
+def _full(decks: pl.Expr, rank: int) -> pl.Expr:
+    return decks * (16 if rank == TEN else 4)
+
+
+def _left(decks: pl.Expr, prefix: str) -> list[pl.Expr]:
+    return [
+        (_full(decks, i) - pl.col(f"{prefix}_{r}")).alias(REMAINING[i]) for i, r in enumerate(RANKS)
+    ]
+
+
+def _rules(registry: ProfileRegistry, profiles: list[str]) -> dict[str, DealerRule]:
+    """The dealer rule of each profile whose dealer draws his second card after the players
+    (no hole card): only then is the shoe before that card the one his draws come from."""
+    out = {}
+    for pid in profiles:
+        if pid in registry:
+            rules = registry.get(pid).rules
+            rule = DealerRule.of(rules)
+            if rule is not None and rules.initial_deal.dealer_cards == 1:
+                out[pid] = rule
+    return out
+
+
+def dealer_rounds(data: StatsData, registry: ProfileRegistry) -> pl.DataFrame:
+    """One row per round the dealer had to play out: its outcome and exact expectation.
+
+    Columns: the round key, ``dealer``, ``gaming_day``, ``upcard``, ``outcome``
+    (``17`` … ``21``, ``blackjack``, ``bust``, or ``short``) and ``p_<outcome>``.
+    """
+    rounds = data.rounds.filter(
+        (pl.col("status") == "closed")
+        & pl.col("dealer_upcard").is_not_null()
+        & pl.col("decks").is_not_null()
+    )
+    rules = _rules(registry, rounds.get_column("profile_id").unique().drop_nulls().to_list())
+    main = data.wagers.filter(pl.col("kind") == "main")
+    open_hands = main.group_by(ROUND_KEY).agg(
+        (~pl.col("natural") & ~pl.col("bust") & ~pl.col("surrendered").fill_null(False))
+        .any()
+        .alias("open")
+    )
+    up = upcard_index(pl.col("dealer_upcard"))
+    # a dealer who stood on his first card took no second: his cards out were those
+    # before the round, and the up card (the players' cards are missed: a rule breach)
+    before = pl.coalesce(
+        pl.col("ranks_before_dealer"),
+        pl.concat_list(
+            [
+                pl.col("ranks_before_round").list.get(i) + (up == i).cast(pl.Int64)
+                for i in range(len(RANKS))
+            ]
+        ),
+    )
+    frame = (
+        rounds.filter(pl.col("profile_id").is_in(list(rules)))
+        .join(open_hands, on=ROUND_KEY, how="inner")
+        .filter(pl.col("open"))
+        .with_columns(upcard=up, _before=before)
+        .with_columns(rank_columns(pl.col("_before"), "out"))
+        .with_columns(_left(pl.col("decks"), "out"))
+        .filter(
+            pl.all_horizontal(pl.col(c) >= 0 for c in REMAINING) & pl.col("upcard").is_not_null()
+        )
+    )
+    parts = []
+    # one evaluation per dealer rule, whatever the profiles that share it
+    for rule in sorted(set(rules.values()), key=lambda r: r.name):
+        pids = [pid for pid, r in rules.items() if r == rule]
+        part = frame.filter(pl.col("profile_id").is_in(pids))
+        if part.is_empty():
+            continue
+        low = int(rule.outcomes[0])
+        outcome = (
+            pl.when(pl.col("dealer_natural"))
+            .then(pl.lit("blackjack"))
+            .when(pl.col("dealer_bust"))
+            .then(pl.lit("bust"))
+            .when(pl.col("dealer_total") >= low)
+            .then(pl.col("dealer_total").cast(pl.String))
+            .otherwise(pl.lit(SHORT))
+        )
+        keep = [*ROUND_KEY, "dealer", "gaming_day", "upcard", *REMAINING]
+        part = expected_outcomes(part.select(*keep, outcome.alias("outcome")), rule)
+        parts.append(part.drop(REMAINING))
+    if not parts:
+        return pl.DataFrame(
+            schema={
+                **{k: pl.String for k in ("table_id", "shoe", "dealer", "outcome")},
+                "round": pl.Int64,
+                "gaming_day": pl.Date,
+                "upcard": pl.Int64,
+                **{c: pl.Float64 for c in outcome_columns(DealerRule(17, True))},
+            }
+        )
+    hands = pl.concat(parts, how="diagonal")
+    return hands.with_columns(pl.col(c).fill_null(0.0) for c in hands.columns if c.startswith("p_"))
+
+
+def dealer_tests(hands: pl.DataFrame) -> Iterator[StatRow]:
+    """``dealer_bust``, ``dealer_bust_by_upcard`` and ``dealer_outcomes`` per subject."""
+    outcomes = [c[2:] for c in hands.columns if c.startswith("p_")]
+    busts = hands.with_columns(hit=pl.col("outcome") == "bust", p=pl.col("p_bust"))
+    yield from _rate_rows(
+        DEALER_BUST,
+        busts,
+        lambda o, n: f"the dealer busted {o:,} of the {n:,} hands he had to play out",
+        digits=1,
+    )
+    yield from _bust_by_upcard(hands)
+    yield from _outcomes(hands, outcomes)
+
+
+def _bust_by_upcard(hands: pl.DataFrame) -> Iterator[StatRow]:
+    aggs = [
+        pl.len().alias("n"),
+        (pl.col("outcome") == "bust").sum().alias("o"),
+        pl.col("p_bust").sum().alias("e"),
+        (pl.col("p_bust") * (1 - pl.col("p_bust"))).sum().alias("v"),
+    ]
+    for scope, subject, cells_rows in scope_groups(hands, BY_UPCARD.scopes, aggs, ["upcard"]):
+        n = sum(c["n"] for c in cells_rows)
+        used = [c for c in cells_rows if c["n"] >= MIN_PER_UPCARD and c["v"] > 0]
+        cells = {RANKS[c["upcard"]]: {k: c[k] for k in ("n", "o", "e", "v")} for c in cells_rows}
+        z = [(c["o"] - c["e"]) / math.sqrt(c["v"]) for c in used]
+        # each up card's exact binomial tail, combined by Fisher's method (-2 Σ ln p)
+        tails = [max(binomial_two_sided(c["o"], c["n"], c["e"] / c["n"]), 1e-300) for c in used]
+        x2 = -2 * sum(math.log(t) for t in tails)
+        df = 2 * len(used)
+        judged = n >= BY_UPCARD.min_n and df > 0
+        worst = ""
+        if used:
+            c = used[max(range(len(used)), key=lambda i: abs(z[i]))]
+            worst = (
+                f"; the widest gap is behind a {RANKS[c['upcard']]}: "
+                f"{percent(c['o'] / c['n'])} busts against {percent(c['e'] / c['n'])} "
+                f"expected over {c['n']:,} hands"
+            )
+        yield StatRow(
+            BY_UPCARD.name,
+            scope,
+            subject,
+            n,
+            x2,
+            chi2_sf(x2, df) if judged else None,
+            {u: c["e"] / c["n"] for u, c in cells.items()},
+            {u: c["o"] / c["n"] for u, c in cells.items()},
+            f"{subject_words(scope, subject)}: bust rates behind {len(used)} up card(s) against "
+            f"their exact chances, combined chi-square {x2:.1f} on {df} degrees of freedom{worst}",
+            judged,
+            detail={"upcards": cells},
+        )
+
+
+def _outcomes(hands: pl.DataFrame, outcomes: list[str]) -> Iterator[StatRow]:
+    aggs = [pl.len().alias("n"), (pl.col("outcome") == SHORT).sum().alias("short")]
+    for o in outcomes:
+        aggs.append((pl.col("outcome") == o).sum().alias(f"o_{o}"))
+        aggs.append(pl.col(f"p_{o}").sum().alias(f"e_{o}"))
+    for scope, subject, row in scope_rows(hands, OUTCOMES.scopes, aggs):
+        n, short = row["n"], row["short"]
+        cells = [(o, row[f"o_{o}"], row[f"e_{o}"]) for o in outcomes if row[f"e_{o}"] > 0]
+        x2 = sum((obs - exp) ** 2 / exp for _, obs, exp in cells)
+        df = len(cells) - 1
+        judged = n >= OUTCOMES.min_n and df > 0
+        stood = f"; {short:,} stood below the rule's total" if short else ""
+        yield StatRow(
+            OUTCOMES.name,
+            scope,
+            subject,
+            n,
+            x2,
+            chi2_sf(x2, df) if judged else None,
+            {o: exp / n for o, _, exp in cells},
+            {o: obs / n for o, obs, _ in cells},
+            f"{subject_words(scope, subject)}: the dealer's final totals over {n:,} hands "
+            f"against their exact chances, chi-square {x2:.1f} on {df} degrees of freedom{stood}",
+            judged,
+            detail={"short": short, "cells": {o: (obs, exp) for o, obs, exp in cells}},
+        )
+
+
+def natural_tests(data: StatsData) -> Iterator[StatRow]:
+    """``dealer_naturals`` and ``player_naturals`` per subject."""
+    rounds = data.rounds.filter(
+        (pl.col("status") == "closed") & pl.col("decks").is_not_null()
+    ).with_columns(upcard=upcard_index(pl.col("dealer_upcard")))
+    yield from _dealer_naturals(rounds)
+    yield from _player_naturals(rounds, data.wagers)
+
+
+def _rate_rows(
+    spec: TestSpec, units: pl.DataFrame, say: Callable[[int, int], str], digits: int = 2
+) -> Iterator[StatRow]:
+    """Events (``hit``) against the sum of their chances (``p``): a z-test, two-sided."""
+    aggs = [
+        pl.len().alias("n"),
+        pl.col("hit").cast(pl.Int64).sum().alias("o"),
+        pl.col("p").sum().alias("e"),
+        (pl.col("p") * (1 - pl.col("p"))).sum().alias("v"),
+    ]
+    for scope, subject, row in scope_rows(units, spec.scopes, aggs):
+        n, o, e, v = (row[c] for c in ("n", "o", "e", "v"))
+        z = (o - e) / math.sqrt(v) if v > 0 else 0.0
+        judged = n >= spec.min_n
+        yield StatRow(
+            spec.name,
+            scope,
+            subject,
+            n,
+            z,
+            binomial_two_sided(o, n, e / n) if judged else None,
+            e / n,
+            o / n,
+            f"{subject_words(scope, subject)}: {say(o, n)} ({percent(o / n, digits)}); "
+            f"the cards left in the shoe made {e:,.1f} ({percent(e / n, digits)}) expected",
+            judged,
+            detail={"n": n, "observed": o, "expected": e, "variance": v},
+        )
+
+
+def _dealer_naturals(rounds: pl.DataFrame) -> Iterator[StatRow]:
+    left = _left(pl.col("decks"), "out")
+    units = (
+        rounds.filter(
+            pl.col("ranks_before_dealer").is_not_null() & pl.col("upcard").is_in([ACE, TEN])
+        )
+        .with_columns(rank_columns(pl.col("ranks_before_dealer"), "out"))
+        .with_columns(left)
+        .with_columns(total=pl.sum_horizontal(REMAINING))
+        .filter(pl.col("total") > 0)
+        .with_columns(
+            p=pl.when(pl.col("upcard") == ACE)
+            .then(pl.col(REMAINING[TEN]) / pl.col("total"))
+            .otherwise(pl.col(REMAINING[ACE]) / pl.col("total"))
+            .clip(0.0, 1.0),
+            hit=pl.col("dealer_natural"),
+        )
+    )
+    yield from _rate_rows(
+        DEALER_NATURALS, units, lambda o, n: f"{o:,} dealer blackjacks in {n:,} hands"
+    )
+
+
+def _player_naturals(rounds: pl.DataFrame, wagers: pl.DataFrame) -> Iterator[StatRow]:
+    # a box that split held a pair, never a natural: it counts, as no natural
+    boxes = (
+        wagers.filter((pl.col("kind") == "main") & (pl.col("hand") == 0))
+        .group_by([*ROUND_KEY, "box"])
+        .agg(hit=(pl.col("natural") & ~pl.col("from_split")).any())
+    )
+    n = pl.sum_horizontal(REMAINING)
+    units = (
+        rounds.with_columns(rank_columns(pl.col("ranks_before_round"), "out"))
+        .with_columns(_left(pl.col("decks"), "out"))
+        .filter(pl.all_horizontal(pl.col(c) >= 0 for c in REMAINING) & (n >= 2))
+        .with_columns(
+            p=2 * pl.col(REMAINING[ACE]) * pl.col(REMAINING[TEN]) / (n * (n - 1)).cast(pl.Float64)
+        )
+        .join(boxes, on=ROUND_KEY, how="inner")
+    )
+    yield from _rate_rows(PLAYER_NATURALS, units, lambda o, n: f"{o:,} naturals in {n:,} boxes")

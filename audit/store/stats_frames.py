@@ -1,0 +1,127 @@
+"""The queries behind ``shoe-audit stats``: stored outcomes as polars frames.
+
+Owned by the store layer (SQL lives here); :mod:`audit.stats` only computes.
+Each query selects the gaming days ``first`` to ``last`` (inclusive) and
+returns the columns :mod:`audit.stats.frames` names.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from audit.store.store import Store
+
+__all__ = ["StatsFrames", "audited_days", "load_stats_frames"]
+
+_RANK_OF = (
+    "CASE WHEN substr(card, 1, 1) IN ('T', 'J', 'Q', 'K') THEN 'T' ELSE substr(card, 1, 1) END"
+)
+_RANK_COUNTS = ", ".join(
+    f"count(*) FILTER (WHERE rank = '{r}')"
+    for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T")
+)
+
+_ROUNDS = """
+SELECT r.table_id, r.shoe, r.round, r.gaming_day, r.profile_id, s.decks, r.status, r.dealer,
+       r.handle, r.settled, r.dealer_upcard, r.dealer_total, r.dealer_natural, r.dealer_bust,
+       CAST(r.ranks_before_round AS BIGINT[]) AS ranks_before_round,
+       CAST(r.ranks_before_dealer AS BIGINT[]) AS ranks_before_dealer
+FROM rounds r JOIN shoes s USING (table_id, shoe)
+WHERE r.gaming_day BETWEEN ? AND ?
+"""
+
+_WAGERS = """
+SELECT w.table_id, w.shoe, w.round, w.box, w.hand, w.spot, w.kind, w.player, w.base_stake,
+       w."natural", w.bust, w.surrendered, w.from_split
+FROM wagers w
+WHERE w.gaming_day BETWEEN ? AND ? AND w.kind = 'main'
+"""
+
+# The cards seen in each shoe's prefix of fixed length: up to the cut card's
+# position, or (no cut card) the cards out before round 1 and its initial deal of
+# two cards to each box with a stake and to the dealer. A card's position is the
+# count of cards out of the shoe (burns included) up to and including it.
+_SHOE_CARDS = f"""
+WITH sel AS (
+  SELECT table_id, shoe, gaming_day, decks FROM shoes WHERE gaming_day BETWEEN ? AND ?
+), out_ AS (
+  SELECT e.table_id, e.shoe, e.type, e.card, e.cards,
+         sum(CASE WHEN e.type = 'card' THEN 1
+                  ELSE COALESCE(NULLIF(len(e.cards), 0), e."count", 0) END)
+           OVER (PARTITION BY e.table_id, e.shoe ORDER BY e.seq) AS pos
+  FROM events e JOIN sel USING (table_id, shoe)
+  WHERE e.type IN ('card', 'burn')
+), cut AS (
+  SELECT e.table_id, e.shoe, arg_max(e."position", e.seq) AS m
+  FROM events e JOIN sel USING (table_id, shoe)
+  WHERE e.type = 'cut_card'
+  GROUP BY ALL
+), deal AS (
+  SELECT o.table_id, o.shoe, min(o.pos) FILTER (WHERE o.type = 'card') - 1
+         + 2 * (any_value(r.boxes) + 1) AS m
+  FROM out_ o JOIN rounds r ON r.table_id = o.table_id AND r.shoe = o.shoe AND r.round = 1
+  GROUP BY ALL
+), lim AS (
+  SELECT sel.table_id, sel.shoe, COALESCE(cut.m, deal.m) AS m
+  FROM sel LEFT JOIN cut USING (table_id, shoe) LEFT JOIN deal USING (table_id, shoe)
+), seen AS (
+  SELECT table_id, shoe, card FROM out_ JOIN lim USING (table_id, shoe)
+  WHERE type = 'card' AND pos <= m
+  UNION ALL
+  SELECT table_id, shoe, unnest(cards) AS card FROM out_ JOIN lim USING (table_id, shoe)
+  WHERE type = 'burn' AND pos <= m
+), ranked AS (
+  SELECT table_id, shoe, {_RANK_OF} AS rank FROM seen
+)
+SELECT sel.table_id, sel.shoe, sel.gaming_day, sel.decks, [{_RANK_COUNTS}] AS ranks
+FROM sel JOIN ranked USING (table_id, shoe)
+GROUP BY ALL
+"""
+
+_ORDERS = """
+SELECT e.table_id, e.shoe, s.gaming_day, s.first_seq, arg_max(e."order", e.seq) AS "order"
+FROM events e JOIN shoes s USING (table_id, shoe)
+WHERE e.type = 'shuffle' AND e."order" IS NOT NULL AND s.gaming_day BETWEEN ? AND ?
+GROUP BY ALL
+"""
+
+
+def _frame(store: Store, sql: str, days: tuple[dt.date, dt.date]) -> pl.DataFrame:
+    # a relation straight to polars (through Arrow): no Python objects per row
+    frame: pl.DataFrame = store.con.sql(sql, params=list(days)).pl()
+    return frame
+
+
+class StatsFrames(NamedTuple):
+    rounds: pl.DataFrame
+    wagers: pl.DataFrame
+    shoe_cards: pl.DataFrame
+    orders: pl.DataFrame
+
+
+def load_stats_frames(store: Store, first: dt.date, last: dt.date) -> StatsFrames:
+    """The rounds, wagers, shoe prefixes and shuffle orders of gaming days ``first``..``last``."""
+    days = (first, last)
+    return StatsFrames(
+        _frame(store, _ROUNDS, days),
+        _frame(store, _WAGERS, days),
+        _frame(store, _SHOE_CARDS, days),
+        _frame(store, _ORDERS, days),
+    )
+
+
+def audited_days(store: Store) -> list[dt.date]:
+    """The gaming days that have replayed rounds, in order (none before ``run`` stores any)."""
+    has = store.con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'rounds'"
+    ).fetchone()
+    if not has or not has[0]:
+        return []
+    rows = store.con.execute(
+        "SELECT DISTINCT gaming_day FROM rounds WHERE gaming_day IS NOT NULL ORDER BY 1"
+    ).fetchall()
+    return [r[0] for r in rows]

@@ -1,0 +1,162 @@
+"""``shoe-audit stats`` on a real database: a simulated night, one table dealt wrong.
+
+The night is simulated, ingested and run (which stores the outcome rows).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from audit.cli import app
+from audit.simulate import simulate
+from audit.simulate.bias import Bias
+from audit.stats import STAT_KEYS
+from tests.reports.htmlcheck import Page
+from tests.stats.nights import audited_db
+
+DAY = "2026-11-28"
+
+
+@pytest.fixture(scope="session")
+def night_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("stats-night")
+    simulate(
+        root / "logs",
+        tables=3,
+        shoes=10,
+        profiles=["it-casino-6d", "it-casino-6d", "ventuno-family"],
+        seed=5,
+        biases={"T01": Bias(short_dealer=1.0)},
+    )
+    return audited_db(root / "logs", root / "audit.duckdb")
+
+
+def _stats(runner: CliRunner, db: Path, *args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["stats", "--db", str(db), *args])
+    return result.exit_code, result.output
+
+
+def test_jsonl_one_object_per_test_with_cli_md_keys(runner: CliRunner, night_db: Path) -> None:
+    code, out = _stats(runner, night_db, "--format", "jsonl")
+    assert code == 0, out
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert rows and all(list(r) == list(STAT_KEYS) for r in rows)
+    assert {r["scope"] for r in rows} >= {"table", "dealer", "shoe", "day"}
+    bust = {r["subject"]: r for r in rows if r["test"] == "dealer_bust" and r["scope"] == "table"}
+    assert bust["T01"]["flag"] is True and bust["T01"]["observed"] < bust["T01"]["expected"]
+    assert bust["T02"]["flag"] is False and bust["T02"]["adjusted_p"] is not None
+    assert not any(r["flag"] for r in rows if r["subject"].startswith("T02"))
+
+
+def test_fail_on_flag_exits_3(runner: CliRunner, night_db: Path) -> None:
+    assert _stats(runner, night_db, "--format", "jsonl", "--fail-on-flag")[0] == 3
+    code, out = _stats(runner, night_db, "--format", "jsonl", "--alpha", "1e-300", "--fail-on-flag")
+    assert code == 0, out
+
+
+def test_csv_header_and_cells(runner: CliRunner, night_db: Path) -> None:
+    code, out = _stats(runner, night_db, "--format", "csv", "--date", DAY)
+    assert code == 0
+    rows = list(csv.reader(io.StringIO(out)))
+    assert tuple(rows[0]) == STAT_KEYS
+    by_upcard = next(r for r in rows[1:] if r[0] == "dealer_bust_by_upcard" and r[2] == "T02")
+    assert set(json.loads(by_upcard[8])) == {"A", "2", "3", "4", "5", "6", "7", "8", "9", "T"}
+    assert by_upcard[7] in ("true", "false")
+
+
+def test_table_lists_judged_rows_flags_first(runner: CliRunner, night_db: Path) -> None:
+    code, out = _stats(runner, night_db, "--format", "table")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["flag", "test", "scope", "subject", "n", "p", "adjusted"]
+    assert lines[1].startswith("FLAG")
+    assert any(line.startswith("FLAG dealer_bust: Table T01: the dealer busted") for line in lines)
+    tail = " ".join(out.split())
+    assert "flagged at alpha 0.001 (holm correction)" in tail
+    assert tail.endswith("below their minimum sample not shown (see --format jsonl)")
+
+
+def test_a_day_with_nothing_audited(runner: CliRunner, night_db: Path) -> None:
+    code, out = _stats(runner, night_db, "--date", "2026-01-01")
+    assert code == 1
+    assert "no audited rounds in gaming day(s) 2026-01-01" in out
+
+
+def test_no_database_is_an_error_and_creates_none(runner: CliRunner, tmp_path: Path) -> None:
+    code, out = _stats(runner, tmp_path / "none.duckdb")
+    assert code == 1 and "no database at" in out
+    assert not (tmp_path / "none.duckdb").exists()
+
+
+@pytest.mark.parametrize("alpha", ["0", "1", "-0.5", "2"])
+def test_alpha_outside_0_1_is_a_usage_error(runner: CliRunner, night_db: Path, alpha: str) -> None:
+    assert _stats(runner, night_db, "--alpha", alpha)[0] == 2
+
+
+def test_the_report_has_the_statistics_section(
+    runner: CliRunner, night_db: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "report"
+    result = runner.invoke(app, ["report", "--db", str(night_db), "--date", DAY, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    page = Page((out / "index.html").read_text(encoding="utf-8"))
+    ids = {a.get("id") for _, a in page.tags}
+    assert {"statistics", "chart-bust-by-upcard", "statistics-flags"} <= ids
+    assert "script" not in {t for t, _ in page.tags}
+    flags = " ".join(page.text)
+    assert "Table T01: the dealer busted" in flags
+
+
+def _prefix_from_logs(logs: Path) -> dict[tuple[str, str], list[int]]:
+    """Each shoe's cards seen up to its cut card (or its first round's initial deal), by rank,
+    walked event by event from the log files."""
+    shoes: dict[tuple[str, str], list[dict[str, object]]] = {}
+    for path in sorted(logs.rglob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            e = json.loads(line)
+            shoes.setdefault((e["table"], e["shoe"]), []).append(e)
+    out = {}
+    for key, events in shoes.items():
+        events.sort(key=lambda e: e["seq"])  # type: ignore[arg-type, return-value]
+        cut = next((e["position"] for e in events if e["type"] == "cut_card"), None)
+        if cut is None:
+            boxes = {e["box"] for e in events if e["type"] == "bet" and e["round"] == 1}
+            cut = 2 * (len(boxes) + 1)
+        ranks = [0] * 10
+        pos = 0
+        for e in events:
+            if e["type"] == "card":
+                pos += 1
+                seen = [e["card"]]
+            elif e["type"] == "burn":
+                seen = list(e.get("cards") or [])  # type: ignore[call-overload]
+                pos += len(seen) or int(e.get("count") or 0)  # type: ignore[call-overload]
+            else:
+                continue
+            if pos <= cut:  # type: ignore[operator]
+                for c in seen:
+                    ranks["A23456789T".index("T" if c[0] in "TJQK" else c[0])] += 1
+        out[key] = ranks
+    return out
+
+
+def test_the_shoe_prefix_query_counts_the_cards_up_to_the_cut_card(night_db: Path) -> None:
+    import datetime as dt
+
+    from audit.store import open_store
+    from audit.store.stats_frames import load_stats_frames
+
+    with open_store(night_db, read_only=True) as store:
+        frames = load_stats_frames(store, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
+    got = {(r["table_id"], r["shoe"]): r["ranks"] for r in frames.shoe_cards.iter_rows(named=True)}
+    want = _prefix_from_logs(night_db.parent / "logs")
+    assert got == want
+    assert {t for t, _ in got} == {"T01", "T02", "T03"}
+    # the home game has no cut card: its first round's initial deal, two cards a hand
+    assert all(sum(v) >= 6 and sum(v) % 2 == 0 for (t, _), v in got.items() if t == "T03")

@@ -1,0 +1,27 @@
+"""An audited night for the web and review tests, built once per session the way production
+builds it (simulate + the hand-written hostile file, ingest, run); each test gets its own
+copy, so the review file beside it starts empty."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.reports.nights import build_night
+
+DAY = "2026-11-28"
+
+
+@pytest.fixture(scope="session")
+def night_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_night(tmp_path_factory.mktemp("webnight"), tables=3, rounds=25)
+
+
+@pytest.fixture
+def db(night_db: Path, tmp_path: Path) -> Iterator[Path]:
+    copy = tmp_path / "audit.duckdb"
+    shutil.copy(night_db, copy)
+    yield copy
