@@ -39,7 +39,7 @@ _SEVERITY_RANK = {
 
 
 class Code(StrEnum):
-    """The finding catalogue, v1 (rules.md)."""
+    """The finding catalogue, v1.1 (rules.md; v1.1 adds ``LOG_TAMPERED``)."""
 
     LOG_MALFORMED = "LOG_MALFORMED"
     LOG_SEQ_GAP = "LOG_SEQ_GAP"
@@ -47,6 +47,7 @@ class Code(StrEnum):
     LOG_UNKNOWN_PROFILE = "LOG_UNKNOWN_PROFILE"
     LOG_INCOMPLETE = "LOG_INCOMPLETE"
     LOG_UNKNOWN_TYPE = "LOG_UNKNOWN_TYPE"
+    LOG_TAMPERED = "LOG_TAMPERED"
     SHOE_NO_SHUFFLE = "SHOE_NO_SHUFFLE"
     SHOE_NO_CUT = "SHOE_NO_CUT"
     SHOE_NO_INSPECTION = "SHOE_NO_INSPECTION"
@@ -105,6 +106,7 @@ SEVERITY: dict[Code, Severity] = {
     Code.LOG_UNKNOWN_PROFILE: _J,
     Code.LOG_INCOMPLETE: _J,
     Code.LOG_UNKNOWN_TYPE: _N,
+    Code.LOG_TAMPERED: _C,
     Code.SHOE_NO_SHUFFLE: _J,
     Code.SHOE_NO_CUT: _N,
     Code.SHOE_NO_INSPECTION: _N,

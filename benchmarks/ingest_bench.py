@@ -198,7 +198,7 @@ print(json.dumps({"secs": secs, "rows": n, "rss": rss}))
 
 def _run(mode: str, src: Path, workdir: Path) -> dict[str, float]:
     db = workdir / f"{'ingest' if mode == 'load' else mode}.duckdb"  # validate writes none
-    for p in (db, Path(f"{db}.wal")):
+    for p in (db, Path(f"{db}.wal"), Path(f"{db}.ledger")):
         if p.exists() and mode != "load":
             p.unlink()
     out = subprocess.run(

@@ -80,6 +80,7 @@ def write_report(
     from audit.engine import ENGINE_VERSION
     from audit.profiles import load_registry
     from audit.reports import build_report_context, render_report
+    from audit.reports.evidence import report_evidence, write_sums
     from audit.reports.report import build_flagged_page
     from audit.reports.sources import Sources
 
@@ -102,7 +103,7 @@ def write_report(
         reviews=reviews,
     )
     stats = report_statistics(store, chosen, registry, show_players=show_players)
-    ctx = dataclasses.replace(ctx, statistics=stats)
+    ctx = dataclasses.replace(ctx, statistics=stats, integrity=report_evidence(store, chosen))
     full = build_flagged_page(store, chosen, registry=registry, with_pages=True, reviews=reviews)
     digests = {p.id: p.digest for p in registry.all()}
     states = {fid: str(r.state) for fid, r in reviews.items()}
@@ -124,4 +125,5 @@ def write_report(
         templates_dir=templates,
         flagged=full,
         pages=pages,
+        seal=write_sums,
     )

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from audit.batch.lifeline import stop_with_parent
 from audit.engine import (
     ENGINE_VERSION,
     RoundRow,
@@ -50,6 +51,7 @@ from audit.engine import (
 )
 from audit.events.models import AnyEvent
 from audit.findings import Code, assign_ids
+from audit.integrity import Integrity, check_before
 from audit.profiles import Profile, ProfileRegistry
 from audit.store import ShoeKey, Store
 from audit.store.batches import (
@@ -107,6 +109,13 @@ class BatchResult:
     audits: list[AuditRecord]
     rounds: pa.Table
     wagers: pa.Table
+
+
+def note_tampered(summary: RunSummary, integrity: Integrity) -> None:
+    """Count the integrity check's ``LOG_TAMPERED`` findings in the run's summary."""
+    if integrity.differences:
+        summary.findings += len(integrity.differences)
+        summary.by_code[str(Code.LOG_TAMPERED)] = len(integrity.differences)
 
 
 def profile_for(registry: ProfileRegistry, profile_id: str | None) -> Profile | None:
@@ -173,6 +182,7 @@ _WORKER_REGISTRY: ProfileRegistry | None = None
 def _init_worker(registry: ProfileRegistry) -> None:
     global _WORKER_REGISTRY
     _WORKER_REGISTRY = registry
+    stop_with_parent()  # after kill -9 of run, its workers stop too (audit.batch.lifeline)
     # Ctrl-C reaches the whole process group: only the parent handles it (one
     # line, exit 130), so a worker prints no traceback of its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -318,6 +328,7 @@ def run_audit(
         ENGINE_VERSION, digests, all=all_shoes, table=table, gaming_day=gaming_day
     )
     summary = RunSummary()
+    note_tampered(summary, check_before(store, keys, record=True))  # tamper evidence (issue 14)
     if not keys:
         summary.seconds = time.perf_counter() - t0
         return summary

@@ -86,7 +86,7 @@ def schema_cmd(
 
 # Each import registers its commands on app (new commands: a module of their own, here).
 # scale: export --parquet, and run's --cluster (issue 13).
-from audit.cli import commands, reviewing, scale, serving, stats_cmds, status  # noqa: E402,F401
+from audit.cli import commands, reviewing, scale, serving, stats_cmds, status, verify  # noqa: E402,F401
 
 
 def main() -> None:

@@ -232,7 +232,7 @@ class _ByteProgress:
         from audit.ingest.reader import find_logs
 
         sizes = {}
-        for path in find_logs(paths):
+        for path in find_logs(paths).files:
             try:
                 sizes[path] = path.stat().st_size
             except OSError:
@@ -267,7 +267,13 @@ def _ingest(db: Path, paths: list[Path], day_start: str, *, quiet: bool = False)
         _print_ingest(summary)
     if summary.files and all(f.error and not f.lines for f in summary.files):
         raise InputError("nothing readable: " + "; ".join(summary.errors))
+    for line in summary.errors:
+        fail(f"could not read {line}")
     return summary
+
+
+EXIT_UNREAD = 5
+"""cli.md: ingested, but some input files could not be read (named on stderr)."""
 
 
 @app.command("ingest")
@@ -286,6 +292,9 @@ def ingest_cmd(
     rejected lines), 1 when nothing was readable, 5 when some input files could
     not be read.
 
+    Exit 5 when some input files could not be read (each named on stderr): a file
+    that is not a regular file (a FIFO, a device), unreadable, or damaged part-way.
+
     \b
     Examples:
       shoe-audit ingest sample_logs/2026-11-28/
@@ -295,6 +304,8 @@ def ingest_cmd(
     summary = _ingest(db, paths, day_start, quiet=json)
     if json:
         print_json(_ingest_json(summary))
+    if summary.errors:
+        raise typer.Exit(EXIT_UNREAD)
 
 
 # --------------------------------------------------------------------------- run
@@ -656,10 +667,12 @@ def report_cmd(
 
 
 def _nightly_days(db: Path, summary: IngestSummary) -> list[dt.date]:
-    days = summary.gaming_days
+    # Every gaming day the given files hold, their events new or stored before: a
+    # re-run after a crash reports (and fails on) the same days as the first run.
+    days = summary.file_days
     if days:
         return days
-    from audit.batch.nightly import latest_gaming_day  # a re-run: the latest day again
+    from audit.batch.nightly import latest_gaming_day  # no dated line at all: the latest day
 
     with open_db(db, read_only=True) as store:
         return [latest_gaming_day(store)]
@@ -682,10 +695,10 @@ def nightly_cmd(
     show_players: ShowPlayersOption = False,
     json: JsonOption = False,
 ) -> None:
-    """The nightly job: ingest, run, report.
+    """The nightly job: ingest, run, and report every gaming day the given files hold.
 
-    Ingests the files, audits what needs it, and reports the gaming days of
-    the given files. Exit 0, or 3 with --fail-on when such findings exist in those gaming days.
+    Exit 0, or 3 with --fail-on when such findings exist in those gaming days (whether
+    their events were new or already stored), else 5 when some input files could not be read.
 
     \b
     Examples:
@@ -701,11 +714,13 @@ def nightly_cmd(
     path = _report(db, days, out, fmt, templates, profiles, show_players)
     bad = 0
     if fail_on is not None:
+        from audit.store.integrity import tampered_without_day
+
         with open_db(db, read_only=True) as store:
-            bad = sum(
-                len(store.all_findings(gaming_day=day, min_severity=Severity(fail_on.value)))
-                for day in days
-            )
+            floor = Severity(fail_on.value)
+            bad = sum(len(store.all_findings(gaming_day=day, min_severity=floor)) for day in days)
+            # LOG_TAMPERED findings about the whole database have no gaming day.
+            bad += sum(f.severity.rank >= floor.rank for f in tampered_without_day(store))
     if json:
         print_json(
             {
@@ -722,6 +737,8 @@ def nightly_cmd(
     if bad:
         fail(f"{bad:,} findings of severity {fail_on} or worse")
         raise typer.Exit(3)
+    if summary.errors:
+        raise typer.Exit(EXIT_UNREAD)
 
 
 # --------------------------------------------------------------------------- simulate

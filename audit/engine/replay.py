@@ -171,9 +171,12 @@ class _Shoe:
             cur = None  # passed over: only the shoe's share of the burn (the cards) matters
         if cur is not None and cur.ranks_before_round is None and not start:
             cur.snapshot_round(self.tracker.ranks, self.tracker.unseen)
-        for n in range(e.n_cards):
-            card = e.cards[n] if n < len(e.cards) else None
-            self.tracker.draw(card, pos + n if pos is not None else None, e.id, rnd)
+        known = min(len(e.cards), e.n_cards)
+        for n in range(known):
+            self.tracker.draw(e.cards[n], pos + n if pos is not None else None, e.id, rnd)
+        # The rest unseen, in one step: a count may be huge (issue 14, point 19).
+        rest_pos = pos + known if pos is not None else None
+        self.tracker.draw_unseen(e.n_cards - known, rest_pos, e.id, rnd)
         if start:
             self.start_burned += e.n_cards
             self.start_burn_events.append(e.id)

@@ -94,6 +94,27 @@ class ShoeTracker:
             self.cut_card_out_event = event_id
         return position
 
+    def draw_unseen(self, n: int, pos: int | None, event_id: str, round_no: int | None) -> None:
+        """``n`` cards leave the shoe unseen, from ``pos`` on: as ``n`` calls of :meth:`draw`
+        with no card, in constant time (a burn's ``count`` may be up to 2^53 - 1, TEL/1 v1.1)."""
+        if n <= 0:
+            return
+        first = self.draw(None, pos, event_id, round_no)
+        if n == 1:
+            return
+        last = first + n - 1
+        self.next_pos = last + 1
+        self.max_pos = max(self.max_pos, last)
+        self.unseen += n - 1
+        if (
+            self.cut_card_position is not None
+            and last > self.cut_card_position
+            and self.cut_card_out_round is None
+            and round_no is not None
+        ):
+            self.cut_card_out_round = round_no
+            self.cut_card_out_event = event_id
+
     def _check_order(self, card: str, position: int, event_id: str, round_no: int | None) -> None:
         if self.order is None or position > len(self.order):
             return

@@ -36,6 +36,12 @@ from audit.events.cards import normalise_card
 
 TEL_VERSION = 1
 
+INT_MAX = 2**53 - 1
+"""The largest integer TEL/1 v1.1 allows (event-log.md "Integers"): every JSON
+reader holds it exactly."""
+AMOUNT_MAX = Decimal("999999999999.99")
+"""The largest amount, in absolute value (event-log.md "Money", TEL/1 v1.1)."""
+
 # --------------------------------------------------------------------------- scalar types
 
 
@@ -48,10 +54,14 @@ def _money(v: Any) -> Decimal:
     if not d.is_finite():
         raise ValueError(f"money must be finite, got {v!r}")
     _, digits, exp = d.as_tuple()
-    # More than 2 decimals unless the extra ones are zeros (10.500 is 10.50);
-    # no quantize, which fails on numbers beyond the context's precision.
+    # More than 2 decimals unless the extra ones are zeros (10.500 is 10.50), in
+    # any notation (1e-400 is not 0); no quantize, which fails on numbers beyond
+    # the context's precision.
     if isinstance(exp, int) and exp < -2 and any(digits[exp + 2 :]):
-        raise ValueError(f"money has at most 2 decimals, got {v!r}")
+        raise ValueError(f"money has at most 2 decimals, got {v}")
+    # copy_abs, not abs(): abs() rounds to the context and overflows on 1e999999999.
+    if d.copy_abs() > AMOUNT_MAX:
+        raise ValueError(f"out of range: an amount is at most 999,999,999,999.99, got {v}")
     return d
 
 
@@ -61,7 +71,12 @@ def _non_negative(d: Decimal) -> Decimal:
     return d
 
 
-_MONEY_SCHEMA = {"type": "number", "multipleOf": 0.01}
+_MONEY_SCHEMA = {
+    "type": "number",
+    "multipleOf": 0.01,
+    "minimum": -float(AMOUNT_MAX),
+    "maximum": float(AMOUNT_MAX),
+}
 Money = Annotated[Decimal, BeforeValidator(_money), WithJsonSchema(_MONEY_SCHEMA)]
 Stake = Annotated[
     Decimal,
@@ -116,10 +131,12 @@ Timestamp = Annotated[
     WithJsonSchema({"type": "string", "format": "date-time"}),
 ]
 Box = Annotated[StrictInt, Field(ge=1, le=7)]
-Hand = Annotated[StrictInt, Field(ge=0)]
-Spot = Annotated[StrictInt, Field(ge=0)]
-Count = Annotated[StrictInt, Field(ge=0)]
-Position = Annotated[StrictInt, Field(ge=1)]
+Natural = Annotated[StrictInt, Field(ge=0, le=INT_MAX)]
+Positive = Annotated[StrictInt, Field(ge=1, le=INT_MAX)]
+Hand = Natural
+Spot = Natural
+Count = Natural
+Position = Positive
 Id = Annotated[StrictStr, Field(min_length=1, max_length=128)]
 NonEmpty = Annotated[StrictStr, Field(min_length=1)]
 
@@ -144,7 +161,7 @@ class Envelope(BaseModel):
 
     v: Version = 1
     id: Id
-    seq: Annotated[StrictInt, Field(ge=1)]
+    seq: Positive
     ts: Timestamp
     table: NonEmpty
     shoe: NonEmpty
@@ -154,7 +171,7 @@ class Envelope(BaseModel):
 class RoundEnvelope(Envelope):
     """Round events also carry the round number within the shoe."""
 
-    round: Annotated[StrictInt, Field(ge=1)]
+    round: Positive
 
 
 # --------------------------------------------------------------------------- shoe events
@@ -163,7 +180,7 @@ class RoundEnvelope(Envelope):
 class ShoeOpen(Envelope):
     type: Literal["shoe_open"]
     profile: NonEmpty
-    decks: Annotated[StrictInt, Field(ge=1)]
+    decks: Positive
     dealer: NonEmpty
     currency: Annotated[StrictStr, Field(pattern=r"^[A-Z]{3}$")] | None = None
     min_bet: Stake | None = None
@@ -172,7 +189,7 @@ class ShoeOpen(Envelope):
 
 class Inspection(Envelope):
     type: Literal["inspection"]
-    decks: Annotated[StrictInt, Field(ge=1)]
+    decks: Positive
     ok: StrictBool
 
 

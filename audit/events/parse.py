@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from audit.errors import MalformedEventError
-from audit.events.models import EVENT_TYPES, AnyEvent, Envelope, UnknownEvent
+from audit.events.models import EVENT_TYPES, INT_MAX, AnyEvent, Envelope, UnknownEvent
 
 MAX_LINE_BYTES = 1_000_000
 """A line longer than 1 MB is rejected as malformed (event-log.md)."""
@@ -19,9 +19,43 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object names the same key twice (invalid in TEL/1 v1.1)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"duplicate key {key!r}: an object names each key once")
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return out
+
+
+_DECODER_ARGS: dict[str, Any] = {
+    "parse_float": Decimal,
+    "parse_constant": _no_constant,
+    "object_pairs_hook": _unique_keys,
+}
+_DECODER = json.JSONDecoder(**_DECODER_ARGS)
+"""Made once: ``json.loads`` with keyword arguments builds a decoder per call."""
+
+
 def loads(text: str | bytes) -> Any:
-    """Parse JSON with exact decimals (never binary floats) and strict constants."""
-    return json.loads(text, parse_float=Decimal, parse_constant=_no_constant)
+    """Parse JSON with exact decimals (never binary floats) and strict constants.
+
+    An object naming a key twice raises :class:`DuplicateKeyError` (event-log.md
+    "One key, one value": a reader must not pick one of two readings).
+    """
+    if isinstance(text, str):
+        return _DECODER.decode(text)
+    return json.loads(text, **_DECODER_ARGS)  # bytes: json.loads detects the encoding
 
 
 def _describe(exc: ValidationError) -> str:
@@ -35,6 +69,11 @@ def _describe(exc: ValidationError) -> str:
             parts.append(f"missing required field {loc!r}")
         elif err["type"] == "extra_forbidden":
             parts.append(f"unexpected field {loc!r}")
+        elif err["type"] == "less_than_equal" and err.get("ctx", {}).get("le") == INT_MAX:
+            parts.append(
+                f"{loc}: out of range: an integer is at most 2^53 - 1 = 9,007,199,254,740,991, "
+                f"got {err.get('input')!r}"
+            )
         elif err["type"] == "value_error":
             parts.append(f"{loc}: {msg}" if loc else msg)
         elif loc:
@@ -61,8 +100,8 @@ def parse_object(obj: Any) -> AnyEvent:
         raise MalformedEventError(_describe(exc)) from None
 
 
-def parse_line(line: str | bytes) -> AnyEvent:
-    """Parse one line of a TEL/1 file (without its newline)."""
+def decode_line(line: str | bytes) -> Any:
+    """One line of a TEL/1 file (without its newline) as a JSON value, or why it is none."""
     size = len(line) if isinstance(line, bytes) else len(line.encode("utf-8", "surrogatepass"))
     if size > MAX_LINE_BYTES:
         raise MalformedEventError(f"line too long ({size:,} bytes; the limit is 1 MB)")
@@ -72,9 +111,15 @@ def parse_line(line: str | bytes) -> AnyEvent:
         except UnicodeDecodeError as exc:
             raise MalformedEventError(f"invalid UTF-8 at byte {exc.start}") from None
     try:
-        obj = loads(line)
+        return loads(line)
+    except DuplicateKeyError as exc:
+        raise MalformedEventError(str(exc)) from None
     except (ValueError, RecursionError) as exc:
         raise MalformedEventError(f"not JSON: {exc}") from None
     except ArithmeticError:  # decimal.InvalidOperation: an exponent Decimal cannot hold
         raise MalformedEventError("not JSON: a number out of range") from None
-    return parse_object(obj)
+
+
+def parse_line(line: str | bytes) -> AnyEvent:
+    """Parse one line of a TEL/1 file (without its newline)."""
+    return parse_object(decode_line(line))

@@ -19,8 +19,10 @@ models care about, a guard sends the line to Python:
 * a ``null`` for a field whose default is not ``None`` (the struct cannot tell
   ``"hand": null`` from a missing ``hand``; the key list can);
 * a number with 16 or more digits in a money field (its float form no longer
-  shows whether the original had more than two decimals);
-* duplicate keys (DuckDB keeps the first, Python the last);
+  shows whether the original had more than two decimals), and a money field
+  written with a fraction in a line holding an exponent form (``1e-400`` reads
+  as ``0.0``: the float lost the decimals that make the line invalid);
+* duplicate keys (DuckDB keeps the first; TEL/1 v1.1 makes the line invalid);
 * deep nesting in unknown fields (Python's parser stops at ~1000 levels).
 
 The fast path needs no second look at the line: DuckDB's re-serialised texts
@@ -37,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from audit.store.fields import (
-    INT64_MAX,
+    INT_MAX,
     ROUND_TYPES,
     TYPED_COLUMNS,
     TYPES,
@@ -50,7 +52,7 @@ from audit.store.rows import ENVELOPE_COLUMNS
 ENVELOPE_FIELDS: tuple[Field, ...] = (
     Field("v", "int", "default", lo=1, hi=1, default=1),
     Field("id", "nonempty"),
-    Field("seq", "int", lo=1, hi=INT64_MAX),
+    Field("seq", "int", lo=1, hi=INT_MAX),
     Field("ts", "str"),  # checked specially below
     Field("table", "nonempty"),
     Field("shoe", "nonempty"),
@@ -60,12 +62,16 @@ ENVELOPE_FIELDS: tuple[Field, ...] = (
 TRAILING_COMMA = r",\s*[\]}]"
 NAN_OR_INF = r"[:\[,]\s*[-+]?(?i:nan|inf)"
 LONG_NUMBER = r"[0-9.]{16}"
+EXPONENT = r"[:\[,]\s*-?[0-9]+(?:\.[0-9]*)?[eE]"
+"""A number in exponent form (after the ``:``, ``[`` or ``,`` that precedes a value)."""
 
 _RANK = "(?:10|[A2-9TJQKajqkt])"
 _CARD = f'"{_RANK}[SHDCshdc]"'
 _CARDS_RE = rf"\[{_CARD}(?:,{_CARD})*\]"
-_SPOTS_RE = r"\[\]|\[[0-9]{1,18}(?:,[0-9]{1,18})*\]"
-_MONEY_RE = r"-?[0-9]{1,16}(?:\.[0-9]{1,2})?"
+# At most 15 digits: below 2^53 (a longer number goes to Python, which decides).
+_SPOTS_RE = r"\[\]|\[[0-9]{1,15}(?:,[0-9]{1,15})*\]"
+# At most 999,999,999,999.99 (event-log.md "Money", TEL/1 v1.1).
+_MONEY_RE = r"-?[0-9]{1,12}(?:\.[0-9]{1,2})?"
 _TS_RE = (
     r'"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,6})?'
     r'(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"'
@@ -140,10 +146,12 @@ def _check(f: Field, x: str) -> str:
     if k == "spots":
         return f"regexp_full_match({x}, {_lit(_SPOTS_RE)})"
     if k in ("money", "stake"):
-        # An integer text is exact; a float text may hide digits (see GUARDS).
+        # An integer text is exact; a float text may hide digits, or come from an
+        # exponent form whose decimals the float lost (1e-400 reads as 0.0).
         ok = (
             f"CASE WHEN NOT regexp_full_match({x}, {_lit(_MONEY_RE)}) THEN false "
-            f"WHEN contains({x}, '.') THEN NOT regexp_matches(line, {_lit(LONG_NUMBER)}) "
+            f"WHEN contains({x}, '.') "
+            f"THEN NOT regexp_matches(line, {_lit(LONG_NUMBER + '|' + EXPONENT)}) "
             "ELSE true END"
         )
         if k == "stake":

@@ -10,16 +10,17 @@ need Python (:meth:`Session.recheck`) or a merge by id (see
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any, ClassVar
 
 from audit.errors import MalformedEventError
-from audit.events.parse import MAX_LINE_BYTES, loads, parse_line
+from audit.events.parse import MAX_LINE_BYTES, decode_line, parse_object
 from audit.ingest import bulk
 from audit.ingest.reader import RAW_KEEP, Batch, Reject
 from audit.ingest.summary import FileSummary
+from audit.store.evidence import LineDigest
 from audit.store.fields import COLUMN_TYPES
 from audit.store.rows import EVENT_COLUMNS, event_row
 
@@ -79,14 +80,27 @@ class FileResult:
     summary: FileSummary
     quarantined: list[Quarantined] = field(default_factory=list)
     unknown: list[tuple[int, str]] = field(default_factory=list)
+    shoes: set[tuple[str, str]] = field(default_factory=set)
+    """(table, shoe) of its lines that were duplicates of stored events (its new
+    events' shoes are in ``events``)."""
+    lines: LineDigest = field(default_factory=LineDigest)
+    """The digest of the lines it added, as they were read (the ledger's)."""
 
 
 def readable(raw: str) -> dict[str, Any]:
-    """id/table/shoe/local time of a rejected line, where it has them."""
+    """id/table/shoe/local time of a rejected line, where it has them.
+
+    Only to locate the line: a key named twice gives its last value.
+    """
     try:
-        obj = loads(raw)
+        obj = json.loads(raw)
     except (ValueError, RecursionError):
         return {}
+    return _located(obj)
+
+
+def _located(obj: Any) -> dict[str, Any]:
+    """id/table/shoe/local time of a decoded line, where it has them."""
     if not isinstance(obj, dict):
         return {}
     out: dict[str, Any] = {}
@@ -151,6 +165,11 @@ class Session:
         self.pc = pc
         self.rest: Any = None
         """The batch's lines that need Python (an Arrow table of bulk rows)."""
+        self.skipped: Any = None
+        """The batch's lines the split left out (blank, too long): ``file_id``, ``line_no``."""
+        self.hits: Any = None
+        """The lines :func:`audit.ingest.storing.merge` found stored before (``file_id``,
+        ``line_no``, ...): not added."""
         kept = ("line_no", "file_id", "valid")
         out_cols = ", ".join(
             _q(c) for c in bulk.OUTPUT_COLUMNS if c in _EVENT_SQL_TYPES or c in kept
@@ -253,6 +272,9 @@ class Session:
         """
         pa, pc = self.pa, self.pc
         lines, rejects = self._split(blocks)
+        self.skipped = lines.filter(pc.is_valid(lines.column("skip"))).select(
+            ["file_id", "line_no"]
+        )
         # Ids that need care: seen before, or more than once in this batch.
         dup_ids = self.arrow(
             lines,
@@ -267,7 +289,7 @@ class Session:
         inserted = self.query(
             lines,
             "_all_lines",
-            f"INSERT INTO events BY NAME SELECT {EV_COLS}, file_id, line_no "
+            f"INSERT INTO events BY NAME SELECT {EV_COLS}, file_id, line_no, file_id AS ingest_id "
             f"FROM {self._view('_v_fresh')} WHERE valid",
         )[0][0]
         parts = []
@@ -315,17 +337,21 @@ class Session:
         file_ids = rest.column("file_id").take(bad).to_pylist()
         raws = rest.column("raw").take(bad).to_pylist()
         rescued = []
+        # A file of garbage often repeats itself (100,000 lines of "{}"): each
+        # distinct line is parsed once per batch.
+        seen: dict[str, tuple[str | None, dict[str, Any]]] = {}
         for line_no, file_id, raw in zip(line_nos, file_ids, raws, strict=True):
-            try:
-                event = parse_line(raw)
-                row = event_row(event, raw)
-                _check_storable(row)
-                rescued.append({"line_no": line_no, "file_id": file_id, "valid": True, **row})
-            except MalformedEventError as exc:
+            verdict = seen.get(raw)
+            if verdict is None:
+                verdict = _verdict(raw)
+                if len(seen) < _SEEN_MAX:
+                    seen[raw] = verdict
+            reason, found = verdict
+            if reason is None:
+                rescued.append({"line_no": line_no, "file_id": file_id, "valid": True, **found})
+            else:
                 results[file_id].quarantined.append(
-                    Quarantined(
-                        line_no, "LOG_MALFORMED", exc.reason, raw[:RAW_KEEP], **readable(raw)
-                    )
+                    Quarantined(line_no, "LOG_MALFORMED", reason, raw[:RAW_KEEP], **found)
                 )
         kept = rest.filter(pa.array(valid))
         if rescued:
@@ -333,28 +359,36 @@ class Session:
         self.rest = kept
 
 
-_MONEY_LIMIT = Decimal(10) ** 16
+_SEEN_MAX = 100_000
+"""Distinct lines whose verdict a batch remembers (bounded memory)."""
+
+
+def _verdict(raw: str) -> tuple[str | None, dict[str, Any]]:
+    """(None, its events row) for a line the models accept; else (why not, where it is).
+
+    The line is decoded once, for the models and for locating it.
+    """
+    try:
+        obj = decode_line(raw)
+    except MalformedEventError as exc:
+        return exc.reason, readable(raw) if raw.lstrip().startswith("{") else {}
+    try:
+        row = event_row(parse_object(obj), raw)
+        _check_storable(row)
+    except MalformedEventError as exc:
+        return exc.reason, _located(obj)
+    return None, row
 
 
 def _check_storable(row: dict[str, Any]) -> None:
-    """Refuse values the models accept but the database cannot hold.
+    """Refuse text the models accept but the database cannot hold.
 
-    The models take any integer and any amount; the columns are BIGINT and
-    DECIMAL(18,2), and text must be valid Unicode (no lone surrogates).
+    Numbers need no check here: TEL/1 v1.1 bounds them (integers at most
+    2^53 - 1, amounts at most 999,999,999,999.99), and the models enforce it,
+    so every accepted value fits BIGINT and DECIMAL(18,2). Text must be valid
+    Unicode (no lone surrogates, which JSON escapes can spell).
     """
     for col, value in row.items():
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int) and not -(2**63) <= value < 2**63:
-            raise MalformedEventError(
-                f"{col} {value} is out of range (the store keeps 64-bit ints)"
-            )
-        if isinstance(value, Decimal) and abs(value) >= _MONEY_LIMIT:
-            raise MalformedEventError(f"{col} {value} is out of range (money below 10^16)")
-        if isinstance(value, list):
-            for item in value:
-                if isinstance(item, int) and not -(2**63) <= item < 2**63:
-                    raise MalformedEventError(f"{col} item {item} is out of range")
         if isinstance(value, str):
             try:
                 value.encode("utf-8")

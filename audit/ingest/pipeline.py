@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
+from typing import Any
 
 from audit.errors import NoLogsError
 from audit.ingest import reader as _reader
@@ -40,13 +41,26 @@ from audit.ingest.bulkstep import (
 from audit.ingest.reader import (
     Batch,
     FileError,
+    Found,
     LogReader,
     Reject,
     find_logs,
 )
-from audit.ingest.storing import TOUCHED, finish_file, merge, refresh_derived, stored_before, touch
+from audit.ingest.storing import (
+    TOUCHED,
+    again_body,
+    digest_added,
+    finish_file,
+    gaming_days_of_files,
+    merge,
+    note_unread,
+    refresh_derived,
+    stored_before,
+    touch,
+)
 from audit.ingest.summary import FileSummary, IngestSummary, ValidationReport
-from audit.store import Store
+from audit.store import Store, ledger
+from audit.store.failures import plain_failures
 from audit.store.store import day_start_minutes
 
 StrPath = str | PathLike[str]
@@ -64,6 +78,8 @@ class _OpenFile:
     reader: LogReader
     file_id: int
     result: FileResult
+    place: int
+    """Its place among the group's paths (the ledger records them in that order)."""
 
 
 class _Pool:
@@ -77,17 +93,25 @@ class _Pool:
         self._flush = flush
         self._blocks: list[Block] = []
         self._bytes = 0
+        self._lines = 0
 
     def add(self, batch: Batch, file_id: int) -> None:
-        self._blocks += blocks_of(batch, file_id)
-        self._bytes += sum(len(b) for b in batch.blocks)
-        if self._bytes >= _reader.BATCH_BYTES:
+        size = sum(len(b) for b in batch.blocks)
+        # A reader's batch is just under the limits: hand over what the pool holds
+        # first, so that no pass holds more than one batch's worth.
+        if self._blocks and (
+            self._bytes + size > _reader.BATCH_BYTES
+            or self._lines + batch.kept > _reader.BATCH_LINES
+        ):
             self.flush()
+        self._blocks += blocks_of(batch, file_id)
+        self._bytes += size
+        self._lines += batch.kept
 
     def flush(self) -> None:
         if self._blocks:
             self._flush(self._blocks)
-        self._blocks, self._bytes = [], 0
+        self._blocks, self._bytes, self._lines = [], 0, 0
 
 
 def _quarantine_long(long_lines: list[tuple[int, Reject]], results: dict[int, FileResult]) -> None:
@@ -102,6 +126,7 @@ def _store_blocks(session: Session, blocks: list[Block], files: dict[int, _OpenF
     _quarantine_long(session.store(blocks), results)
     session.recheck(results)
     merge(session, results, {f: str(o.path) for f, o in files.items()})
+    digest_added(session, blocks, results)
 
 
 def _ingest_group(
@@ -114,15 +139,17 @@ def _ingest_group(
     con = store.con
     files: dict[int, _OpenFile] = {}
     summaries: list[FileSummary] = []
+    bodies: dict[int, dict[str, Any]] = {}  # ledger records, by the file's place in paths
     pool = _Pool(lambda blocks: _store_blocks(session, blocks, files))
-    for path in paths:
+    for place, path in enumerate(paths):
         again = stored_before(store, path, now)
         if again is not None:
             summaries.append(again)
+            bodies[place] = again_body(store, again, path, now)
             continue
         file_id = con.execute("SELECT nextval('file_ids')").fetchall()[0][0]
         f = files[file_id] = _OpenFile(
-            path, LogReader(path), file_id, FileResult(FileSummary(str(path)))
+            path, LogReader(path), file_id, FileResult(FileSummary(str(path))), place
         )
         try:
             for batch in f.reader.batches():
@@ -133,7 +160,9 @@ def _ingest_group(
         except FileError as exc:
             if not f.reader.opened:  # nothing of it was read
                 del files[file_id]
-                summaries.append(FileSummary(str(path), error=str(exc)))
+                unread = FileSummary(str(path), error=str(exc))
+                summaries.append(unread)
+                bodies[place] = note_unread(store, [unread], now)[0]
                 continue
             f.result.summary.error = str(exc)
             f.result.quarantined.append(
@@ -145,12 +174,13 @@ def _ingest_group(
         s = f.result.summary
         s.rejected = len(f.result.quarantined)
         s.new, s.unknown_types = con.execute(
-            "SELECT count(*), count(*) FILTER (NOT known_type) FROM events WHERE file_id = ?",
+            "SELECT count(*), count(*) FILTER (NOT known_type) FROM events WHERE ingest_id = ?",
             [f.file_id],
         ).fetchall()[0]
         s.events = s.new + s.duplicates
         touch(store, f.file_id)  # before file_id may become an older one
-        finish_file(store, f.path, f.reader, f.file_id, f.result, now)
+        bodies[f.place] = finish_file(store, f.path, f.reader, f.file_id, f.result, now)
+    ledger.append(store, [bodies[p] for p in sorted(bodies)])
     return summaries
 
 
@@ -199,13 +229,15 @@ def ingest_paths(
     in its :class:`FileSummary` ``error`` and the others are ingested.
     """
     day_start_minutes(day_start)  # fail early on a bad value
-    files = find_logs(paths)
+    found = find_logs(paths)
+    files = found.files
     if store.meta("day_start") != day_start:
         with store.transaction():
             store.set_meta("day_start", day_start)
             store.refresh_shoes()
     session = Session(store.con)
     summary = IngestSummary()
+    summary.files += [FileSummary(str(d), error=why) for d, why in found.unlisted]
     days: set[dt.date] = set()
     now = dt.datetime.now(dt.UTC)
     for group in _groups(files):
@@ -213,7 +245,13 @@ def ingest_paths(
             con.execute(TOUCHED)
             summary.files += _ingest_group(store, session, group, on_batch, now)
             days.update(refresh_derived(store))
+    if found.unlisted:
+        with store.transaction():
+            ledger.append(store, note_unread(store, summary.files[: len(found.unlisted)], now))
     summary.gaming_days = sorted(days)
+    summary.file_days = gaming_days_of_files(
+        store, [f.file_id for f in summary.files if f.file_id is not None]
+    )
     if all(f.error and f.lines == 0 for f in summary.files):
         raise NoLogsError(
             "nothing could be read: " + "; ".join(f"{f.path}: {f.error}" for f in summary.files)
@@ -230,9 +268,18 @@ def validate_paths(paths: Iterable[StrPath]) -> ValidationReport:
     """
     import duckdb
 
-    files = find_logs(paths)
+    found = find_logs(paths)
+    with plain_failures(Path.cwd(), "DuckDB's spill files"):
+        return _validate(found, duckdb.connect(":memory:"))
+
+
+def _validate(found: Found, con: Any) -> ValidationReport:
+    """validate_paths on an in-memory connection, which it closes."""
+    files = found.files
     report = ValidationReport()
-    con = duckdb.connect(":memory:")
+    for folder, why in found.unlisted:
+        report.files.append(FileSummary(str(folder), error=why))
+        report.errors.append(f"{folder}: {why}")
     try:
         con.execute("SET TimeZone = 'UTC'")
         session = Session(con)

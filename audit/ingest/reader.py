@@ -14,6 +14,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import re
+import stat
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -31,10 +33,20 @@ BATCH_BYTES = 96 << 20
 Each batch costs a fixed ~0.3 s (planning, the threads' ramp-up and tail),
 so bigger is faster: at 1M events 48 MB took 5.7 s and 600 MB peak RSS,
 96 MB 5.0 s and 720 MB, one 170 MB batch 4.7 s and 860 MB."""
+BATCH_LINES = 1_000_000
+"""Lines handed to DuckDB at a time, at most: with BATCH_BYTES, it bounds a
+batch's memory whatever the lines hold (a file of tiny lines has millions of
+them in BATCH_BYTES; an ordinary one ~500,000)."""
+BLANK_RUN = 64
+"""A run of at least this many blank lines is left out of the batch: blank
+lines are ignored (event-log.md) and cost nothing, however many there are.
+Shorter runs go to DuckDB with the other lines, which skips them."""
 RAW_KEEP = 10_000
 """Characters of a rejected line kept in quarantine."""
 
 SUFFIXES = (".jsonl", ".jsonl.gz")
+BOM = b"\xef\xbb\xbf"
+"""A UTF-8 byte-order mark at the start of a file is ignored (event-log.md, TEL/1 v1.1)."""
 
 
 @dataclass(slots=True)
@@ -55,7 +67,10 @@ class Batch:
     """Each block holds complete lines separated by ``\\n``, valid UTF-8."""
     block_first_lines: list[int]
     lines: int
+    """Lines of the file the batch spans (long runs of blank lines included)."""
     rejects: list[Reject] = field(default_factory=list)
+    kept: int = 0
+    """Lines in ``blocks`` (what DuckDB will see)."""
     read_bytes: int = 0
     """Bytes of the file read when the batch was cut (of the gzip, for a gzip): progress."""
 
@@ -64,29 +79,76 @@ class FileError(Exception):
     """A file could not be read to its end (unreadable, truncated gzip)."""
 
 
-def find_logs(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+@dataclass(slots=True)
+class Found:
+    """The log files named by some paths, and the folders that could not be listed."""
+
+    files: list[Path]
+    unlisted: list[tuple[Path, str]] = field(default_factory=list)
+    """Folders (or sub-folders) whose entries could not be read: (folder, why)."""
+
+
+def find_logs(paths: Iterable[str | os.PathLike[str]]) -> Found:
     """The log files named by ``paths``: files as given, folders searched recursively.
 
+    A folder's ``*.jsonl``/``*.jsonl.gz`` entries are taken whatever they are
+    (the reader reads only regular files and names the others); symlinked
+    sub-folders are followed, each real folder once (so a loop ends).
     Raises :class:`NoLogsError` for a path that does not exist or a folder
     without ``*.jsonl``/``*.jsonl.gz``. Files are returned in a stable order
     (as given; within a folder, sorted), each once.
     """
     out: dict[Path, None] = {}
+    unlisted: list[tuple[Path, str]] = []
     given = list(paths)
     if not given:
         raise NoLogsError("no path given: name TEL/1 files or folders")
     for raw in given:
         p = Path(raw)
         if p.is_dir():
-            found = sorted(f for f in p.rglob("*") if f.name.endswith(SUFFIXES) and not f.is_dir())
-            if not found:
+            found, bad = _walk(p)
+            unlisted += bad
+            if not found and not bad:
                 raise NoLogsError(f"no *.jsonl or *.jsonl.gz files in folder {str(p)!r}")
-            out.update(dict.fromkeys(found))
-        elif p.exists():
+            out.update(dict.fromkeys(sorted(found)))
+        elif p.exists() or p.is_symlink():
             out[p] = None
         else:
             raise NoLogsError(f"no such file or folder: {str(p)!r}")
-    return list(out)
+    return Found(list(out), unlisted)
+
+
+def _walk(folder: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """Every log file under ``folder`` (symlinks followed, each real folder once)."""
+    files: list[Path] = []
+    unlisted: list[tuple[Path, str]] = []
+    seen: set[tuple[int, int]] = set()
+    stack = [folder]
+    while stack:
+        d = stack.pop()
+        try:
+            st = os.stat(d)
+            if (st.st_dev, st.st_ino) in seen:
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            with os.scandir(d) as it:
+                entries = list(it)
+        except OSError as exc:
+            unlisted.append((d, f"cannot list folder: {exc.strerror or exc}"))
+            continue
+        subfolders = []
+        for e in sorted(entries, key=lambda e: e.name):
+            try:
+                is_dir = e.is_dir()  # follows a symlink
+            except OSError:
+                is_dir = False
+            if is_dir:
+                subfolders.append(Path(e.path))
+            elif e.name.endswith(SUFFIXES):
+                files.append(Path(e.path))
+        # In name order, so that of two ways to one folder the first by name is kept.
+        stack += reversed(subfolders)
+    return files, unlisted
 
 
 class _HashingReader:
@@ -147,9 +209,107 @@ def _decode_block(block: bytes, first_line: int, rejects: list[Reject]) -> bytes
     return b"\n".join(lines)
 
 
+# A run of whitespace long enough to hold BLANK_RUN blank lines. (A class repeated,
+# not a group: Python's re keeps no state per repetition, so a run of millions of
+# newlines costs no memory.)
+_SPACE_RUN = re.compile(rb"[ \t\r\n]{%d,}" % BLANK_RUN)
+
+
+def _chunks(
+    text: bytes, first_line: int, lines: int | None = None
+) -> Iterator[tuple[int, bytes, int]]:
+    """``text``'s lines in chunks of at most BATCH_LINES lines: (first line, bytes, lines)."""
+    if lines is None:
+        lines = text.count(b"\n") + 1
+    start = 0
+    while lines > BATCH_LINES:
+        # Cut near where the BATCH_LINES-th line should end, halving until it fits.
+        span = (len(text) - start) * BATCH_LINES // lines
+        while True:
+            cut = text.rfind(b"\n", start, start + max(span, 1))
+            n = text.count(b"\n", start, cut) + 1 if cut > start else 0
+            if 0 < n <= BATCH_LINES:
+                break
+            if cut <= start:  # the first line alone is longer than span
+                cut = text.index(b"\n", start)
+                n = 1
+                break
+            span //= 2
+        yield first_line, text[start:cut], n
+        first_line += n
+        lines -= n
+        start = cut + 1
+    yield first_line, text[start:] if start else text, lines
+
+
+def _pieces(block: bytes, first_line: int, lines: int) -> Iterator[tuple[int, bytes, int]]:
+    """The block's ``lines`` lines without long runs of blank lines, in chunks DuckDB takes
+    at once. Yields (first line, bytes, lines); line numbers stay those of the file.
+    """
+    # The usual case, a line per object: a run of blank lines needs BLANK_RUN lines
+    # without a "{" (two C-speed counts rule it out; a regex scan costs 10x more).
+    if block.count(b"{") + BLANK_RUN > lines:
+        yield from _chunks(block, first_line, lines)
+        return
+    start, line = 0, first_line
+    for m in _SPACE_RUN.finditer(block):
+        # The whole lines inside the run are blank: those after its first newline
+        # (or from the block's start) up to its last newline.
+        head = -1 if m.start() == 0 else block.find(b"\n", m.start(), m.end())
+        tail = block.rfind(b"\n", m.start(), m.end())
+        blank = block.count(b"\n", head + 1, tail + 1) if tail >= 0 else 0
+        if blank < BLANK_RUN:
+            continue
+        if head >= 0:
+            text = block[start:head]
+            if text.strip(b" \t\r\n"):
+                yield from _chunks(text, line)
+            line += text.count(b"\n") + 1
+        line += blank
+        start = tail + 1
+    rest = block[start:] if start else block
+    if rest.strip(b" \t\r\n"):
+        yield from _chunks(rest, line)
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a folder"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"  # pragma: no cover - no other kind on Linux
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """``path`` opened for reading, when it is a regular file (after symlinks).
+
+    Anything else (a FIFO, ``/dev/zero``, a socket) would hang or never end:
+    it is opened without blocking, seen for what it is, and refused with
+    :class:`FileError` ("not a regular file (a FIFO); skipped").
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise FileError(f"cannot read: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise FileError(f"not a regular file ({_kind(mode)}); skipped")
+        os.set_blocking(fd, True)
+        return open(fd, "rb", closefd=True)  # the caller closes it
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def file_sha256(path: Path) -> str:
     """The SHA-256 of a file's bytes as stored (a gzip's compressed bytes), as LogReader has it."""
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         hashing = _HashingReader(f)
         while hashing.read(BLOCK_BYTES):
             pass
@@ -189,10 +349,7 @@ class LogReader:
         return self._hash.size if self._hash is not None else 0
 
     def _open(self) -> tuple[_HashingReader, BinaryIO]:
-        try:
-            raw = open(self.path, "rb")  # noqa: SIM115 - closed in batches()
-        except OSError as exc:
-            raise FileError(f"cannot read: {exc.strerror or exc}") from None
+        raw = open_regular(self.path)
         hashing = _HashingReader(raw)
         head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
         if head == b"\x1f\x8b" or self.path.name.endswith(".gz"):
@@ -249,6 +406,7 @@ class LogReader:
         skipping: Reject | None = None
         skipped = 0
         eof = False
+        first = True
         while not eof:
             try:
                 data = self._read(stream)
@@ -260,6 +418,10 @@ class LogReader:
                     yield batch
                 raise
             eof = not data
+            if first:
+                # A block is far longer than a BOM, so the first one holds it whole.
+                data = data.removeprefix(BOM)
+                first = False
             if skipping is not None:
                 nl = data.find(b"\n")
                 if nl < 0 and not eof:
@@ -270,7 +432,7 @@ class LogReader:
                 batch.rejects.append(skipping)
                 skipping = None
                 line_no += 1
-                batch.lines += 1
+                batch.lines = line_no - batch.first_line
                 data = data[nl + 1 :] if nl >= 0 else b""
             buf = carry + data if carry else data
             cut = buf.rfind(b"\n") if not eof else len(buf)
@@ -282,23 +444,23 @@ class LogReader:
                     carry = b""
                 continue
             block, carry = buf[:cut], buf[cut + 1 :]
-            if block or not eof:
-                n = block.count(b"\n") + 1
-                if eof and not block:
-                    n = 0
-                if n:
-                    block = _decode_block(block, line_no, batch.rejects)
-                    batch.blocks.append(block)
-                    batch.block_first_lines.append(line_no)
-                    batch.lines += n
-                    batch_bytes += len(block)
-                    line_no += n
-            if batch_bytes >= BATCH_BYTES:
-                self.lines = line_no - 1
-                batch.read_bytes = self._read_bytes()
-                yield batch
-                batch = Batch(line_no, [], [], 0)
-                batch_bytes = 0
+            n = 0 if eof and not block else block.count(b"\n") + 1
+            for first_of, piece, count in _pieces(block, line_no, n) if n else ():
+                if batch.kept and (
+                    batch.kept + count > BATCH_LINES or batch_bytes + len(piece) > BATCH_BYTES
+                ):
+                    batch.lines = first_of - batch.first_line
+                    self.lines = first_of - 1
+                    batch.read_bytes = self._read_bytes()
+                    yield batch
+                    batch = Batch(first_of, [], [], 0)
+                    batch_bytes = 0
+                batch.blocks.append(_decode_block(piece, first_of, batch.rejects))
+                batch.block_first_lines.append(first_of)
+                batch.kept += count
+                batch_bytes += len(piece)
+            line_no += n
+            batch.lines = line_no - batch.first_line
         if batch.lines or batch.rejects:
             self.lines = line_no - 1
             batch.read_bytes = self._read_bytes()

@@ -20,6 +20,8 @@ class FileSummary:
     error: str | None = None
     """A file-level problem (unreadable, truncated gzip): set only when some or
     all of the file could not be read."""
+    file_id: int | None = None
+    """Its ``input_files`` row (None when nothing of it could be read)."""
 
 
 @dataclass(slots=True)
@@ -29,6 +31,9 @@ class IngestSummary:
     files: list[FileSummary] = field(default_factory=list)
     gaming_days: list[dt.date] = field(default_factory=list)
     """Gaming days of the shoes that received new events, sorted."""
+    file_days: list[dt.date] = field(default_factory=list)
+    """Gaming days of every shoe the files hold (their events new or stored before) and
+    of their rejected lines, sorted: what ``nightly`` reports."""
 
     @property
     def events(self) -> int:

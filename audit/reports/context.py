@@ -43,6 +43,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from audit.reports.evidence import Evidence
+
 # --------------------------------------------------------------------------- shared pieces
 
 
@@ -905,8 +907,11 @@ class ReportContext:
         statistics: the statistics section (issue 11): an
             :class:`audit.reports.statistics.StatisticsSection`, rendered by
             ``_partials/statistics.html.j2``; None: not rendered (no audited rounds).
-        integrity: the integrity section (issue 14: ledger head, unreadable files),
-            rendered by ``_partials/integrity.html.j2``; None until its builder fills it.
+        integrity: the evidence the report was made from (issue 14: the ledger head, the
+            integrity check, the input files that could not be read;
+            :class:`audit.reports.evidence.Evidence`), rendered by
+            ``_partials/integrity.html.j2`` and ``unread.html.j2``; None when the report
+            was built without them.
         dismissed: the findings a review dismissed (issue 12), out of every count and
             total above, listed by gaming day, table, shoe and round.
     """
@@ -937,7 +942,7 @@ class ReportContext:
     show_players: bool = False
     hand_pages: tuple[HandPage, ...] = ()
     statistics: Any = None
-    integrity: Any = None
+    integrity: Evidence | None = None
     dismissed: tuple[DismissedRow, ...] = ()
 
 

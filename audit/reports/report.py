@@ -708,6 +708,7 @@ def render_report(
     *,
     flagged: FlaggedPage | None = None,
     pages: Callable[[Staging], Iterable[str]] | None = None,
+    seal: Callable[[Staging], None] | None = None,
 ) -> Path:
     """Write the report folder ``out_dir`` whole and swap it in; return the report's path.
 
@@ -718,6 +719,7 @@ def render_report(
     (it returns the hrefs it wrote). A flagged round whose page was not written
     loses its link. Files are UTF-8 with ``\\n`` line ends, so the same context
     gives byte-identical files; see :mod:`audit.reports.folder` for the swap.
+    ``seal(staging)``, last, may add files about the others (``SHA256SUMS``).
     """
     if fmt not in ("html", "md"):
         raise ValueError(f"unknown report format {fmt!r}: expected 'html' or 'md'")
@@ -763,6 +765,8 @@ def render_report(
                 "flagged.md",
                 render("compliance/flagged.md.j2", "md", full, templates_dir=templates_dir),
             )
+        if seal is not None:
+            seal(stage)
         name = index.name
     return swaps[0].out / name
 

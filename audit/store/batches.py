@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from audit.engine.event import ROUND_TYPES, RoundEvent
 from audit.events.models import AnyEvent
 from audit.findings import Finding
+from audit.store.ledger import chain_audits
 from audit.store.rows import EVENT_COLUMNS, build_event
 from audit.store.types import ShoeKey
 
@@ -190,6 +191,24 @@ def _outcome_schemas() -> tuple[pa.Schema, pa.Schema]:
     return rounds, wagers
 
 
+_MONEY = frozenset({"handle", "due", "settled", "impact", "stake", "base_stake"})
+"""Money columns (cents, or hundredths of a cent): int64 unless a value passes it."""
+
+
+def money_array(values: Sequence[Any]) -> pa.Array:
+    """Amounts in cents (or hundredths) as int64, or as DECIMAL(38,0) when one passes int64.
+
+    TEL/1 v1.1 bounds each amount by 10^12, not their sums: a round of 10,000
+    boxes, or a due in hundredths of a cent, can pass 2^63 (issue 14, point 3).
+    """
+    import pyarrow as pa
+
+    try:
+        return pa.array(values, pa.int64())
+    except OverflowError:
+        return pa.array(values, pa.decimal128(38, 0))
+
+
 def outcome_tables(
     rounds: Sequence[tuple[Any, ...]], wagers: Sequence[tuple[Any, ...]]
 ) -> tuple[pa.Table, pa.Table]:
@@ -201,8 +220,11 @@ def outcome_tables(
         columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
         out.append(
             pa.table(
-                [pa.array(c, type=f.type) for c, f in zip(columns, schema, strict=True)],
-                schema=schema,
+                [
+                    money_array(c) if f.name in _MONEY else pa.array(c, type=f.type)
+                    for c, f in zip(columns, schema, strict=True)
+                ],
+                names=schema.names,
             )
         )
     return out[0], out[1]
@@ -247,25 +269,30 @@ def clear_results(store: Store, keys: Sequence[ShoeKey]) -> None:
                 f"DELETE FROM {table} WHERE {extra}(table_id, shoe) IN "
                 "(SELECT table_id, shoe FROM _clear)"
             )
+        # The ledger records the cleared state too, so a run interrupted before it
+        # wrote these shoes again is no "finding removed by hand" (issue 14, point 15).
+        chain_audits(store, keys, dt.datetime.now(dt.UTC))
 
 
+# Cents to money as DECIMAL(38,0) * 0.01: exact (in DuckDB a DECIMAL divided by 100 is a
+# DOUBLE, which loses cents past 2^53), and wide enough for sums of TEL/1 v1.1 amounts.
 _ROUND_INSERT = """
 INSERT INTO rounds
 SELECT r.table_id, r.shoe, r.round, s.gaming_day, s.profile, r.status, r.dealer,
        make_timestamptz(r.opened_us), r.first_seq, r.last_seq, r.boxes, r.wagers,
-       CAST(r.handle AS DECIMAL(18,2)) / 100, CAST(r.due AS DECIMAL(18,4)) / 10000,
-       CAST(r.settled AS DECIMAL(18,2)) / 100, r.dealer_upcard, r.dealer_cards, r.dealer_total,
+       CAST(r.handle AS DECIMAL(38,0)) * 0.01, CAST(r.due AS DECIMAL(38,0)) * 0.0001,
+       CAST(r.settled AS DECIMAL(38,0)) * 0.01, r.dealer_upcard, r.dealer_cards, r.dealer_total,
        r.dealer_natural, r.dealer_bust, r.dealer_completed, r.ranks_before_round,
        r.unseen_before_round, r.ranks_before_dealer, r.unseen_before_dealer, r.findings,
-       r.worst_severity, CAST(r.impact AS DECIMAL(18,4)) / 10000
+       r.worst_severity, CAST(r.impact AS DECIMAL(38,0)) * 0.0001
 FROM _new_rounds r LEFT JOIN shoes s USING (table_id, shoe)
 """
 
 _WAGER_INSERT = """
 INSERT INTO wagers
 SELECT w.table_id, w.shoe, w.round, w.box, w.hand, w.spot, w.kind, s.gaming_day, w.player,
-       CAST(w.stake AS DECIMAL(18,2)) / 100, CAST(w.base_stake AS DECIMAL(18,2)) / 100,
-       CAST(w.due AS DECIMAL(18,4)) / 10000, CAST(w.settled AS DECIMAL(18,2)) / 100,
+       CAST(w.stake AS DECIMAL(38,0)) * 0.01, CAST(w.base_stake AS DECIMAL(38,0)) * 0.01,
+       CAST(w.due AS DECIMAL(38,0)) * 0.0001, CAST(w.settled AS DECIMAL(38,0)) * 0.01,
        w.settles, w.verdict, w.outcome, w.cards, w.total, w."natural", w.bust, w.doubled,
        w.from_split, w.surrendered
 FROM _new_wagers w LEFT JOIN shoes s USING (table_id, shoe)
@@ -321,7 +348,7 @@ def write_results(
             "events_digest": [a.events_digest for a in audits],
             "rounds": pa.array([a.rounds for a in audits], pa.int64()),
             "wagers": pa.array([a.wagers for a in audits], pa.int64()),
-            "handle": pa.array([a.handle_cents for a in audits], pa.int64()),
+            "handle": money_array([a.handle_cents for a in audits]),
         }
     )
     with store.transaction() as con:
@@ -338,13 +365,17 @@ def write_results(
                 con.execute(sql, [now] if name == "_new_audits" else [])
             finally:
                 con.unregister(name)
+        if audits:
+            chain_audits(
+                store, [a.key for a in audits], now
+            )  # tamper evidence (audit.store.ledger)
 
 
 _FINDING_INSERT = """
 INSERT INTO findings (code, severity, table_id, shoe, round, box, hand, spot, expected, actual,
                       impact, rule, events, source, message, gaming_day, ordinal, id, origin)
 SELECT f.code, f.severity, f.table_id, f.shoe, f.round, f.box, f.hand, f.spot, f.expected,
-       f.actual, CAST(f.impact AS DECIMAL(18,4)), f.rule, f.events, f.source, f.message,
+       f.actual, CAST(f.impact AS DECIMAL(38,4)), f.rule, f.events, f.source, f.message,
        s.gaming_day, f.ordinal, f.id, 'replay'
 FROM _new_findings f LEFT JOIN shoes s USING (table_id, shoe)
 """
@@ -353,6 +384,6 @@ _AUDIT_INSERT = """
 INSERT INTO shoe_audits (table_id, shoe, engine_version, profile_id, profile_digest,
                          events_digest, audited_at, rounds, wagers, handle)
 SELECT table_id, shoe, engine_version, profile_id, profile_digest, events_digest, ?,
-       rounds, wagers, CAST(handle AS DECIMAL(18,2)) / 100
+       rounds, wagers, CAST(handle AS DECIMAL(38,0)) * 0.01
 FROM _new_audits
 """

@@ -19,7 +19,8 @@ Presence = Literal["required", "optional", "default"]
 """``required``: present and not null; ``optional``: ``X | None = None`` (null or
 missing is None); ``default``: may be missing (then the default) but not null."""
 
-INT64_MAX = 2**63 - 1
+INT_MAX = 2**53 - 1
+"""The largest TEL/1 integer (event-log.md "Integers", v1.1); as ``models.INT_MAX``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,12 +29,12 @@ class Field:
     kind: Kind
     presence: Presence = "required"
     lo: int = 0
-    hi: int = INT64_MAX
+    hi: int = INT_MAX
     values: tuple[str, ...] = ()
     default: object = None
 
 
-def _int(name: str, lo: int, presence: Presence = "required", hi: int = INT64_MAX) -> Field:
+def _int(name: str, lo: int, presence: Presence = "required", hi: int = INT_MAX) -> Field:
     return Field(name, "int", presence, lo=lo, hi=hi)
 
 

@@ -25,7 +25,7 @@ _FINDING_COLUMNS = """
     spot BIGINT,
     expected VARCHAR,
     actual VARCHAR,
-    impact DECIMAL(18,4),
+    impact DECIMAL(38,4),
     rule VARCHAR,
     events VARCHAR[] NOT NULL,
     source VARCHAR,
@@ -48,9 +48,9 @@ CREATE TABLE rounds (
     last_seq BIGINT,
     boxes INTEGER NOT NULL,
     wagers INTEGER NOT NULL,
-    handle DECIMAL(18,2) NOT NULL,
-    due DECIMAL(18,4),
-    settled DECIMAL(18,2) NOT NULL,
+    handle DECIMAL(38,2) NOT NULL,
+    due DECIMAL(38,4),
+    settled DECIMAL(38,2) NOT NULL,
     dealer_upcard VARCHAR,
     dealer_cards VARCHAR[] NOT NULL,
     dealer_total INTEGER NOT NULL,
@@ -63,7 +63,7 @@ CREATE TABLE rounds (
     unseen_before_dealer INTEGER NOT NULL,
     findings INTEGER NOT NULL,
     worst_severity VARCHAR,
-    impact DECIMAL(18,4)
+    impact DECIMAL(38,4)
 );
 CREATE TABLE wagers (
     table_id VARCHAR NOT NULL,
@@ -77,8 +77,8 @@ CREATE TABLE wagers (
     player VARCHAR,
     stake DECIMAL(18,2) NOT NULL,
     base_stake DECIMAL(18,2) NOT NULL,
-    due DECIMAL(18,4),
-    settled DECIMAL(18,2),
+    due DECIMAL(38,4),
+    settled DECIMAL(38,2),
     settles INTEGER NOT NULL,
     verdict VARCHAR,
     outcome VARCHAR NOT NULL,
@@ -95,6 +95,35 @@ CREATE TABLE wagers (
 of the report and the statistics comes from here. No primary key: ``run`` replaces a
 shoe's rows in the same transaction that records its audit, so a shoe's rows are unique
 (a test checks it), and inserts stay cheap."""
+
+_V4 = f"""
+CREATE TABLE ledger (
+    no BIGINT PRIMARY KEY,
+    kind VARCHAR NOT NULL,
+    body VARCHAR NOT NULL,
+    prev VARCHAR NOT NULL,
+    hash VARCHAR NOT NULL
+);
+CREATE TABLE file_shoes (
+    file_id BIGINT NOT NULL,
+    table_id VARCHAR NOT NULL,
+    shoe VARCHAR NOT NULL
+);
+CREATE TABLE unread_inputs (
+    path VARCHAR PRIMARY KEY,
+    reason VARCHAR NOT NULL,
+    first_seen TIMESTAMPTZ NOT NULL,
+    last_seen TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE integrity_findings ({_FINDING_COLUMNS},
+    checked_at TIMESTAMPTZ NOT NULL
+);
+"""
+"""Schema 4 (issue 14): the tamper-evidence ledger (``ingest_id`` on events and
+quarantine ties a row to the ledger record of the ingest that added it), the
+shoes each input file holds (``nightly`` reports their gaming days), the input
+files that could not be read, and the ``LOG_TAMPERED`` findings of the last
+integrity check (see :mod:`audit.store.ledger`)."""
 
 _PARQUET_DDL = """
 CREATE TABLE parquet_files (
@@ -145,7 +174,8 @@ CREATE TABLE events (
     has_extra BOOLEAN NOT NULL,
     raw VARCHAR NOT NULL USING COMPRESSION zstd,
     file_id BIGINT NOT NULL,
-    line_no BIGINT NOT NULL
+    line_no BIGINT NOT NULL,
+    ingest_id BIGINT
 );
 CREATE TABLE quarantine (
     file_id BIGINT NOT NULL,
@@ -158,6 +188,7 @@ CREATE TABLE quarantine (
     table_id VARCHAR,
     shoe VARCHAR,
     ts_local TIMESTAMP,
+    ingest_id BIGINT,
     UNIQUE (file_id, line_no, code)
 );
 CREATE TABLE log_findings ({_FINDING_COLUMNS}
@@ -187,13 +218,14 @@ CREATE TABLE shoe_audits (
     audited_at TIMESTAMPTZ NOT NULL,
     rounds BIGINT NOT NULL,
     wagers BIGINT NOT NULL DEFAULT 0,
-    handle DECIMAL(18,2) NOT NULL DEFAULT 0,
+    handle DECIMAL(38,2) NOT NULL DEFAULT 0,
     PRIMARY KEY (table_id, shoe)
 );
 CREATE TABLE findings ({_FINDING_COLUMNS},
     origin VARCHAR NOT NULL
 );
 {_OUTCOME_DDL}
+{_V4}
 {_PARQUET_DDL}
 """
 """The current schema, created in one transaction on a new database."""
@@ -213,10 +245,27 @@ MIGRATIONS: dict[int, str] = {
     ALTER TABLE log_findings ALTER impact TYPE DECIMAL(18,4);
     {_OUTCOME_DDL}
     """,
-    # Version 4 belongs to the reliability branch (issue 14: the ingest ledger, DECIMAL(38,2)
-    # sums); until it lands here it is a step that changes nothing, and version 5 does not
-    # depend on it, so the two stack in either order of merging.
-    4: "-- reserved for issue 14 (ledger)",
+    # Sums of amounts: an amount is at most 10^12 (TEL/1 v1.1), so a shoe's or a
+    # round's handle, or the settlements a PAY_DUPLICATE adds up, can pass
+    # DECIMAL(18,2); a due in hundredths of a cent passes DECIMAL(18,4) at 10^14.
+    4: """
+    ALTER TABLE shoe_audits ALTER handle TYPE DECIMAL(38,2);
+    ALTER TABLE findings ALTER impact TYPE DECIMAL(38,4);
+    ALTER TABLE log_findings ALTER impact TYPE DECIMAL(38,4);
+    ALTER TABLE rounds ALTER handle TYPE DECIMAL(38,2);
+    ALTER TABLE rounds ALTER due TYPE DECIMAL(38,4);
+    ALTER TABLE rounds ALTER settled TYPE DECIMAL(38,2);
+    ALTER TABLE rounds ALTER impact TYPE DECIMAL(38,4);
+    ALTER TABLE wagers ALTER due TYPE DECIMAL(38,4);
+    ALTER TABLE wagers ALTER settled TYPE DECIMAL(38,2);
+    ALTER TABLE events ADD COLUMN ingest_id BIGINT;
+    ALTER TABLE quarantine ADD COLUMN ingest_id BIGINT;
+    """
+    + _V4
+    + """
+    INSERT INTO file_shoes SELECT DISTINCT file_id, table_id, shoe FROM events;
+    INSERT INTO meta SELECT 'ledger_baseline', 'needed' WHERE EXISTS (SELECT 1 FROM events);
+    """,
     # Version 5: the Parquet export's file records (run --cluster --source).
     5: _PARQUET_DDL,
 }

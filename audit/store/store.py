@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from decimal import Decimal
 from os import PathLike, fspath
 from pathlib import Path
@@ -14,6 +14,8 @@ from typing import Any
 from audit.errors import StoreError
 from audit.events.models import AnyEvent
 from audit.findings import Code, Finding, Severity
+from audit.store.failures import plain_failures
+from audit.store.ledger import retire_ledger_file
 from audit.store.rows import EVENT_COLUMNS, build_event
 from audit.store.schema import APP_ID, DDL, FINDING_ID_SQL, MIGRATIONS, SCHEMA_VERSION
 from audit.store.types import ShoeAuditResult, ShoeInfo, ShoeKey
@@ -101,6 +103,14 @@ class Store:
     def __init__(self, con: Any, path: str) -> None:
         self.con = con
         self.path = path
+        self._after_commit: list[Callable[[], None]] = []
+
+    def after_commit(self, action: Callable[[], None]) -> None:
+        """Run ``action`` once the current transaction has committed (not if it rolls back).
+
+        The ledger uses it to mark its records committed (:mod:`audit.store.ledger`).
+        """
+        self._after_commit.append(action)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -115,14 +125,31 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:
-        """``BEGIN`` ... ``COMMIT``, or ``ROLLBACK`` on any exception."""
-        self.con.execute("BEGIN TRANSACTION")
-        try:
-            yield self.con
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
-        self.con.execute("COMMIT")
+        """``BEGIN`` ... ``COMMIT``, or ``ROLLBACK`` on any exception.
+
+        A full disk comes out as one :class:`StoreError` naming it, Ctrl-C as
+        ``KeyboardInterrupt`` (see :mod:`audit.store.failures`).
+        """
+        with plain_failures(self.path, f"the database {self.path!r}"):
+            self.con.execute("BEGIN TRANSACTION")
+            self._after_commit = []
+            try:
+                yield self.con
+            except BaseException:
+                self._after_commit = []
+                # A failed ROLLBACK (the failure already aborted the transaction)
+                # must not hide the failure itself.
+                with suppress(Exception):
+                    self.con.execute("ROLLBACK")
+                raise
+            actions, self._after_commit = self._after_commit, []
+            self.con.execute("COMMIT")
+        for action in actions:
+            # The data is committed: a follow-up that fails (a full disk) must not
+            # report the command as failed; the ledger treats a missing marker as
+            # an unfinished write and the next check says so.
+            with suppress(OSError):
+                action()
 
     def meta(self, key: str) -> str | None:
         rows = self.con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchall()
@@ -415,7 +442,7 @@ class Store:
                    AS severity,
                  q.table_id, q.shoe, NULL::BIGINT AS round, NULL::BIGINT AS box,
                  NULL::BIGINT AS hand, NULL::BIGINT AS spot, NULL AS expected, NULL AS actual,
-                 NULL::DECIMAL(18,4) AS impact, NULL AS rule,
+                 NULL::DECIMAL(38,4) AS impact, NULL AS rule,
                  CASE WHEN q.id IS NULL THEN []::VARCHAR[] ELSE [q.id] END AS events,
                  q.path || ':' || q.line_no AS source,
                  q.path || ':' || q.line_no || ': ' || q.reason AS message,
@@ -432,6 +459,9 @@ class Store:
           UNION ALL
           SELECT code, severity, {_FINDING_SELECT.replace("code,", "", 1)}, gaming_day, 1, ordinal
           FROM findings
+          UNION ALL  -- LOG_TAMPERED, from the last integrity check (audit.store.integrity)
+          SELECT code, severity, {_FINDING_SELECT.replace("code,", "", 1)}, gaming_day, 0, ordinal
+          FROM integrity_findings
         )
         SELECT {_FINDING_SELECT} FROM allf
         WHERE {" AND ".join(conds)}
@@ -526,6 +556,7 @@ def _migrate(con: Any, path: str, read_only: bool) -> None:
     if not tables:
         if read_only:
             raise StoreError(f"database {path!r} is empty (nothing ingested yet)")
+        retire_ledger_file(path)  # the ledger of a database that is gone is kept, aside
         con.execute("BEGIN TRANSACTION")
         con.execute(DDL)
         con.execute(

@@ -61,6 +61,10 @@ def ingested(_ingested: list[Path], tmp_path: Path) -> Callable[[int], Store]:
     def copy(n: int) -> Store:
         db = tmp_path / "audit.duckdb"
         shutil.copyfile(_ingested[n - 1], db)
+        # its ledger file goes with it (issue 14): without it, run reports LOG_TAMPERED
+        ledger = _ingested[n - 1].with_name(_ingested[n - 1].name + ".ledger")
+        if ledger.exists():
+            shutil.copyfile(ledger, db.with_name(db.name + ".ledger"))
         return open_store(db)
 
     return copy

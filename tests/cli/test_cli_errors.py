@@ -191,7 +191,9 @@ def test_ctrl_c_is_one_line_and_exit_130(sample_db: Path, monkeypatch: pytest.Mo
 # --------------------------------------------------------------------------- no database made
 
 
-READING = ["run", "findings", "hand T01 T01-20261128-01 1", "report", "status", "stats", "serve"]
+READING = [
+    "run", "findings", "hand T01 T01-20261128-01 1", "report", "status", "stats", "serve", "verify"
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("command", READING)

@@ -44,7 +44,18 @@ def test_schema_accepts_what_the_models_accept(
 
 @pytest.mark.parametrize(
     "patch",
-    [{"seq": "3"}, {"decks": "6"}, {"ts": 5}, {"min_bet": -1}, {"currency": "euro"}],
+    [
+        {"seq": "3"},
+        {"decks": "6"},
+        {"ts": 5},
+        {"min_bet": -1},
+        {"currency": "euro"},
+        # TEL/1 v1.1 bounds (issue 14, points 1-3)
+        {"seq": 2**53},
+        {"decks": 2**63 - 1},
+        {"max_bet": 10**12},
+        {"min_bet": 9999999999999999},
+    ],
 )
 def test_schema_rejects_what_the_models_reject(
     patch: dict[str, object], event_validator: jsonschema.Draft202012Validator

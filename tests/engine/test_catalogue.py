@@ -8,8 +8,8 @@ from pathlib import Path
 from audit.findings import Code
 from tests.engine.builders import ShoeLog, where
 
-INGEST_CODES = {Code.LOG_MALFORMED, Code.LOG_SEQ_GAP, Code.LOG_ID_CONFLICT}
-"""Raised by the ingest layer, not by the engine (rules.md; the brief)."""
+INGEST_CODES = {Code.LOG_MALFORMED, Code.LOG_SEQ_GAP, Code.LOG_ID_CONFLICT, Code.LOG_TAMPERED}
+"""Raised by the ingest layer (and the integrity checks), not by the engine (rules.md)."""
 
 
 def test_every_engine_code_has_a_test() -> None:

@@ -9,7 +9,9 @@ validate exits 1 when some line is invalid.
 from __future__ import annotations
 
 import gzip
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -186,15 +188,15 @@ def test_folder_with_no_logs(store: Store, tmp_path: Path) -> None:
 
 
 def _unreadable(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    """Tests run as root, so chmod 000 does not stop reading: fail ``open`` instead."""
-    real_open = open
+    """Tests run as root, so chmod 000 does not stop reading: fail ``os.open`` instead."""
+    real_open = os.open
 
-    def fake_open(path: object, *args: object, **kwargs: object) -> object:
+    def fake_open(path: object, *args: Any, **kwargs: Any) -> int:
         if str(path).endswith(name):
             raise PermissionError(13, "Permission denied", str(path))
-        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(reader_module, "open", fake_open, raising=False)
+    monkeypatch.setattr(reader_module.os, "open", fake_open)
 
 
 def test_unreadable_file_alone(

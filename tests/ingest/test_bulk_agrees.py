@@ -75,16 +75,16 @@ def run_bulk(session: Session, lines: list[str]) -> tuple[dict[int, dict[str, An
 
 
 def storable(event: Any) -> bool:
-    """Whether the database can hold the event's values (BIGINT, DECIMAL(18,2)).
+    """Whether the database can hold the event's text (no lone surrogates).
 
-    The models accept any integer and any 2-decimal amount; the store cannot,
-    and quarantines such a line ("cannot be stored" / "out of range").
+    Numbers always fit: TEL/1 v1.1 bounds them and the models enforce it.
     """
     for value in event.__dict__.values():
-        if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
-            return False
-        if isinstance(value, Decimal) and abs(value) >= Decimal(10) ** 16:
-            return False
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
     return True
 
 
@@ -114,7 +114,11 @@ def timestamps(draw: st.DrawFn) -> str:
 
 
 def money(lo: Decimal) -> st.SearchStrategy[Decimal]:
-    return st.decimals(min_value=lo, max_value=Decimal("99999999"), places=2, allow_nan=False)
+    top = Decimal("999999999999.99")  # TEL/1 v1.1's bound
+    return st.one_of(
+        st.decimals(min_value=lo, max_value=Decimal("99999999"), places=2, allow_nan=False),
+        st.sampled_from([top, max(lo, -top), top - Decimal("0.01")]),
+    )
 
 
 def value_for(f: Field) -> st.SearchStrategy[Any]:
@@ -182,7 +186,9 @@ JSON_VALUES = st.one_of(
 RAW_NUMBERS = st.sampled_from(
     ["3.0", "1e2", "37.505", "37.500", "-0.0", "0.1", "1.005", "12345678901234567.89",
      "37.5000000000000001", "1E400", "NaN", "Infinity", "-Infinity", "18446744073709551616",
-     "9223372036854775808", "-1", "0", "7"]
+     "9223372036854775808", "-1", "0", "7", "999999999999.99", "-999999999999.99",
+     "1000000000000", "999999999999.991", "9999999999999999", "1e-400", "1e999999999",
+     "1E+2", "2.5e1", "9007199254740991", "9007199254740992", "9223372036854775807"]
 )  # fmt: skip
 
 
@@ -255,7 +261,7 @@ def lines(draw: st.DrawFn) -> tuple[str, bool]:
     spaced = draw(st.booleans())
     text = encode(obj, spaced)
     strings = " ".join(v for v in obj.values() if isinstance(v, str))
-    if re.search(r"[,\[\]{}]|nan|inf", strings, re.IGNORECASE):
+    if re.search(r"[,\[\]{}]|nan|inf|:\s*-?[0-9]", strings, re.IGNORECASE):
         ordinary = False  # text that looks like the guards' patterns may take the slow path
     if mutation == 9:  # duplicate a key: Python keeps the last, DuckDB the first
         key = draw(st.sampled_from(list(obj)))
@@ -333,6 +339,27 @@ def _line(rest: str) -> str:
     return "{" + _ENV + "," + rest + "}"
 
 
+def _settle(amount: str) -> str:
+    return _line(
+        f'"type":"settle","round":1,"box":1,"hand":0,"spot":0,"kind":"main","amount":{amount}'
+    )
+
+
+def _bet(amount: str) -> str:
+    return _line(f'"type":"bet","round":1,"box":1,"spot":0,"amount":{amount}')
+
+
+def _split(spots: str) -> str:
+    return _line(f'"type":"action","round":1,"box":1,"hand":0,"action":"split","spots":{spots}')
+
+
+def _round_open() -> str:
+    return _line('"type":"round_open","round":1')
+
+
+_BIG_INTS = ("9007199254740991", "9007199254740992", "9223372036854775807", "1" + "0" * 30)
+
+
 def _bulk_accepts(session: Session, line: str) -> bool:
     """Whether the bulk query marks the line ``valid`` (reads no other column)."""
     assert session.validate([(0, 1, line.encode("utf-8"))]) == []
@@ -384,6 +411,17 @@ def _assert_agrees(session: Session, line: str) -> None:
         _line('"type":"round_open","round":1').replace("+01:00", "-00:30"),
         _line('"type":"round_open","round":1').replace("T20:00:00+01:00", "t20:00:00.5z"),
         _line('"type":"round_open","round":1').replace("+01:00", ".1234567+01:00"),
+        # TEL/1 v1.1 (issue 14, points 1-5): bounds, exponents, duplicate keys.
+        *(_settle(a) for a in ("1e999999999", "1e-400", "1.5e-400", "0.5e-1", "2.5e1", "1E+2")),
+        _settle('2,"amount":1000000'),
+        _settle('2,"\\u0061mount":2'),
+        *(_bet(a) for a in ("9999999999999999", "999999999999.99", "1000000000000")),
+        *(_bet(a) for a in ("999999999999.995", "-999999999999.99", "0.00e5")),
+        *(_round_open().replace('"seq":1', f'"seq":{n}') for n in _BIG_INTS),
+        *(_line(f'"type":"round_open","round":{n}') for n in _BIG_INTS),
+        *(_split(f"[{n}]") for n in _BIG_INTS),
+        *(_line(f'"type":"shoe_open","profile":"p","decks":{n},"dealer":"d"') for n in _BIG_INTS),
+        _round_open()[:-1] + ',"x":1,"x":1}',
     ],
 )
 def test_adversarial_lines_agree_with_parse_line(session: Session, line: str) -> None:

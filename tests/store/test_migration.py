@@ -11,17 +11,48 @@ from audit.errors import StoreError
 from audit.store import open_store
 from audit.store.schema import SCHEMA_VERSION
 
+V4_ONLY = """
+DROP TABLE parquet_files;
+ALTER TABLE events DROP COLUMN ingest_id;
+ALTER TABLE quarantine DROP COLUMN ingest_id;
+DROP TABLE ledger; DROP TABLE file_shoes; DROP TABLE unread_inputs; DROP TABLE integrity_findings;
+ALTER TABLE shoe_audits ALTER handle TYPE DECIMAL(18,2);
+ALTER TABLE findings ALTER impact TYPE DECIMAL(18,4);
+ALTER TABLE log_findings ALTER impact TYPE DECIMAL(18,4);
+ALTER TABLE rounds ALTER handle TYPE DECIMAL(18,2);
+ALTER TABLE rounds ALTER due TYPE DECIMAL(18,4);
+ALTER TABLE rounds ALTER settled TYPE DECIMAL(18,2);
+ALTER TABLE rounds ALTER impact TYPE DECIMAL(18,4);
+ALTER TABLE wagers ALTER due TYPE DECIMAL(18,4);
+ALTER TABLE wagers ALTER settled TYPE DECIMAL(18,2);
+UPDATE meta SET value = '3' WHERE key = 'schema_version';
+"""
+"""What schemas 5 (issue 13) and 4 (issue 14) added, undone: a database as schema 3 left it."""
 
-def make_v1(path: Path) -> None:
+
+def make_v3(path: Path) -> None:
     open_store(path).close()
     con = duckdb.connect(str(path))
-    # undo version 5 (the Parquet export's records), 3 (outcomes, finding ids), then 2
-    con.execute("DROP TABLE parquet_files")
+    con.execute(V4_ONLY)
+    con.close()
+
+
+def make_v2(path: Path) -> None:
+    make_v3(path)
+    con = duckdb.connect(str(path))
+    # undo version 3 (outcomes, finding ids)
     con.execute("DROP TABLE rounds")
     con.execute("DROP TABLE wagers")
     for table in ("findings", "log_findings"):
         con.execute(f"ALTER TABLE {table} DROP COLUMN id")
         con.execute(f"ALTER TABLE {table} ALTER impact TYPE DECIMAL(18,2)")
+    con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    con.close()
+
+
+def make_v1(path: Path) -> None:
+    make_v2(path)
+    con = duckdb.connect(str(path))
     con.execute("ALTER TABLE shoe_audits DROP COLUMN wagers")
     con.execute("ALTER TABLE shoe_audits DROP COLUMN handle")
     con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")

@@ -24,4 +24,8 @@ def night_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def db(night_db: Path, tmp_path: Path) -> Iterator[Path]:
     copy = tmp_path / "audit.duckdb"
     shutil.copy(night_db, copy)
+    # The database's ledger file goes with it (issue 14): without it, run reports LOG_TAMPERED.
+    ledger = night_db.with_name(night_db.name + ".ledger")
+    if ledger.exists():
+        shutil.copy(ledger, copy.with_name(copy.name + ".ledger"))
     yield copy

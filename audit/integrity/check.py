@@ -1,0 +1,358 @@
+"""Checking the stored evidence against the ledger (issue 14, point 15; rules.md ``LOG_TAMPERED``).
+
+Two depths:
+
+* :func:`check_head` and :func:`check_shoes` are what ``run`` and ``report``
+  do before they read (cheap): the ledger table's chain is recomputed and its
+  head compared with the last commit marker of the ledger file (HMAC-checked
+  with the key); the shoes about to be read have their events' count and
+  typed fingerprint compared with what their ingest records say, and their
+  findings and audit rows with the last ``audit`` record. An ``UPDATE`` of
+  ``amount`` or a ``DELETE`` of a finding is caught here;
+* :func:`audit.integrity.verify.verify` recomputes everything (``verify``).
+
+Every difference becomes a critical ``LOG_TAMPERED`` finding.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from audit.findings import Code, Finding
+from audit.store import ShoeKey, Store
+from audit.store.evidence import (
+    audit_entries,
+    recorded_audits,
+    recorded_shoes,
+    typed_fingerprints,
+)
+from audit.store.ledger import Record, db_chain, key_from_env, ledger_path, read_tail
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One thing that no longer matches the ledger: where (a table or file) and what."""
+
+    where: str
+    message: str
+    table: str | None = None
+    shoe: str | None = None
+    round: int | None = None
+    events: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        place = f" {self.table}/{self.shoe}" if self.table and self.shoe else ""
+        return f"{self.where}{place}: {self.message}"
+
+    def finding(self) -> Finding:
+        return Finding(
+            Code.LOG_TAMPERED,
+            str(self),
+            table=self.table,
+            shoe=self.shoe,
+            round=self.round,
+            events=self.events,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """The last record of the ledger: what a report was made from."""
+
+    no: int
+    hash: str
+    sealed: bool
+    """Whether the ledger file's lines were checked against ``SHOE_AUDIT_KEY``."""
+
+    def __str__(self) -> str:
+        seal = "HMAC checked" if self.sealed else "no key given: HMAC not checked"
+        return f"record {self.no}, sha256 {self.hash} ({seal})"
+
+
+@dataclass(slots=True)
+class Integrity:
+    """What a check found."""
+
+    head: Head | None = None
+    differences: list[Difference] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    checked_shoes: int = 0
+
+    @property
+    def intact(self) -> bool:
+        return not self.differences
+
+    def findings(self) -> list[Finding]:
+        return [d.finding() for d in self.differences]
+
+
+def chain_differences(db: Sequence[Record]) -> list[Difference]:
+    """Records of the ledger table that do not follow from the ones before."""
+    out = []
+    prev = ""
+    for i, r in enumerate(db, start=1):
+        if r.no != i:
+            out.append(Difference("ledger", f"record {i} is missing from the ledger table"))
+            break
+        if r.prev != prev or not r.intact():
+            out.append(
+                Difference("ledger", f"record {r.no} of the ledger table was changed ({r.kind})")
+            )
+        prev = r.hash
+    return out
+
+
+def check_head(store: Store, key: bytes | None = None) -> Integrity:
+    """The ledger table's chain, and its head against the ledger file's last commit marker."""
+    key = key if key is not None else key_from_env()
+    out = Integrity()
+    db = db_chain(store.con)
+    out.differences += chain_differences(db)
+    if db:
+        out.head = Head(db[-1].no, db[-1].hash, key is not None)
+    path = ledger_path(store.path)
+    if path is None:
+        out.notes.append("an in-memory database has no ledger file")
+        return out
+    tail = read_tail(path, key)
+    if not tail.exists:
+        if db:
+            out.differences.append(
+                Difference(
+                    "ledger", f"the ledger file {str(path)!r} is missing ({len(db)} records)"
+                )
+            )
+        return out
+    out.differences += [Difference("ledger", p) for p in tail.problems]
+    by_no = {r.no: r for r in db}
+    if tail.marker is not None:
+        no, h = tail.marker
+        if no > len(db):
+            out.differences.append(
+                Difference(
+                    "ledger",
+                    f"records {len(db) + 1} to {no} were committed (ledger file) but are "
+                    "missing from the database",
+                )
+            )
+        elif by_no[no].hash != h:
+            out.differences.append(
+                Difference("ledger", f"record {no} differs from the ledger file's")
+            )
+    first = tail.marker[0] + 1 if tail.marker is not None else 1
+    for r in db[first - 1 :]:
+        if tail.after.get(r.no) != r.hash:
+            out.differences.append(
+                Difference("ledger", f"record {r.no} of the database is not in the ledger file")
+            )
+    if key is None:
+        out.notes.append("SHOE_AUDIT_KEY is not set: the ledger file's HMACs were not checked")
+    return out
+
+
+def check_shoes(
+    store: Store, keys: Iterable[ShoeKey] | None = None, *, audits: bool = True
+) -> list[Difference]:
+    """The cheap content check of some shoes (all when None): events and findings.
+
+    Events: per (ingest, shoe), the count and typed fingerprint against the
+    ingest record (a fingerprint made by another DuckDB version is not
+    compared: ``verify`` re-derives the typed rows instead). Findings and the
+    audit row: against the shoe's last ``audit`` record.
+    """
+    wanted = None if keys is None else sorted(set(keys))
+    con = store.con
+    out: list[Difference] = []
+    recorded = recorded_shoes(con, wanted)
+    stored = typed_fingerprints(con, wanted)
+    version = _duckdb_version()
+    for (ingest, table, shoe), (n, typed) in sorted(stored.items(), key=_order):
+        rec = recorded.get((ingest, table, shoe))
+        if rec is None:
+            ids = _ids(con, ingest, table, shoe)
+            out.append(
+                Difference(
+                    "events",
+                    f"{n} events no ingest added (ingest_id {ingest}): {_list(ids)}",
+                    table,
+                    shoe,
+                    events=tuple(ids[:20]),
+                )
+            )
+            continue
+        _, rn, rtyped, rversion = rec
+        if n != rn:
+            what = "removed" if n < rn else "inserted"
+            out.append(
+                Difference(
+                    "events",
+                    f"{abs(rn - n)} events {what} after ingest {ingest} "
+                    f"({rn} recorded, {n} stored)",
+                    table,
+                    shoe,
+                )
+            )
+        elif rversion == version and typed != rtyped:
+            out.append(
+                Difference(
+                    "events",
+                    f"typed columns of events of ingest {ingest} changed since it "
+                    "(run `shoe-audit verify` to name them)",
+                    table,
+                    shoe,
+                )
+            )
+    for (ingest, table, shoe), (_, rn, *_rest) in sorted(recorded.items(), key=_order):
+        if (ingest, table, shoe) not in stored:
+            out.append(
+                Difference(
+                    "events",
+                    f"all {rn} events ingest {ingest} added were removed",
+                    table,
+                    shoe,
+                )
+            )
+    if audits:
+        out += audit_differences(store, wanted)
+    return out
+
+
+def audit_differences(
+    store: Store,
+    keys: Sequence[ShoeKey] | None,
+    recorded: dict[ShoeKey, tuple[int, Any]] | None = None,
+) -> list[Difference]:
+    """Findings and ``shoe_audits`` rows against each shoe's last ``audit`` record.
+
+    ``recorded`` gives those records (verify takes them from the ledger file);
+    by default they come from the ledger table.
+    """
+    con = store.con
+    now = audit_entries(con, keys)
+    if recorded is None:
+        recorded = recorded_audits(con, keys)
+    out: list[Difference] = []
+    for key in sorted(set(now) | set(recorded)):
+        have = now.get(key)
+        rec = recorded.get(key)
+        if rec is None:
+            out.append(Difference("shoe_audits", "audit results no run wrote", key.table, key.shoe))
+            continue
+        no, (_, _, audit, findings) = rec
+        if have is None:
+            if audit or findings:
+                out.append(
+                    Difference(
+                        "shoe_audits",
+                        f"the audit row and findings of ledger record {no} were removed",
+                        key.table,
+                        key.shoe,
+                    )
+                )
+            continue
+        if have[0] != audit:
+            out.append(
+                Difference(
+                    "shoe_audits",
+                    f"the audit row differs from ledger record {no}",
+                    key.table,
+                    key.shoe,
+                )
+            )
+        out += _finding_differences(key, no, [tuple(f) for f in findings], list(have[1]))
+    return out
+
+
+def _finding_differences(
+    key: ShoeKey, no: int, recorded: list[tuple[Any, ...]], stored: list[tuple[Any, ...]]
+) -> list[Difference]:
+    out = []
+    left = list(stored)
+    for f in recorded:
+        match = next((s for s in left if s[0] == f[0]), None)
+        if match is not None:
+            left.remove(match)
+            continue
+        out.append(
+            Difference(
+                "findings",
+                f"finding {f[1]} ({_place(f)}) of ledger record {no} was removed or changed",
+                key.table,
+                key.shoe,
+                round=f[2],
+            )
+        )
+    for s in left:
+        out.append(
+            Difference(
+                "findings",
+                f"finding {s[1]} ({_place(s)}) was not written by run",
+                key.table,
+                key.shoe,
+                round=s[2],
+            )
+        )
+    return out
+
+
+def _place(f: tuple[Any, ...]) -> str:
+    names = ("round", "box", "hand", "spot")
+    parts = [f"{n} {v}" for n, v in zip(names, f[2:6], strict=False) if v is not None]
+    return ", ".join(parts) or "the shoe"
+
+
+def _order(item: tuple[tuple[Any, str, str], Any]) -> tuple[str, str, int]:
+    (ingest, table, shoe), _ = item
+    return (str(table), str(shoe), ingest if isinstance(ingest, int) else -1)
+
+
+def _ids(con: Any, ingest: int | None, table: str, shoe: str) -> list[str]:
+    rows = con.execute(
+        """SELECT id FROM events WHERE ingest_id IS NOT DISTINCT FROM ? AND table_id = ?
+           AND shoe = ? ORDER BY seq, id""",
+        [ingest, table, shoe],
+    ).fetchall()
+    return [r for (r,) in rows]
+
+
+def _list(ids: Sequence[str]) -> str:
+    shown = ", ".join(ids[:5])
+    return shown + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+
+
+def _duckdb_version() -> str:
+    from audit.store.evidence import duckdb_version
+
+    return duckdb_version()
+
+
+def check_before(
+    store: Store, keys: Iterable[ShoeKey] | None, *, record: bool, at: dt.datetime | None = None
+) -> Integrity:
+    """The cheap check ``run`` (``record=True``: its findings are stored) and ``report`` do.
+
+    A database migrated to schema 4 first records what it holds (a ``baseline``);
+    a read-only check of one that has not yet only checks the ledger's head.
+    """
+    from audit.store.ledger import ensure_baseline
+
+    if record:
+        ensure_baseline(store)
+    out = check_head(store)
+    shoes = None if keys is None else sorted(set(keys))
+    if store.meta("ledger_baseline") == "needed":
+        out.notes.append(
+            "the database was migrated to schema 4 and has no ledger baseline yet "
+            "(the next ingest or run records it): its contents were not checked"
+        )
+    else:
+        out.differences += check_shoes(store, shoes)
+        out.checked_shoes = len(shoes) if shoes is not None else -1
+    if record:
+        from audit.store.integrity import replace_integrity_findings
+
+        replace_integrity_findings(store, out.findings(), shoes, at or dt.datetime.now(dt.UTC))
+    return out

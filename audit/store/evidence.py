@@ -1,0 +1,341 @@
+"""What the ledger records, computed from the tables (the SQL of :mod:`audit.store.ledger`).
+
+The same functions make a record's contents when it is written and recompute
+them when it is checked, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from audit.store.ledger import TYPED_FINGERPRINT, fingerprint
+from audit.store.types import ShoeKey
+
+
+def duckdb_version() -> str:
+    import duckdb
+
+    return str(duckdb.__version__)
+
+
+class LineDigest:
+    """The digest of an ingest's added lines, exactly as received, in line order.
+
+    ``ledger.LINES_DIGEST``: the SHA-256 of those lines, each followed by a
+    newline (for a file every line of which went in, that is the file's own
+    SHA-256). Fed whole blocks of lines where it can (the bytes just read, no
+    copy), and Arrow arrays of lines otherwise (at ``verify``, the stored
+    ``raw`` column): never a Python object per line.
+    """
+
+    def __init__(self) -> None:
+        self._sha = hashlib.sha256()
+        self.n = 0
+
+    def update_block(self, block: bytes, lines: int) -> None:
+        """Add a block of ``lines`` whole lines joined by newlines (no final newline)."""
+        self._sha.update(block)
+        self._sha.update(b"\n")
+        self.n += lines
+
+    def update(self, lines: Any) -> None:
+        """Add an Arrow string or binary array of lines, in order."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if len(lines) == 0:
+            return
+        binary = pa.types.is_binary(lines.type) or pa.types.is_large_binary(lines.type)
+        kind = pa.large_binary() if binary else pa.large_string()
+        empty, newline = (b"", b"\n") if binary else ("", "\n")
+        lines = lines.cast(kind)
+        ended = pc.binary_join_element_wise(lines, pa.scalar(empty, kind), pa.scalar(newline, kind))
+        offsets = memoryview(ended.buffers()[1]).cast("q")[
+            ended.offset : ended.offset + len(ended) + 1
+        ]
+        self._sha.update(memoryview(ended.buffers()[2])[offsets[0] : offsets[-1]])
+        self.n += len(lines)
+
+    def hexdigest(self) -> str:
+        return self._sha.hexdigest()
+
+
+def line_digests(con: Any, ingest_ids: Sequence[int] | None = None) -> dict[int | None, str]:
+    """ingest_id -> :class:`LineDigest` of its stored events' raw lines, in line order."""
+    import pyarrow.compute as pc
+
+    where, params = _scope(ingest_ids, None)
+    reader = con.sql(
+        f"SELECT ingest_id, raw FROM events {where} ORDER BY ingest_id, line_no",
+        params=params,
+    ).to_arrow_reader(_DIGEST_BATCH)
+    out: dict[int | None, str] = {}
+    key: int | None = None
+    digest: LineDigest | None = None
+    for batch in reader:
+        size = batch.num_rows
+        if not size:
+            continue
+        ids, raw = batch.column(0), batch.column(1)
+        same = pc.fill_null(pc.equal(ids.slice(1), ids.slice(0, size - 1)), False)
+        cuts = [c + 1 for c in pc.indices_nonzero(pc.invert(same)).to_pylist()]
+        for a, z in zip([0, *cuts], [*cuts, size], strict=True):
+            k = ids[a].as_py()
+            if digest is None or k != key:
+                if digest is not None:
+                    out[key] = digest.hexdigest()
+                key, digest = k, LineDigest()
+            digest.update(raw.slice(a, z - a))
+    reader.close()
+    if digest is not None:
+        out[key] = digest.hexdigest()
+    return out
+
+
+_DIGEST_BATCH = 100_000
+
+
+def typed_fingerprints(
+    con: Any, keys: Iterable[ShoeKey] | None = None, *, ingest_ids: Sequence[int] | None = None
+) -> dict[tuple[int, str, str], tuple[int, str]]:
+    """(ingest_id, table, shoe) -> (events, typed fingerprint): the cheap part of the check."""
+    where, params = _scope(ingest_ids, keys)
+    rows = con.execute(
+        f"""SELECT ingest_id, table_id, shoe, count(*), {TYPED_FINGERPRINT}
+            FROM events {where} GROUP BY ALL""",
+        params,
+    ).fetchall()
+    return {(i, t, s): (int(n), typed) for i, t, s, n, typed in rows}
+
+
+def _scope(
+    ingest_ids: Sequence[int] | None, keys: Iterable[ShoeKey] | None
+) -> tuple[str, list[Any]]:
+    if ingest_ids is not None:
+        return "WHERE ingest_id IN (SELECT unnest(?))", [list(ingest_ids)]
+    if keys is not None:
+        wanted = sorted(set(keys))
+        return (
+            "WHERE (table_id, shoe) IN (SELECT unnest(?), unnest(?))",
+            [[k.table for k in wanted], [k.shoe for k in wanted]],
+        )
+    return "", []
+
+
+def quarantine_digest(con: Any, ingest_id: int) -> list[Any]:
+    """[rows, digest] of the lines one ingest quarantined (line, code, reason, raw)."""
+    n, digest = con.execute(
+        """SELECT count(*), sha256(COALESCE(string_agg(
+                 line_no || chr(9) || code || chr(9) || sha256(reason) || chr(9) || sha256(raw),
+                 chr(10) ORDER BY line_no, code), ''))
+           FROM quarantine WHERE ingest_id = ?""",
+        [ingest_id],
+    ).fetchall()[0]
+    return [int(n), digest]
+
+
+def events_entries(con: Any, ingest_id: int) -> list[list[Any]]:
+    """The ``shoes`` list of an ingest record: [table, shoe, events, typed fingerprint]."""
+    found = typed_fingerprints(con, ingest_ids=[ingest_id])
+    return [[t, s, n, typed] for (_, t, s), (n, typed) in sorted(found.items())]
+
+
+def ingest_body(
+    con: Any,
+    *,
+    ingest_id: int | None,
+    file_id: int | None,
+    path: str,
+    sha256: str | None,
+    size: int | None,
+    counts: dict[str, int],
+    error: str | None,
+    at: dt.datetime,
+    lines: str | None = None,
+) -> dict[str, Any]:
+    """The ledger record of one input file read (or not) by one ingest.
+
+    ``lines`` is the :class:`LineDigest` of the lines it added (taken as they
+    were read); None when it added none, or for a baseline (then it is taken
+    from the stored lines).
+    """
+    body: dict[str, Any] = {
+        "kind": "ingest",
+        "ingest": ingest_id,
+        "file": file_id,
+        "path": path,
+        "sha256": sha256,
+        "size": size,
+        **counts,
+        "error": error,
+        "at": at.isoformat(),
+        "duckdb": duckdb_version(),
+        "lines": lines if lines is not None else LineDigest().hexdigest(),
+        "shoes": [],
+        "quarantine": [0, None],
+    }
+    if ingest_id is not None:
+        body["shoes"] = events_entries(con, ingest_id)
+        body["quarantine"] = quarantine_digest(con, ingest_id)
+    return body
+
+
+# --------------------------------------------------------------------------- audits
+
+_AUDIT_COLUMNS = (
+    "engine_version, profile_id, profile_digest, events_digest, audited_at, rounds, wagers, handle"
+)
+_FINDING_COLUMNS = (
+    "code, severity, table_id, shoe, round, box, hand, spot, expected, actual, impact, rule, "
+    "events, source, message, gaming_day, ordinal, origin"
+)
+
+AuditEntry = tuple[str, tuple[tuple[Any, ...], ...]]
+"""A shoe's audit fingerprint and its findings' [fingerprint, code, round, box, hand, spot]."""
+
+
+def audit_entries(con: Any, keys: Iterable[ShoeKey] | None = None) -> dict[ShoeKey, AuditEntry]:
+    """What ``run`` last wrote for each shoe: its ``shoe_audits`` row and replay findings."""
+    where, params = _scope(None, keys)
+    out: dict[ShoeKey, AuditEntry] = {}
+    for t, s, *values in con.execute(
+        f"SELECT table_id, shoe, {_AUDIT_COLUMNS} FROM shoe_audits {where}", params
+    ).fetchall():
+        out[ShoeKey(t, s)] = (fingerprint(values), ())
+    found: dict[ShoeKey, list[tuple[Any, ...]]] = {}
+    for row in con.execute(
+        f"""SELECT {_FINDING_COLUMNS} FROM findings {where}
+            {"AND" if where else "WHERE"} origin = 'replay'
+            ORDER BY table_id, shoe, ordinal, code, message""",
+        params,
+    ).fetchall():
+        key = ShoeKey(row[2], row[3])
+        found.setdefault(key, []).append((fingerprint(row, 16), row[0], *row[4:8]))
+    for key, findings in found.items():
+        audit = out.get(key, ("", ()))[0]
+        out[key] = (audit, tuple(sorted(findings, key=_finding_order)))
+    return out
+
+
+def _finding_order(f: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple("" if v is None else str(v) for v in f)
+
+
+def audit_body(con: Any, keys: Iterable[ShoeKey], at: dt.datetime) -> dict[str, Any]:
+    """The ledger record of one ``run`` transaction over ``keys``."""
+    entries = audit_entries(con, keys)
+    return {
+        "kind": "audit",
+        "at": at.isoformat(),
+        "shoes": [
+            [k.table, k.shoe, audit, [list(f) for f in findings]]
+            for k, (audit, findings) in sorted(entries.items())
+        ],
+    }
+
+
+# --------------------------------------------------------------------------- baseline
+
+
+def baseline_bodies(store: Any) -> list[dict[str, Any]]:
+    """Records of what a database migrated to schema 4 held before its first ledger write.
+
+    They vouch for the data as it stood then (nothing can vouch for before).
+    """
+    con = store.con
+    con.execute("UPDATE events SET ingest_id = file_id WHERE ingest_id IS NULL")
+    con.execute("UPDATE quarantine SET ingest_id = file_id WHERE ingest_id IS NULL")
+    now = dt.datetime.now(dt.UTC)
+    bodies = []
+    files = con.execute(
+        """SELECT f.file_id, f.path, f.sha256, f.size_bytes, f.lines, f.events, f.new_events,
+                  f.duplicates, f.rejected FROM input_files f ORDER BY f.file_id"""
+    ).fetchall()
+    for file_id, path, sha, size, lines, events, new, dups, rejected in files:
+        body = ingest_body(
+            con,
+            ingest_id=file_id,
+            file_id=file_id,
+            path=path,
+            sha256=sha,
+            size=size,
+            counts={
+                "lines": lines,
+                "events": events,
+                "new": new,
+                "duplicates": dups,
+                "rejected": rejected,
+            },
+            error=None,
+            at=now,
+            lines=line_digests(con, [file_id]).get(file_id),
+        )
+        bodies.append({**body, "baseline": True})
+    keys = [
+        ShoeKey(t, s) for t, s in con.execute("SELECT table_id, shoe FROM shoe_audits").fetchall()
+    ]
+    if keys:
+        bodies.append({**audit_body(con, keys, now), "baseline": True})
+    return bodies
+
+
+# --------------------------------------------------------------------------- what was recorded
+
+Recorded = tuple[int, int, str, str]
+"""(ledger record no, events, typed fingerprint, DuckDB version)."""
+
+
+def recorded_shoes(
+    con: Any, keys: Iterable[ShoeKey] | None = None
+) -> dict[tuple[int, str, str], Recorded]:
+    """(ingest_id, table, shoe) -> what the ledger table's ``ingest`` records say about them.
+
+    Read with DuckDB's JSON functions, so a long ledger costs one scan, and only
+    the entries of ``keys`` (all when None) come back.
+    """
+    where, params = _scope(None, keys)
+    rows = con.execute(
+        f"""SELECT no, ingest_id, table_id, shoe, n, typed, duckdb FROM (
+              SELECT no, CAST(body->>'ingest' AS BIGINT) AS ingest_id, body->>'duckdb' AS duckdb,
+                     e->>0 AS table_id, e->>1 AS shoe, CAST(e->>2 AS BIGINT) AS n,
+                     e->>3 AS typed
+              FROM (SELECT no, body, unnest(from_json(body->'shoes', '["JSON"]')) AS e
+                    FROM ledger WHERE kind = 'ingest'))
+            {where}""",
+        params,
+    ).fetchall()
+    return {(i, t, s): (no, int(n), typed, v) for no, i, t, s, n, typed, v in rows}
+
+
+def recorded_audits(
+    con: Any, keys: Iterable[ShoeKey] | None = None
+) -> dict[ShoeKey, tuple[int, Any]]:
+    """Shoe -> (record no, entry) of the latest ``audit`` record naming it."""
+    where, params = _scope(None, keys)
+    rows = con.execute(
+        f"""SELECT table_id, shoe, arg_max(no, no), arg_max(e, no) FROM (
+              SELECT no, e, e->>0 AS table_id, e->>1 AS shoe
+              FROM (SELECT no, unnest(from_json(body->'shoes', '["JSON"]')) AS e
+                    FROM ledger WHERE kind = 'audit'))
+            {where} GROUP BY ALL""",
+        params,
+    ).fetchall()
+    return {ShoeKey(t, s): (int(no), json.loads(e)) for t, s, no, e in rows}
+
+
+def shoes_of_days(con: Any, days: Sequence[dt.date]) -> list[ShoeKey]:
+    rows = con.execute(
+        "SELECT table_id, shoe FROM shoes WHERE gaming_day IN (SELECT unnest(?)) ORDER BY 1, 2",
+        [list(days)],
+    ).fetchall()
+    return [ShoeKey(t, s) for t, s in rows]
+
+
+def unread_inputs(con: Any) -> list[tuple[str, str, str]]:
+    """(path, why, when last tried) of the inputs that could not be read at their last ingest."""
+    rows = con.execute("SELECT path, reason, last_seen FROM unread_inputs ORDER BY path").fetchall()
+    return [(p, r, t.isoformat(timespec="seconds")) for p, r, t in rows]
