@@ -934,8 +934,11 @@ class Round:
             new.ended = True
         else:
             h.ended = False
-            at = max(i for i, x in enumerate(self.order) if x.box == b.number) + 1
-            self.order.insert(at, new)
+            placed = [i for i, x in enumerate(self.order) if x.box == b.number]
+            if placed:  # the new hand plays right after its box's last hand
+                self.order.insert(placed[-1] + 1, new)
+            # else: a box staked after betting closed has no turn (its stake is the
+            # past-posting finding); its split hand stays outside the turn order like it
         return result
 
     def objection(self, e: RoundEvent, index: int) -> None:

@@ -206,3 +206,25 @@ def test_round_records_who_dealt_it_and_the_dealer_outcome() -> None:
     assert rnd.dealer.cards == ("9H", "8C") and rnd.dealer.completed
     assert rnd.ranks_before_round is not None and sum(rnd.ranks_before_round) == 5
     assert rnd.ranks_before_dealer is not None and sum(rnd.ranks_before_dealer) == 8
+
+
+# ---------------------------------------------------------------- a past-posted box
+
+
+def test_a_past_posted_box_that_splits_has_no_turn_000() -> None:
+    """000: «nessuna puntata può essere aggiunta ... dopo l'annuncio»; rules.md: the late
+    stake is BET_AFTER_NO_MORE_BETS and is settled as placed, and a card to a hand that is
+    not the one being played is DEAL_OUT_OF_TURN.
+
+    A box staked after the deal began has no place in the turn order; when it splits, its
+    new hand has none either (the fuzz tests found the split raising instead of replaying).
+    """
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "TS 7D"}, dealer="9H").bet(2, 10).card("8S", 2).card("8D", 2).split(2)
+    r.card("3C", 2).card("4C", 2, hand=1)
+    r.stand(1).dealer("8C").settle(1, 0).settle(2, 0).close()
+    found = [where(f) for f in log.replay().findings]
+    assert found[0] == ("BET_AFTER_NO_MORE_BETS", 1, 2, None)
+    assert found[1:5] == [("DEAL_OUT_OF_TURN", 1, 2, h) for h in (0, 0, 0, 1)]
+    assert ("PAY_MISSING", 1, 2, 1) in found  # the split hand's stake was never settled
