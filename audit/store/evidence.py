@@ -226,14 +226,22 @@ def _finding_order(f: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def audit_body(con: Any, keys: Iterable[ShoeKey], at: dt.datetime) -> dict[str, Any]:
-    """The ledger record of one ``run`` transaction over ``keys``."""
+    """The ledger record of one ``run`` transaction over ``keys``.
+
+    Every key is named, also a shoe the transaction left without results (``clear_results``:
+    an empty entry), so the record supersedes the shoe's earlier one: a run interrupted
+    between clearing and rewriting a shoe is not "results removed by hand".
+    """
+    keys = list(keys)
     entries = audit_entries(con, keys)
+    empty: AuditEntry = ("", ())
     return {
         "kind": "audit",
         "at": at.isoformat(),
         "shoes": [
             [k.table, k.shoe, audit, [list(f) for f in findings]]
-            for k, (audit, findings) in sorted(entries.items())
+            for k in sorted(set(keys))
+            for audit, findings in (entries.get(k, empty),)
         ],
     }
 

@@ -431,3 +431,29 @@ def test_a_migrated_database_records_a_baseline(migrated: Path, night: Path) -> 
              (SELECT min(rowid) FROM events WHERE type = 'settle')""",
     )
     assert verify(migrated)[0] == 4
+
+
+def test_a_re_audit_interrupted_after_its_first_batch_is_no_tampering(db: Path) -> None:
+    """A `run --all` over an audited night, stopped after one batch, then a plain run: the
+    shoes it had cleared are recorded as cleared, so neither the next run nor verify sees
+    "results removed by hand" (the cleared shoes' earlier audit records are superseded)."""
+    from audit.batch import run_audit
+    from audit.profiles import load_registry
+
+    def stop_after_the_first_batch(done: int, total: int) -> None:
+        if done:
+            raise KeyboardInterrupt
+
+    with open_store(db) as store:
+        with pytest.raises(KeyboardInterrupt):
+            run_audit(
+                store,
+                load_registry(),
+                all_shoes=True,
+                workers=1,
+                batch_events=300,
+                progress=stop_after_the_first_batch,
+            )
+        resumed = run_audit(store, load_registry(), workers=1)
+    assert resumed.shoes > 0 and "LOG_TAMPERED" not in resumed.by_code
+    assert verify(db) == (0, [])
