@@ -119,12 +119,7 @@ def check_head(store: Store, key: bytes | None = None) -> Integrity:
         return out
     tail = read_tail(path, key)
     if not tail.exists:
-        if db:
-            out.differences.append(
-                Difference(
-                    "ledger", f"the ledger file {str(path)!r} is missing ({len(db)} records)"
-                )
-            )
+        out.differences += missing_ledger_file(path, db)
         return out
     out.differences += [Difference("ledger", p) for p in tail.problems]
     by_no = {r.no: r for r in db}
@@ -356,3 +351,10 @@ def check_before(
 
         replace_integrity_findings(store, out.findings(), shoes, at or dt.datetime.now(dt.UTC))
     return out
+
+
+def missing_ledger_file(path: Any, db: Sequence[Record]) -> list[Difference]:
+    """The one difference of a ledger file that is gone while the database holds records."""
+    if not db:
+        return []
+    return [Difference("ledger", f"the ledger file {str(path)!r} is missing ({len(db)} records)")]

@@ -33,6 +33,7 @@ from audit.integrity.check import (
     Integrity,
     audit_differences,
     chain_differences,
+    missing_ledger_file,
 )
 from audit.store import ShoeKey, Store
 from audit.store.evidence import (
@@ -87,12 +88,7 @@ def _ledger(store: Store, key: bytes | None, out: Verification) -> list[Record]:
         return db
     chain = read_file(path, key)
     if not chain.exists:
-        if db:
-            out.differences.append(
-                Difference(
-                    "ledger", f"the ledger file {str(path)!r} is missing ({len(db)} records)"
-                )
-            )
+        out.differences += missing_ledger_file(path, db)
         return db
     out.differences += [Difference("ledger", p) for p in chain.problems]
     by_no = {r.no: r for r in chain.records}
