@@ -21,6 +21,7 @@ from audit.cli.common import (
     DbOption,
     JsonOption,
     ProfilesOption,
+    RowsFormat,
     boundary,
     fail,
     gaming_day_option,
@@ -64,10 +65,7 @@ def _date(value: str | None, option: str) -> dt.date | None:
         raise UsageError(f"{option} takes a gaming day as YYYY-MM-DD, got {value!r}") from None
 
 
-class FindingsFormat(StrEnum):
-    table = "table"
-    jsonl = "jsonl"
-    csv = "csv"
+FindingsFormat = RowsFormat
 
 
 class HandFormat(StrEnum):

@@ -15,6 +15,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, ParamSpec, TypeVar
 
@@ -31,6 +32,14 @@ R = TypeVar("R")
 DB_ENV = "SHOE_AUDIT_DB"
 DEFAULT_DB = "audit.duckdb"
 DEFAULT_DB_PATH = Path(DEFAULT_DB)
+
+
+class RowsFormat(StrEnum):
+    """How a command that prints rows writes them (cli.md: findings, stats)."""
+
+    table = "table"
+    jsonl = "jsonl"
+    csv = "csv"
 
 
 class State:

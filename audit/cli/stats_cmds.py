@@ -15,6 +15,7 @@ from audit.cli.common import (
     DEFAULT_DB_PATH,
     DbOption,
     ProfilesOption,
+    RowsFormat,
     boundary,
     is_terminal,
     open_db,
@@ -32,10 +33,7 @@ class TheoryFormat(StrEnum):
     json = "json"
 
 
-class StatsFormat(StrEnum):
-    table = "table"
-    jsonl = "jsonl"
-    csv = "csv"
+StatsFormat = RowsFormat
 
 
 class CorrectionChoice(StrEnum):
