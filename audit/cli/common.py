@@ -12,12 +12,13 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
 import typer
 
@@ -49,6 +50,9 @@ class State:
     quiet: bool = False
     reported: bool = False
     """An error line was printed (so the exit code needs no message of its own)."""
+    interrupted: bool = False
+    """Ctrl-C arrived: whatever failure follows (DuckDB may first report the transaction
+    the interrupt aborted) is the interrupt, exit 130."""
 
     @classmethod
     def reset(cls) -> None:
@@ -169,7 +173,7 @@ def explain(exc: BaseException) -> tuple[int, str]:
 
 def is_interrupt(exc: BaseException) -> bool:
     """Ctrl-C, also as DuckDB reports it when it arrives inside a query."""
-    if isinstance(exc, KeyboardInterrupt):
+    if isinstance(exc, KeyboardInterrupt) or State.interrupted:
         return True
     # DuckDB turns SIGINT into InterruptException, or a RuntimeError from a fetch.
     return type(exc).__name__ == "InterruptException" or (
@@ -197,6 +201,8 @@ def boundary(fn: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        State.interrupted = False
+        previous = _note_interrupts()
         try:
             return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort, typer.TyperException):
@@ -207,8 +213,27 @@ def boundary(fn: Callable[P, R]) -> Callable[P, R]:
             code, message = explain(exc)
             fail(message)
             raise typer.Exit(code) from None
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
 
     return wrapper
+
+
+def _note_interrupts() -> Any:
+    """Have SIGINT set :attr:`State.interrupted` before it raises as Python's handler does.
+
+    Returns the handler it replaced (None where signals cannot be set: not the main thread).
+    """
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        State.interrupted = True
+        signal.default_int_handler(signum, frame)
+
+    try:
+        return signal.signal(signal.SIGINT, on_sigint)
+    except ValueError:
+        return None
 
 
 # --------------------------------------------------------------------------- the database
