@@ -105,6 +105,7 @@ def _night(rounds: int, tables: int, seed: int, error_rate: float) -> Path:
         profiles=PROFILES,
         seed=seed,
         error_rate=error_rate,
+        workers=2,
     )
     # The manifest is not TEL/1: keep it out of the folder the stages read.
     manifest = folder / "logs" / "injected.jsonl"

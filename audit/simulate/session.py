@@ -5,8 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from collections.abc import Collection, Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from audit.errors import InputError
 from audit.findings import Code
@@ -111,11 +113,14 @@ def iter_shoes(
     registry: ProfileRegistry | None = None,
     error_codes: Collection[Code] | None = None,
     biases: Mapping[str, Bias] | None = None,
+    only_tables: Collection[int] | None = None,
 ) -> Iterator[ShoeOutput]:
     """Every shoe of the run, table after table, each with its events and injected errors.
 
     The same arguments give the same shoes, event for event (one
-    ``random.Random`` per table and purpose, seeded from ``seed``).
+    ``random.Random`` per table and purpose, seeded from ``seed``), so a
+    table's shoes do not depend on the others: ``only_tables`` (0-based table
+    indices) deals just those tables, exactly as the whole run deals them.
     """
     if shoes < 1 and rounds is None:
         raise InputError(f"--shoes must be at least 1, got {shoes}")
@@ -131,7 +136,8 @@ def iter_shoes(
         error_codes=error_codes,
         biases=biases,
     ):
-        yield from table.run(shoes, rounds)
+        if only_tables is None or table.index in only_tables:
+            yield from table.run(shoes, rounds)
 
 
 def simulate(
@@ -148,6 +154,7 @@ def simulate(
     registry: ProfileRegistry | None = None,
     error_codes: Collection[Code] | None = None,
     biases: Mapping[str, Bias] | None = None,
+    workers: int = 1,
 ) -> SimulationSummary:
     """Write realistic TEL/1 logs of a gaming night, with injected dealer errors.
 
@@ -160,28 +167,65 @@ def simulate(
     ``OUT/injected.jsonl``. ``biases`` deal some tables wrong on purpose
     (:mod:`audit.simulate.bias`, for testing the statistics). Logs go to
     ``OUT/<gaming day>/<table>.jsonl`` (``.jsonl.gz`` with ``gzip``). Same
-    arguments, same bytes.
+    arguments, same bytes, whatever ``workers`` (processes that deal the
+    tables in parallel: a table's logs are its own files).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    args: dict[str, Any] = dict(
+        tables=tables,
+        shoes=shoes,
+        rounds=rounds,
+        profiles=profiles,
+        seed=seed,
+        error_rate=error_rate,
+        start=start,
+        registry=registry,
+        error_codes=error_codes,
+        biases=biases,
+    )
+    n = max(1, min(workers, tables))
+    parts = [range(tables * i // n, tables * (i + 1) // n) for i in range(n)]
+    if n == 1:
+        summaries = [_deal_tables(out, gzip, args, None)]
+    else:
+        with ProcessPoolExecutor(n) as pool:
+            summaries = list(pool.map(_deal_tables, [out] * n, [gzip] * n, [args] * n, parts))
+    injected = [e for s in summaries for e in s.injected]
+    manifest = None
+    if error_rate > 0:
+        manifest = out / MANIFEST_NAME
+        with manifest.open("w", encoding="utf-8", newline="\n") as fh:
+            for err in injected:
+                fh.write(err.to_json() + "\n")
+    features: dict[str, Counter[str]] = {}
+    for s in summaries:
+        for profile, counts in s.features.items():
+            features.setdefault(profile, Counter()).update(counts)
+    return SimulationSummary(
+        out_dir=out,
+        files=tuple(p for s in summaries for p in s.files),
+        manifest=manifest,
+        tables={t: p for s in summaries for t, p in s.tables.items()},
+        shoes=sum(s.shoes for s in summaries),
+        rounds=sum(s.rounds for s in summaries),
+        events=sum(s.events for s in summaries),
+        injected=tuple(injected),
+        features=features,
+    )
+
+
+def _deal_tables(
+    out: Path, gzip: bool, args: dict[str, Any], only: range | None
+) -> SimulationSummary:
+    """Write the logs of the tables ``only`` (all when None); the manifest is the caller's."""
     sink = FileSink(out, compress=gzip)
     injected: list[InjectedError] = []
     table_profiles: dict[str, str] = {}
     features: dict[str, Counter[str]] = {}
     n_shoes = n_rounds = n_events = 0
     try:
-        for shoe in iter_shoes(
-            tables=tables,
-            shoes=shoes,
-            rounds=rounds,
-            profiles=profiles,
-            seed=seed,
-            error_rate=error_rate,
-            start=start,
-            registry=registry,
-            error_codes=error_codes,
-            biases=biases,
-        ):
+        for shoe in iter_shoes(**args, only_tables=only):
             for event in shoe.events:
                 sink.write(shoe.day, shoe.table, event)
             table_profiles[shoe.table] = shoe.profile
@@ -192,16 +236,10 @@ def simulate(
             n_events += len(shoe.events)
     finally:
         sink.close()
-    manifest = None
-    if error_rate > 0:
-        manifest = out / MANIFEST_NAME
-        with manifest.open("w", encoding="utf-8", newline="\n") as fh:
-            for err in injected:
-                fh.write(err.to_json() + "\n")
     return SimulationSummary(
         out_dir=out,
         files=tuple(sink.paths),
-        manifest=manifest,
+        manifest=None,
         tables=table_profiles,
         shoes=n_shoes,
         rounds=n_rounds,

@@ -77,6 +77,7 @@ class TableSession:
         bias: Bias = NO_BIAS,
     ) -> None:
         self.table = table
+        self.index = index
         self.bias = bias
         self.bias_rng = random.Random(f"{seed}/{table}/bias")
         self.profile = profile

@@ -64,6 +64,25 @@ def test_same_seed_same_bytes(tmp_path: Path) -> None:
     assert a.keys() == c.keys() and a != c
 
 
+def test_tables_dealt_in_parallel_give_the_same_bytes_and_summary(tmp_path: Path) -> None:
+    kw = {"tables": 5, "shoes": 1, "rounds": 30, "profiles": PROFILES, "seed": 4}
+    one = simulate(tmp_path / "a", error_rate=0.2, **kw)  # type: ignore[arg-type]
+    two = simulate(tmp_path / "b", error_rate=0.2, workers=2, **kw)  # type: ignore[arg-type]
+    assert _tree(tmp_path / "a") == _tree(tmp_path / "b")
+    assert MANIFEST_NAME in _tree(tmp_path / "b")
+    assert (one.shoes, one.rounds, one.events, one.tables, one.features) == (
+        two.shoes,
+        two.rounds,
+        two.events,
+        two.tables,
+        two.features,
+    )
+    assert one.injected == two.injected and len(one.injected) > 0
+    assert [p.relative_to(tmp_path / "a") for p in one.files] == [
+        p.relative_to(tmp_path / "b") for p in two.files
+    ]
+
+
 def test_same_seed_same_bytes_gzip(tmp_path: Path) -> None:
     for name in ("a", "b"):
         simulate(tmp_path / name, tables=2, shoes=1, profiles=PROFILES, seed=1, gzip=True)
