@@ -7,15 +7,25 @@ BIN := $(VENV)/bin
 NIGHTLY_DB ?= audit-nightly.duckdb
 NIGHTLY_OUT ?= audit-reports
 
-.PHONY: setup nightly test lint types unit test-slow test-browser bench clean
+.PHONY: setup engine nightly test lint types unit test-slow test-browser bench clean
 
-$(VENV)/.installed: pyproject.toml
+# The install compiles the engine in place with mypyc (setup.py), so an edit of
+# an engine source makes the next target rebuild it; tests/conftest.py stops a
+# test run whose compiled engine no longer matches its sources.
+ENGINE_SRC := $(wildcard audit/engine/*.py)
+
+$(VENV)/.installed: pyproject.toml setup.py $(ENGINE_SRC)
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $@
 
 setup: $(VENV)/.installed
+
+# Rebuild the engine in place now; SHOE_AUDIT_PURE=1 make engine: the
+# pure-Python reference, uncompiled (for debugging; make engine compiles it again).
+engine: setup
+	$(PY) -m pip install -q --no-deps -e .
 
 nightly: setup
 	rm -f $(NIGHTLY_DB)
@@ -43,3 +53,4 @@ test-browser: setup
 
 clean:
 	rm -rf $(VENV) $(NIGHTLY_OUT) $(NIGHTLY_DB) .mypy_cache .ruff_cache .pytest_cache test-artifacts
+	rm -rf build audit/engine/*.so audit/engine/mypyc-sources.sha256 *__mypyc*.so

@@ -53,3 +53,12 @@ def browser_page(tmp_path: Path) -> Iterator[Page]:
     profile.mkdir()
     with chromium_page(profile) as page:
         yield page
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Never test stale compiled code: stop when an engine source changed since the build."""
+    from tests.engine_build import stale_engine
+
+    reason = stale_engine()
+    if reason is not None:
+        pytest.exit(reason, returncode=4)

@@ -39,6 +39,11 @@ class ShoeContext:
     banker: str | None = None
     banker_rounds_before: int = 0
 
+    def __reduce__(self) -> tuple[type[ShoeContext], tuple[bool, str | None, int]]:
+        # run hands contexts to worker processes. Compiled (mypyc), a frozen dataclass
+        # unpickles by assigning its fields, which it refuses: rebuild it instead.
+        return ShoeContext, (self.first_shoe_of_gaming_day, self.banker, self.banker_rounds_before)
+
 
 @dataclass(frozen=True, slots=True)
 class Step:
