@@ -18,7 +18,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 ENGINE = REPO / "audit" / "engine"
 SOURCES_FILE = "mypyc-sources.sha256"  # setup.py writes it
-REBUILD = "run `make setup` (or `.venv/bin/pip install --no-deps -e .`) to rebuild it"
+REBUILD = "run `make setup` (or `make engine`, which always rebuilds it)"
 
 
 def pure_requested() -> bool:

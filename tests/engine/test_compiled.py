@@ -28,7 +28,7 @@ def test_engine_is_compiled() -> None:
     if pure_requested():
         pytest.skip("SHOE_AUDIT_PURE is set: the pure-Python reference engine is under test")
     pure = [stem for stem, origin in loaded_from().items() if not compiled(origin)]
-    assert not pure, f"not compiled: {pure}; run `make setup` (SHOE_AUDIT_PURE unset)"
+    assert not pure, f"not compiled: {pure}; run `make engine` (SHOE_AUDIT_PURE unset)"
     assert stale_engine() is None
 
 
@@ -64,8 +64,8 @@ def test_an_edited_source_is_stale(built_copy: tuple[Path, dict[str, Path]]) -> 
         f.write("# an edit\n")
     reason = stale_engine(engine, origins)
     assert reason == (
-        "audit/engine/round.py changed since the engine was compiled: run `make setup` "
-        "(or `.venv/bin/pip install --no-deps -e .`) to rebuild it"
+        "audit/engine/round.py changed since the engine was compiled: "
+        "run `make setup` (or `make engine`, which always rebuilds it)"
     )
 
 
