@@ -5,8 +5,10 @@ in 1% of them has some 10,000 flagged rounds, so pages are made with as few
 replays as possible:
 
 - the plan (:data:`audit.reports.sources.PAGE_PLAN_SQL`) lists every flagged
-  round of a replayed shoe and the rounds just before and after it (so each
-  page links to its neighbours);
+  round of a replayed shoe, and no other (a page names the rounds before and
+  after it, with a link where that round is flagged too and the ``hand``
+  command to see it where it is not: pages for the neighbours tripled the
+  page count and the report's time);
 - the events of all planned shoes are streamed out of DuckDB in one scan
   (:meth:`audit.store.Store.iter_shoe_rows`), as ``run`` does;
 - each shoe is replayed **once**, and only up to the last event its pages need,
