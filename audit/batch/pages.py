@@ -193,9 +193,11 @@ def shoe_pages(
     if profile is None:
         return []
     events = [build_event(dict(zip(job.names, r, strict=True))) for r in job.rows]
-    replay = replay_shoe(events, profile, job.context)
-    t, s = job.key.table, job.key.shoe
     paged = {p.round for p in job.rounds}
+    # Only the paged rounds in full (their steps and verdicts); the others are passed
+    # over as the shoe remembers them (cards counted), which is most of a shoe.
+    replay = replay_shoe(events, profile, job.context, rounds=paged)
+    t, s = job.key.table, job.key.shoe
     flagged = tuple(
         RoundLink(p.round, p.findings, f"r{p.round}.html", p.worst_severity)
         for p in job.rounds
