@@ -45,6 +45,12 @@ class BuildEngine(build_ext):
         where.mkdir(parents=True, exist_ok=True)
         (where / SOURCES_FILE).write_text(source_digests())
 
+    def copy_extensions_to_source(self) -> None:
+        # An editable build copies the modules into the tree: as new files, never by
+        # rewriting the old ones, which would crash a process that has them loaded.
+        remove_inplace_build()
+        super().copy_extensions_to_source()
+
 
 def remove_inplace_build() -> None:
     """Delete the compiled engine an editable (in-place) build left in the tree."""
