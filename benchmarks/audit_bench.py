@@ -127,6 +127,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--error-rate", type=float, default=0.01, help="of the report's night")
     ap.add_argument("--no-report", action="store_true", help="skip the report stage")
+    ap.add_argument(
+        "--stats",
+        action="store_true",
+        help="also time `stats` (the library call, as stats_bench.py) on the audited clean night",
+    )
     args = ap.parse_args()
 
     clean = _night(args.rounds, args.tables, args.seed, 0.0) / "logs"
@@ -153,6 +158,12 @@ def main() -> None:
             res["run"].append(_stage("run", "", copy))
             if dirty is not None:
                 res["report"].append(_stage("report", work / f"report{i}", dirty_db))
+        stats_runs = []
+        if args.stats:
+            from stats_bench import _STATS, _child
+
+            repo = str(Path(__file__).resolve().parent.parent)
+            stats_runs = [json.loads(_child(_STATS, str(copy), repo)) for _ in range(args.repeat)]
 
     def med(stage: str) -> float:
         return statistics.median(r["secs"] for r in res[stage])
@@ -186,6 +197,14 @@ def main() -> None:
         print(
             f"report              {report:7.2f} s   peak {rss('report')}   {pages:,} hand pages,"
             f" {report / (ingest + run):.1%} of ingest + run"
+        )
+    if stats_runs:
+        st = statistics.median(r["secs"] for r in stats_runs)
+        flags = stats_runs[0]["flags"]
+        print(
+            f"stats               {st:7.2f} s   {st / (ingest + run):.1%} of ingest + run"
+            f"   {stats_runs[0]['rows']:,} tests, {len(flags)} flagged"
+            + "".join(f"\n  flag: {f}" for f in flags)
         )
     print(
         f"cpu seconds (all processes): floor {cpu('floor'):.1f}, ingest {cpu('ingest'):.1f},"

@@ -5,8 +5,10 @@ in 1% of them has some 10,000 flagged rounds, so pages are made with as few
 replays as possible:
 
 - the plan (:data:`audit.reports.sources.PAGE_PLAN_SQL`) lists every flagged
-  round of a replayed shoe and the rounds just before and after it (so each
-  page links to its neighbours);
+  round of a replayed shoe, and no other (a page names the rounds before and
+  after it, with a link where that round is flagged too and the ``hand``
+  command to see it where it is not: pages for the neighbours tripled the
+  page count and the report's time);
 - the events of all planned shoes are streamed out of DuckDB in one scan
   (:meth:`audit.store.Store.iter_shoe_rows`), as ``run`` does;
 - each shoe is replayed **once**, and only up to the last event its pages need,
@@ -191,9 +193,11 @@ def shoe_pages(
     if profile is None:
         return []
     events = [build_event(dict(zip(job.names, r, strict=True))) for r in job.rows]
-    replay = replay_shoe(events, profile, job.context)
-    t, s = job.key.table, job.key.shoe
     paged = {p.round for p in job.rounds}
+    # Only the paged rounds in full (their steps and verdicts); the others are passed
+    # over as the shoe remembers them (cards counted), which is most of a shoe.
+    replay = replay_shoe(events, profile, job.context, rounds=paged)
+    t, s = job.key.table, job.key.shoe
     flagged = tuple(
         RoundLink(p.round, p.findings, f"r{p.round}.html", p.worst_severity)
         for p in job.rounds

@@ -173,6 +173,10 @@ def _audit_batch(job: BatchJob, registry: ProfileRegistry) -> BatchResult:
     return BatchResult(audits, round_table, wager_table)
 
 
+RUN_MEMORY_LIMIT = "400MB"
+"""DuckDB's memory while ``run`` streams and writes (unless ``SHOE_AUDIT_MEMORY`` says
+otherwise): the sorted scan spills beyond it, so the parent stays small at any size."""
+
 _KIND, _STAKE = WagerRow._fields.index("kind"), WagerRow._fields.index("stake")
 """Where a wager row (a plain tuple in :class:`WagerRow` order) holds its kind and stake."""
 
@@ -265,6 +269,39 @@ class LocalProcesses:
                 raise
 
 
+class TableMeta:
+    """Each shoe's :class:`ShoeMeta`, read a table at a time as the batches reach it.
+
+    Batches come in table order, so only the current table's shoe rows and
+    cross-shoe contexts are held: the parent's memory stays flat whatever the
+    number of shoes in the run (a table's metadata, not the night's).
+    """
+
+    def __init__(self, store: Store, keys: Sequence[ShoeKey]) -> None:
+        self._store = store
+        self._by_table: dict[str, list[ShoeKey]] = {}
+        for k in keys:
+            self._by_table.setdefault(k.table, []).append(k)
+        self._table: str | None = None
+        self._infos: dict[ShoeKey, Any] = {}
+        self._contexts: dict[ShoeKey, ShoeContext] = {}
+
+    def of(self, key: ShoeKey) -> ShoeMeta:
+        """What a worker needs of ``key`` besides its events."""
+        if key.table != self._table:
+            wanted = self._by_table.get(key.table, [key])
+            self._infos = self._store.shoe_info(wanted)
+            self._contexts = shoe_contexts(self._store, wanted)
+            self._table = key.table
+        info = self._infos.get(key)
+        return ShoeMeta(
+            key=key,
+            profile_id=info.profile if info else None,
+            context=self._contexts.get(key, ShoeContext()),
+            events_digest=info.events_digest if info else "",
+        )
+
+
 def shoe_contexts(store: Store, keys: Sequence[ShoeKey]) -> dict[ShoeKey, ShoeContext]:
     """The cross-shoe :class:`ShoeContext` of each shoe in ``keys``."""
     from audit.batch.contexts import group_outline, outline_rows, table_contexts
@@ -334,21 +371,7 @@ def run_audit(
         return summary
     if progress is not None:
         progress(0, len(keys))
-    infos = store.shoe_info(keys)
-    contexts = shoe_contexts(store, keys)
-
-    def meta_of(k: ShoeKey) -> ShoeMeta:
-        info = infos.get(k)
-        return ShoeMeta(
-            key=k,
-            profile_id=info.profile if info else None,
-            context=contexts.get(k, ShoeContext()),
-            events_digest=info.events_digest if info else "",
-        )
-
-    def job_of(events: pa.Table) -> BatchJob:
-        return BatchJob(events, tuple(meta_of(k) for k in batch_keys(events)))
-
+    meta = TableMeta(store, keys)
     fn: BatchFn[Any] = audit_batch
     jobs: Iterable[Any]
     if source is not None:
@@ -357,8 +380,13 @@ def run_audit(
         # Planned (and the export checked) before any result is cleared: a stale export
         # is refused with the database as it was.
         fn = audit_source_batch
-        jobs = plan_source_jobs(store, source, keys, meta_of, infos, batch_events)
+        infos = store.shoe_info(keys)
+        jobs = plan_source_jobs(store, source, keys, meta.of, infos, batch_events)
     else:
+
+        def job_of(events: pa.Table) -> BatchJob:
+            return BatchJob(events, tuple(meta.of(k) for k in batch_keys(events)))
+
         jobs = map(job_of, stream_shoe_batches(store, keys, batch_events))
     clear_results(store, keys)
     done = 0
@@ -379,7 +407,7 @@ def run_audit(
     if executor is None:
         n_workers = workers or os.cpu_count() or 1
         executor = LocalProcesses(max(1, min(n_workers, len(keys) // 4 or 1)))
-    with closing(executor.map(fn, jobs, registry)) as results:
+    with store.lean_memory(RUN_MEMORY_LIMIT), closing(executor.map(fn, jobs, registry)) as results:
         for result in results:
             record(result)
     summary.seconds = time.perf_counter() - t0

@@ -158,6 +158,10 @@ def explain(exc: BaseException) -> tuple[int, str]:
         return 130, INTERRUPTED
     if isinstance(exc, UsageError):
         return 2, str(exc)
+    from audit.store.failures import is_out_of_memory, out_of_memory_error
+
+    if is_out_of_memory(exc):
+        return 1, str(out_of_memory_error(exc))
     if isinstance(exc, AuditError):
         return 1, str(exc)
     if isinstance(exc, (FileExistsError, NotADirectoryError)) and exc.filename is not None:

@@ -113,8 +113,10 @@ class _Shoe:
     def shoe_step(self, e: ShoeEvent, description: str, **kw: object) -> None:
         if not self.trace:
             return
-        step = Step(event_id=e.id, seq=e.seq, type=e.type, description=description, **kw)  # type: ignore[arg-type]
         cur = self.current
+        if cur is not None and cur.skipped:
+            return  # in a round passed over, whose steps no one asked for (as a full replay)
+        step = Step(event_id=e.id, seq=e.seq, type=e.type, description=description, **kw)  # type: ignore[arg-type]
         if cur is not None and cur.steps is not None:
             cur.steps.append(step)
         else:
@@ -167,7 +169,8 @@ class _Shoe:
         cur = self.current
         rnd = cur.number if cur is not None else None
         pos = e.pos
-        if cur is not None and cur.skipped:
+        passed_over = cur is not None and cur.skipped
+        if passed_over:
             cur = None  # passed over: only the shoe's share of the burn (the cards) matters
         if cur is not None and cur.ranks_before_round is None and not start:
             cur.snapshot_round(self.tracker.ranks, self.tracker.unseen)
@@ -185,6 +188,8 @@ class _Shoe:
             self.shoe_step(e, f"burn {e.n_cards} card(s) at shoe start", pos=pos)
             return
         self.later_burned += e.n_cards
+        if passed_over:
+            return  # a burn inside the round (the exposed-card procedure), not between rounds
         if cur is not None:
             cur.burn(e, index)
         else:
@@ -692,6 +697,7 @@ def replay_shoe_of(
         close_reason=closed.reason if closed else None,
         banker=shoe.banker,
         banker_streak=shoe.streak,
+        round_numbers=tuple(sorted(shoe.rounds)),
     )
 
 

@@ -311,6 +311,8 @@ class ShoeReplay:
     banker: str | None = None
     banker_streak: int = 0
     replayed: bool = True
+    round_numbers: tuple[int, ...] = ()
+    """Every round of the shoe, replayed or passed over (``replay_shoe(rounds=...)``), by number."""
 
     def next_context(self, first_shoe_of_gaming_day: bool = False) -> ShoeContext:
         """The :class:`ShoeContext` for the next shoe of this table."""

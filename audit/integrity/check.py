@@ -89,6 +89,10 @@ class Integrity:
         return [d.finding() for d in self.differences]
 
 
+
+NO_KEY_NOTE = "SHOE_AUDIT_KEY is not set: the ledger file's HMACs were not checked"
+"""The note of a check made without the key (a report's first line already says so)."""
+
 def chain_differences(db: Sequence[Record]) -> list[Difference]:
     """Records of the ledger table that do not follow from the ones before."""
     out = []
@@ -144,7 +148,7 @@ def check_head(store: Store, key: bytes | None = None) -> Integrity:
                 Difference("ledger", f"record {r.no} of the database is not in the ledger file")
             )
     if key is None:
-        out.notes.append("SHOE_AUDIT_KEY is not set: the ledger file's HMACs were not checked")
+        out.notes.append(NO_KEY_NOTE)
     return out
 
 

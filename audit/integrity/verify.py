@@ -28,6 +28,7 @@ from os import PathLike
 from typing import Any
 
 from audit.integrity.check import (
+    NO_KEY_NOTE,
     Difference,
     Head,
     Integrity,
@@ -81,7 +82,7 @@ def _ledger(store: Store, key: bytes | None, out: Verification) -> list[Record]:
     if db:
         out.head = Head(db[-1].no, db[-1].hash, key is not None)
     if key is None:
-        out.notes.append("SHOE_AUDIT_KEY is not set: the ledger file's HMACs were not checked")
+        out.notes.append(NO_KEY_NOTE)
     path = ledger_path(store.path)
     if path is None:
         out.notes.append("an in-memory database has no ledger file")

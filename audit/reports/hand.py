@@ -105,10 +105,13 @@ def build_hand_context(
     impacts = [f.impact for f in round_findings if f.impact is not None]
     verdicts = wager_verdicts(rnd.wagers, round_findings)
     split_hands = {(h.box, h.hand) for h in rnd.hands if h.from_split}
-    ordered = sorted(replay.rounds, key=lambda r: r.round)
-    idx = [r.round for r in ordered].index(round_no)
-    prev = ordered[idx - 1] if idx > 0 else None
-    nxt = ordered[idx + 1] if idx + 1 < len(ordered) else None
+    # A replay of some rounds only (a report's pages) passed over the others: the
+    # shoe's round numbers still say which rounds came before and after this one.
+    numbers = list(replay.round_numbers) or sorted(r.round for r in replay.rounds)
+    idx = numbers.index(round_no)
+    prev = numbers[idx - 1] if idx > 0 else None
+    nxt = numbers[idx + 1] if idx + 1 < len(numbers) else None
+    earlier = [r for r in replay.rounds if r.round in set(numbers[:idx])]
 
     return HandContext(
         table=table,
@@ -116,7 +119,7 @@ def build_hand_context(
         round=round_no,
         profile=_profile_view(profile, replay.profile_id),
         engine_version=engine_version or ENGINE_VERSION,
-        story=_story(replay, rnd, ordered[:idx], first_seq, by_id, events or (), where),
+        story=_story(replay, rnd, earlier, idx, first_seq, by_id, events or (), where),
         steps=steps,
         hands=tuple(
             _hand_view(h, rnd.wagers) for h in sorted(rnd.hands, key=lambda h: (h.box, h.hand))
@@ -137,9 +140,14 @@ def build_hand_context(
     )
 
 
-def _link(replay: ShoeReplay, rnd: RoundReplay | None) -> RoundLink | None:
-    if rnd is None:
+def _link(replay: ShoeReplay, number: int | None) -> RoundLink | None:
+    """The link to round ``number``, with its findings; a round the replay passed over has
+    none counted (whoever replays some rounds only replays every flagged one it shows)."""
+    if number is None:
         return None
+    rnd = replay.round_replay(number)
+    if rnd is None:
+        return RoundLink(number, 0)
     found = _round_findings(replay, rnd)
     worst = max(found, key=lambda f: f.severity.rank).severity if found else None
     return RoundLink(rnd.round, len(found), None, str(worst) if worst is not None else None)
@@ -432,6 +440,7 @@ def _story(
     replay: ShoeReplay,
     rnd: RoundReplay,
     earlier: Sequence[RoundReplay],
+    rounds_before: int,
     first_seq: int,
     by_id: dict[str, AnyEvent],
     events: Sequence[AnyEvent],
@@ -474,9 +483,13 @@ def _story(
     )
     if not by_id:
         burned = max(burned, replay.burned)
-    dealt_before = sum(1 for r in earlier for st in r.steps if st.type == "card")
     first_pos = next((st.pos for st in rnd.steps if st.pos is not None), None)
-    cards_before = first_pos - 1 if first_pos is not None else burned + dealt_before
+    if first_pos is not None:
+        cards_before = first_pos - 1
+    elif len(earlier) == rounds_before:
+        cards_before = burned + sum(1 for r in earlier for st in r.steps if st.type == "card")
+    else:  # earlier rounds passed over: the engine's count of the cards gone before it
+        cards_before = sum(rnd.ranks_before_round or ()) + rnd.unseen_before_round
     return ShoeStory(
         decks=opened.decks if opened is not None else replay.decks,
         dealer=dealer,
@@ -487,7 +500,7 @@ def _story(
         lines=tuple(lines),
         cut_card_position=replay.cut_card_position,
         burned=burned,
-        rounds_before=len(earlier),
+        rounds_before=rounds_before,
         cards_before=cards_before,
     )
 

@@ -362,16 +362,12 @@ WITH r AS (
               f.round IS NOT NULL AS flagged, coalesce(f.findings, 0) AS findings,
               f.worst_severity
        FROM {ROUNDS} r LEFT JOIN {FLAGGED} f USING (table_id, shoe, round)
-       WINDOW w AS (PARTITION BY r.table_id, r.shoe ORDER BY r.first_seq)),
-     p AS (
-       SELECT *, flagged OR coalesce(lag(flagged) OVER w, false)
-                 OR coalesce(lead(flagged) OVER w, false) AS page
-       FROM r WINDOW w AS (PARTITION BY table_id, shoe ORDER BY last_seq))
+       WINDOW w AS (PARTITION BY r.table_id, r.shoe ORDER BY r.first_seq))
 SELECT table_id, shoe, round, flagged, findings, worst_severity,
        coalesce(next_first, last_seq) AS upto_seq
-FROM p WHERE page ORDER BY table_id, shoe, round
+FROM r WHERE flagged ORDER BY table_id, shoe, round
 """
-"""The hand pages a report writes: every flagged round of a replayed shoe and the
-rounds just before and after it (so that every page links to its neighbours);
+"""The hand pages a report writes: one per flagged round of a replayed shoe (cli.md);
+a page names the rounds before and after it, linked where they are flagged too.
 ``upto_seq`` is the last event a replay needs for that page (the next round's
 first event closes a round left without ``round_close``, as in a full replay)."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -363,8 +364,13 @@ def write_results(
             con.register(name, table)
             try:
                 con.execute(sql, [now] if name == "_new_audits" else [])
-            finally:
-                con.unregister(name)
+            except BaseException:
+                # The transaction is aborted: DuckDB's unregister would fail too, and
+                # its "Current transaction is aborted" hide what really went wrong.
+                with suppress(Exception):
+                    con.unregister(name)
+                raise
+            con.unregister(name)
         if audits:
             chain_audits(
                 store, [a.key for a in audits], now

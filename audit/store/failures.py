@@ -8,6 +8,9 @@ Two failures reach the user as DuckDB's own words today, with a traceback:
   naming the disk (its mount point and the space left) and saying that nothing
   was half written: DuckDB's transaction keeps the file as of the last
   commit, and the same command completes the work once space is back;
+* DuckDB out of memory (``Out of Memory Error: failed to pin block``, its
+  ``memory_limit`` reached, then again "Current transaction is aborted"): a
+  :class:`StoreError` saying so and how to give it more (``SHOE_AUDIT_MEMORY``);
 * Ctrl-C while a query runs: DuckDB stops the query and raises
   ``RuntimeError: Query interrupted`` (or ``duckdb.InterruptException``)
   instead of Python's ``KeyboardInterrupt``. It becomes ``KeyboardInterrupt``,
@@ -42,6 +45,22 @@ def is_disk_full(exc: BaseException) -> bool:
     return any(mark in text for mark in _DISK_FULL)
 
 
+def is_out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` is DuckDB reaching its ``memory_limit``."""
+    return type(exc).__name__ == "OutOfMemoryException" or str(exc).startswith(
+        "Out of Memory Error"
+    )
+
+
+def out_of_memory_error(exc: BaseException) -> StoreError:
+    """The one-line error for DuckDB out of memory: what it said, and what to set."""
+    said = " ".join(str(exc).split("Possible solutions")[0].split())
+    return StoreError(
+        f"DuckDB ran out of memory ({said}): nothing was half written; set SHOE_AUDIT_MEMORY "
+        "higher (for example SHOE_AUDIT_MEMORY=2GB) and run the command again"
+    )
+
+
 def mount_point(path: str | os.PathLike[str]) -> Path:
     """The mount point of the file system holding ``path`` (its nearest existing folder)."""
     p = Path(os.path.abspath(path))
@@ -64,7 +83,7 @@ def disk_full_error(path: str | os.PathLike[str], what: str) -> StoreError:
 
 @contextmanager
 def plain_failures(path: str | os.PathLike[str], what: str | None = None) -> Iterator[None]:
-    """Raise a full disk as :class:`StoreError` and an interrupted query as KeyboardInterrupt."""
+    """Raise a full disk or memory as :class:`StoreError`, an interrupted query as KeyboardInterrupt."""
     try:
         yield
     except (KeyboardInterrupt, StoreError):
@@ -74,4 +93,6 @@ def plain_failures(path: str | os.PathLike[str], what: str | None = None) -> Ite
             raise KeyboardInterrupt from None
         if is_disk_full(exc):
             raise disk_full_error(path, what or str(path)) from None
+        if is_out_of_memory(exc):
+            raise out_of_memory_error(exc) from None
         raise

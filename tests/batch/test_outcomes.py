@@ -20,6 +20,7 @@ from audit.engine.outcome import due_units
 from audit.findings import assign_ids, finding_id
 from audit.ingest import ingest_paths
 from audit.profiles import load_registry
+from audit.reports.hand import build_hand_context
 from audit.simulate import simulate
 from audit.store import Store, open_store
 from audit.store.batches import _outcome_schemas
@@ -129,7 +130,7 @@ def test_due_to_a_fraction_of_a_cent_is_kept_exactly() -> None:
 
 def test_a_flagged_round_alone_replays_as_in_its_shoe(tmp_path: Path, night: Path) -> None:
     """Pages replay only the rounds they show: on a night with injected errors, each flagged
-    round's steps and findings are exactly those of the whole shoe's replay."""
+    round's steps, findings and page are exactly those of the whole shoe's replay."""
     registry = load_registry()
     with _audited(tmp_path, night, workers=1) as store:
         keys = sorted(store.shoe_info())
@@ -146,7 +147,17 @@ def test_a_flagged_round_alone_replays_as_in_its_shoe(tmp_path: Path, night: Pat
         profile = profile_for(registry, info[key].profile)
         full = replay_shoe(events[key], profile, contexts[key])
         part = replay_shoe(events[key], profile, contexts[key], rounds=numbers)
+        assert part.round_numbers == full.round_numbers
+        # the shoe's own findings too (a burn inside a round passed over is not "between rounds")
+        assert [f for f in part.findings if f.round is None] == [
+            f for f in full.findings if f.round is None
+        ]
+        assert part.burned_later == full.burned_later
         for r in part.rounds:
             assert r.to_dict() == full.round_replay(r.round).to_dict()  # type: ignore[union-attr]
+            # and its page: its neighbours and its place in the shoe included
+            assert build_hand_context(part, r.round, profile, events=events[key]) == (
+                build_hand_context(full, r.round, profile, events=events[key])
+            )
             checked += 1
     assert checked > 10

@@ -405,6 +405,18 @@ def test_the_report_pins_its_ledger_head_and_its_own_files(sealed_db: Path, tmp_
     assert mac.strip().endswith(expected.hexdigest())
 
 
+def test_the_report_says_once_that_the_key_is_not_set(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SHOE_AUDIT_KEY", raising=False)
+    for fmt in ("html", "md"):
+        out = tmp_path / fmt
+        assert cli("report", "--db", str(db), "--out", str(out), "--format", fmt).exit_code == 0
+        text = (out / ("index.html" if fmt == "html" else "report.md")).read_text()
+        assert text.count("SHOE_AUDIT_KEY") == 1, fmt
+        assert "HMACs not checked (SHOE_AUDIT_KEY not set)" in text
+
+
 @pytest.fixture
 def migrated(tmp_path: Path, night: Path) -> Iterator[Path]:
     """A database as schema 3 left it, with a night in it and no ledger."""
