@@ -53,3 +53,8 @@ def browser_page(tmp_path: Path) -> Iterator[Page]:
     profile.mkdir()
     with chromium_page(profile) as page:
         yield page
+
+
+from tests.fuzz.summary import pytest_terminal_summary  # noqa: E402 - the fuzz example counts
+
+__all__ = ["pytest_terminal_summary"]

@@ -1,5 +1,8 @@
 """Prints how many examples each fuzz test ran (issue 14, point 19 asks for a count).
 
+A hook of the root ``tests/conftest.py``, which imports it: pytest-xdist's
+controller loads no conftest below the root, so one here would never print.
+
 Each test in :mod:`tests.fuzz.test_fuzz` records ``fuzz_examples`` (the calls
 of the code under test it made) and ``fuzz_cpu_seconds`` with
 ``record_property`` (``test_atheris.py``: ``atheris_runs``); the records
