@@ -62,3 +62,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     reason = stale_engine()
     if reason is not None:
         pytest.exit(reason, returncode=4)
+
+
+from tests.fuzz.summary import pytest_terminal_summary  # noqa: E402 - the fuzz example counts
+
+__all__ = ["pytest_terminal_summary"]

@@ -89,9 +89,9 @@ class Integrity:
         return [d.finding() for d in self.differences]
 
 
-
 NO_KEY_NOTE = "SHOE_AUDIT_KEY is not set: the ledger file's HMACs were not checked"
 """The note of a check made without the key (a report's first line already says so)."""
+
 
 def chain_differences(db: Sequence[Record]) -> list[Difference]:
     """Records of the ledger table that do not follow from the ones before."""

@@ -83,7 +83,8 @@ def disk_full_error(path: str | os.PathLike[str], what: str) -> StoreError:
 
 @contextmanager
 def plain_failures(path: str | os.PathLike[str], what: str | None = None) -> Iterator[None]:
-    """Raise a full disk or memory as :class:`StoreError`, an interrupted query as KeyboardInterrupt."""
+    """Raise a full disk or memory as :class:`StoreError`, an interrupted query as
+    KeyboardInterrupt."""
     try:
         yield
     except (KeyboardInterrupt, StoreError):

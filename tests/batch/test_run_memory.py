@@ -71,10 +71,13 @@ def test_metadata_is_held_for_one_table_at_a_time(ingested: Callable[[int], Stor
 
 
 def test_duckdb_out_of_memory_is_one_line_saying_so(tmp_path: Path) -> None:
-    with open_store(tmp_path / "a.duckdb", memory_limit="20MB") as store:
-        with pytest.raises(StoreError) as err, store.transaction() as con:
-            # list() of 20 million numbers cannot spill: DuckDB runs out of memory
-            con.execute("SELECT list(range) FROM range(20000000)").fetchall()
+    with (
+        open_store(tmp_path / "a.duckdb", memory_limit="20MB") as store,
+        pytest.raises(StoreError) as err,
+        store.transaction() as con,
+    ):
+        # list() of 20 million numbers cannot spill: DuckDB runs out of memory
+        con.execute("SELECT list(range) FROM range(20000000)").fetchall()
     message = str(err.value)
     assert "\n" not in message
     assert "DuckDB ran out of memory" in message and "SHOE_AUDIT_MEMORY" in message

@@ -10,7 +10,9 @@ shoe, without a ``shoe_open``).
 from __future__ import annotations
 
 import json
+import random
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
@@ -29,31 +31,11 @@ JSON_NUMBERS = st.sampled_from(
 """Number texts at and past every bound and form TEL/1 v1.1 names."""
 
 WEIRD_TEXT = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=8
+    # Every code point UTF-8 carries (surrogates are the only ones it cannot), named
+    # by category: ``codec="utf-8"`` costs seconds of set-up in every process.
+    alphabet=st.characters(exclude_categories=("Cs",)),
+    max_size=8,
 ) | st.sampled_from(["", "\u0000", "\u202e", "\ufeff", "a\\u0000", "ſ", "𝟘", "T07", "\x1b[31m"])
-
-
-@st.composite
-def json_texts(draw: st.DrawFn, depth: int = 3) -> str:
-    """Any JSON text (and near-JSON), numbers written raw."""
-    if depth <= 0 or draw(st.booleans()):
-        kind = draw(st.integers(0, 4))
-        if kind == 0:
-            return draw(JSON_NUMBERS)
-        if kind == 1:
-            return json.dumps(draw(WEIRD_TEXT))
-        if kind == 2:
-            return draw(st.sampled_from(["true", "false", "null"]))
-        if kind == 3:
-            return str(draw(st.integers(min_value=-(2**70), max_value=2**70)))
-        return json.dumps(draw(st.floats(allow_nan=False)))
-    if draw(st.booleans()):
-        items = draw(st.lists(json_texts(depth - 1), max_size=4))
-        return "[" + ",".join(items) + "]"
-    keys = draw(st.lists(st.sampled_from(TEL_KEYS) | WEIRD_TEXT, max_size=6))
-    values = [draw(json_texts(depth - 1)) for _ in keys]
-    return "{" + ",".join(f"{json.dumps(k)}:{v}" for k, v in zip(keys, values, strict=True)) + "}"
-
 
 TEL_KEYS = [
     "v", "id", "seq", "ts", "table", "shoe", "round", "type", "box", "hand", "spot", "amount",
@@ -62,9 +44,40 @@ TEL_KEYS = [
     "accepted", "remaining", "currency", "min_bet", "max_bet", "player",
 ]  # fmt: skip
 
+
+def _array(items: list[str]) -> str:
+    return "[" + ",".join(items) + "]"
+
+
+def _object(pairs: list[tuple[str, str]]) -> str:
+    return "{" + ",".join(f"{json.dumps(k)}:{v}" for k, v in pairs) + "}"
+
+
+JSON_TEXTS = st.recursive(
+    st.one_of(
+        JSON_NUMBERS,
+        WEIRD_TEXT.map(json.dumps),
+        st.sampled_from(["true", "false", "null"]),
+        st.integers(min_value=-(2**70), max_value=2**70).map(str),
+        st.floats(allow_nan=False).map(json.dumps),
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=4).map(_array)
+        | st.lists(st.tuples(st.sampled_from(TEL_KEYS) | WEIRD_TEXT, inner), max_size=6).map(
+            _object
+        )
+    ),
+    max_leaves=12,
+)
+"""Any JSON text, and near-JSON (a key twice, numbers past every bound), written raw.
+
+One strategy, built once: the ``@composite`` that recursed before made and
+validated new strategy objects at every draw, ~15 ms of each one-line example.
+"""
+
 LINES = st.one_of(
     st.binary(max_size=120),
-    json_texts(),
+    JSON_TEXTS,
     st.sampled_from(["", " ", "\t", "\r", "{}", "[]", "{", "}", "\ufeff{}", '{"id":1,}']),
 )
 """One line of a hostile file: raw bytes, any JSON, or the usual suspects."""
@@ -180,11 +193,13 @@ def adversarial_shoes(draw: st.DrawFn) -> list[dict[str, Any]]:
 
     Up to 40 events drawn field by field (hypothesis shrinks those), then, from
     one drawn ``Random`` (cheap for thousands of events), a bulk shape (thousands
-    of spots on one box, or splits as deep as they go), an order (as written,
+    of spots on one box, now and then 10,000, or splits as deep as they go), an order (as written,
     reversed, shuffled), ids repeated or not, ``seq`` at its bound, times at
     the ends of the calendar, events of another shoe in the middle.
     """
-    rnd = draw(st.randoms(use_true_random=False))
+    # A plain Random from a drawn seed: hypothesis's own st.randoms() makes every call a
+    # draw of its own, which cost ~30 ms of each example's ~40.
+    rnd = random.Random(draw(st.integers(0, 2**32 - 1)))
     shoe = draw(IDS)
     table = draw(IDS)
     other_shoe = draw(IDS)
@@ -201,12 +216,18 @@ def adversarial_shoes(draw: st.DrawFn) -> list[dict[str, Any]]:
             events.append(
                 {"type": kind, "round": draw(st.sampled_from(rounds)), **draw(ROUND_EVENTS[kind])}
             )
-    shape = draw(st.integers(0, 5))
+    shape = draw(st.integers(0, 9))  # a bulk shape in one example of five
     ten = Decimal(10)
     if shape == 0:  # thousands of spots betting behind one box
+        spots = rnd.choice([rnd.randint(100, 2000)] * 19 + [10_000])
+        # Stakes under the table minimum cost the engine O(spots^2) today (each
+        # spot's BET_LIMIT cites every bet of the box: tests/fuzz/test_known_bugs.py);
+        # until that is fixed the bulk spots stake the most TEL/1 allows, over any
+        # minimum (the events drawn above still bet under it), else 2,000 spots take
+        # seconds an example and the slow run hours.
+        stake = AMOUNT_MAX
         events += [
-            {"type": "bet", "round": 1, "box": 1, "spot": s, "amount": ten}
-            for s in range(rnd.randint(100, 2000))
+            {"type": "bet", "round": 1, "box": 1, "spot": s, "amount": stake} for s in range(spots)
         ]
         events += [{"type": "card", "round": 1, "card": "8S", "to": "box", "box": 1}] * 2
     elif shape == 1:  # splits as deep as they go
@@ -237,3 +258,82 @@ def adversarial_shoes(draw: st.DrawFn) -> list[dict[str, Any]]:
         }
         for i, e in enumerate(events, start=1)
     ]
+
+
+# --------------------------------------------------------------------------- valid lines, mutated
+
+SAMPLE_LOG = Path(__file__).resolve().parents[2] / "sample_logs" / "2026-11-28" / "T01.jsonl"
+
+
+def _one_line_per_type() -> list[str]:
+    """The first line of each event type in the sample log (all valid TEL/1)."""
+    lines: dict[str, str] = {}
+    with SAMPLE_LOG.open(encoding="utf-8") as f:
+        for line in f:
+            lines.setdefault(json.loads(line)["type"], line.rstrip("\n"))
+    return list(lines.values())
+
+
+VALID_LINES = _one_line_per_type()
+
+TIMESTAMPS = [
+    "2026-11-28T20:00:00Z", "2026-11-28T20:00:00", "2026-02-30T20:00:00+01:00",
+    "2026-11-28 20:00:00+01:00", "2026-11-28T24:00:00+01:00", "2026-11-28T20:00:00+25:00",
+    "2026-11-28t20:00:00z", "2026-12-31T23:59:60Z", "0000-01-01T00:00:00Z",
+    "2026-11-28T20:00:00.1234567+01:00", "+12026-11-28T20:00:00Z", "2026-11-28",
+]  # fmt: skip
+"""Timestamps just off RFC 3339 with offset, or at its edges."""
+
+VALUE_TEXTS = st.one_of(
+    JSON_NUMBERS,
+    WEIRD_TEXT.map(json.dumps),
+    st.sampled_from(['"3"', "true", "null", "[]", "{}", '["AS"]', '"AS"', '"10h"', "1.0", '""']),
+    st.sampled_from(
+        [f'"{t}"' for t in ("bet", "settle", "shoe_open", "round_open", "card", "burn", "x")]
+    ),
+    st.sampled_from([f'"{t}"' for t in TIMESTAMPS]),
+    st.integers(min_value=-(2**64), max_value=2**64).map(str),
+)
+"""A field's new value, written raw: each bound, form and wrong type of TEL/1."""
+
+_MUTATIONS = ("replace", "delete", "repeat", "add", "byte", "cut")
+
+
+def _pairs(line: str) -> list[tuple[str, str]]:
+    """A valid line's fields, each value as raw JSON text (numbers as written)."""
+    obj = json.loads(line, parse_float=Decimal)
+    return [(k, str(v) if isinstance(v, Decimal) else json.dumps(v)) for k, v in obj.items()]
+
+
+@st.composite
+def mutated_lines(draw: st.DrawFn) -> str | bytes:
+    """A valid event line of the sample log, changed one to three times.
+
+    Fields replaced by a value at or past a bound or of the wrong type, deleted,
+    named twice, added; or the bytes flipped or cut. Most results are one step
+    from valid, the lines the bulk validator and the models must agree on.
+    """
+    pairs = _pairs(draw(st.sampled_from(VALID_LINES)))
+    raw: bytes | None = None
+    for kind in draw(st.lists(st.sampled_from(_MUTATIONS), min_size=1, max_size=3)):
+        if raw is None and kind in ("byte", "cut"):
+            raw = _object(pairs).encode("utf-8")
+        if raw is not None:  # once the bytes changed, only byte mutations apply
+            at = draw(st.integers(0, len(raw)))
+            if kind == "cut":
+                raw = raw[:at]
+            else:
+                raw = raw[:at] + draw(st.binary(min_size=0, max_size=3)) + raw[at + 1 :]
+            continue
+        if kind == "add" or not pairs:
+            key = draw(st.sampled_from(TEL_KEYS) | WEIRD_TEXT)
+            pairs.insert(draw(st.integers(0, len(pairs))), (key, draw(VALUE_TEXTS)))
+            continue
+        i = draw(st.integers(0, len(pairs) - 1))
+        if kind == "replace":
+            pairs[i] = (pairs[i][0], draw(VALUE_TEXTS))
+        elif kind == "delete":
+            del pairs[i]
+        else:  # the same key again, with a value of its own
+            pairs.insert(draw(st.integers(0, len(pairs))), (pairs[i][0], draw(VALUE_TEXTS)))
+    return raw if raw is not None else _object(pairs)

@@ -2,18 +2,31 @@
 
 No uncaught exception, ever; every rejection names file:line (ingest and
 validate) or an event id (the engine); nothing is lost or invented: each
-non-blank line is an event or a rejection, and what ingest stored verifies
-intact. The default suite runs about 1,100 examples (kept to well under a
-minute on a quiet 2-core machine: a validate or an ingest example starts DuckDB); the ``slow``
-tests the same properties over about 24,300 (``make test-slow``, about ten core-minutes, which
-CI's time allows), and ``SHOE_AUDIT_FUZZ_SCALE=N`` multiplies those for a longer hunt.
+non-blank line is an event or a rejection, the bulk validator (DuckDB SQL)
+rejects exactly the lines :func:`parse_line` rejects, for parse_line's reason,
+and what ingest stored verifies intact.
+
+Three layers of input (see :mod:`tests.fuzz.strategies`): arbitrary bytes and
+JSON, valid lines mutated one to three times, and valid but adversarial TEL/1
+shoes. A validate or an ingest example is a whole file mixing all three (a
+DuckDB pass costs the same for 30 lines or 300), shuffled.
+
+The default suite runs about 2,800 examples (about a minute of CPU); the
+``slow`` tests the same properties over about 100,200 (``make test-slow``;
+:data:`SLOW` has the counts), and ``SHOE_AUDIT_FUZZ_SCALE=N`` multiplies
+those for a longer hunt. Each test records how many times it called the code
+under test (``fuzz_examples``), and ``tests/fuzz/conftest.py`` prints the
+counts at the end of the run.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import tempfile
+import time
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -24,13 +37,70 @@ from hypothesis import strategies as st
 
 from audit.engine import ShoeContext, replay_shoe
 from audit.errors import MalformedEventError
+from audit.events.models import UnknownEvent
 from audit.events.parse import parse_line, parse_object
 from audit.ingest import ingest_paths, validate_paths
 from audit.profiles import load_registry
-from tests.fuzz.strategies import LINES, adversarial_shoes
+from tests.fuzz.strategies import LINES, adversarial_shoes, mutated_lines
 
 REGISTRY = load_registry()
 QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
+
+Record = Callable[[str, object], None]
+
+SLOW = {
+    "parse_line": 55_000,
+    "parse_line_mutated": 42_000,
+    "validate": 150,
+    "ingest": 60,
+    "engine": 3_000,
+}
+"""Examples of each slow test (before ``SHOE_AUDIT_FUZZ_SCALE``): 100,210 in all.
+
+Measured at a fifth of these (``SHOE_AUDIT_FUZZ_SCALE=0.2``, ``-n 2``, the
+machine at load 7): 8.8, 7.4, 690, 1,660 and 74 CPU-ms an example, so about
+1,200 CPU-seconds in all, ten minutes of wall time on two free cores.
+"""
+
+
+def _volume(n: int) -> int:
+    """A slow fuzz test's example count times ``SHOE_AUDIT_FUZZ_SCALE`` (default 1)."""
+    return max(1, round(n * float(os.environ.get("SHOE_AUDIT_FUZZ_SCALE", "1"))))
+
+
+def _fuzz(
+    check: Callable[..., None],
+    strategies: list[st.SearchStrategy[Any]],
+    n: int,
+    record: Record,
+) -> None:
+    """``check`` over ``n`` hypothesis examples; records how many calls it got.
+
+    No example database (a passing run writes nothing, and 100,000 examples do
+    not pay for its bookkeeping); a failure prints its reproduction blob.
+    """
+    calls = 0
+    cpu = time.process_time()
+
+    def test(args: tuple[Any, ...]) -> None:
+        nonlocal calls
+        calls += 1
+        check(*args)
+
+    settings(
+        max_examples=n,
+        deadline=None,
+        suppress_health_check=QUIET,
+        database=None,
+        print_blob=True,
+    )(given(st.tuples(*strategies))(test))()
+    record("fuzz_examples", calls)
+    # CPU seconds of the whole process (DuckDB's threads included): on a shared
+    # machine the wall time says more about the neighbours than about the test.
+    record("fuzz_cpu_seconds", round(time.process_time() - cpu, 1))
+    # Each example is a real call: hypothesis stops short only when it has
+    # exhausted a strategy, which none of these can be.
+    assert calls >= n, f"{calls} calls for {n} examples"
 
 
 def _bytes(line: str | bytes) -> bytes:
@@ -50,75 +120,13 @@ def _blank(line: bytes) -> bool:
     return not line.strip(b" \t\r")
 
 
-# --------------------------------------------------------------------------- one line
-
-
-def check_parse_line(line: str | bytes) -> None:
+def _verdict(line: bytes) -> str | None:
+    """parse_line's reason for rejecting ``line``, or None when it is an event."""
     try:
         parse_line(line)
     except MalformedEventError as exc:
-        assert exc.reason  # a reason, never an empty message
-
-
-def _volume(n: int) -> int:
-    """The example count of a slow fuzz test, times ``SHOE_AUDIT_FUZZ_SCALE`` (default 1).
-
-    The default counts keep CI's slow run in its time (about 10 core-minutes for
-    the four); a deeper hunt sets, say, ``SHOE_AUDIT_FUZZ_SCALE=20`` (hours).
-    """
-    return max(1, round(n * float(os.environ.get("SHOE_AUDIT_FUZZ_SCALE", "1"))))
-
-
-def _fuzz_parse_line(n: int) -> None:
-    settings(max_examples=n, deadline=None, suppress_health_check=QUIET)(
-        given(LINES)(check_parse_line)
-    )()
-
-
-def test_parse_line_takes_anything() -> None:
-    _fuzz_parse_line(800)
-
-
-@pytest.mark.slow
-def test_parse_line_takes_anything_at_volume() -> None:
-    _fuzz_parse_line(_volume(20_000))
-
-
-# --------------------------------------------------------------------------- validate
-
-
-def check_validate(lines: list[str | bytes]) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "hostile.jsonl"
-        data = b"\n".join(_bytes(x) for x in lines) + b"\n"
-        path.write_bytes(data)
-        report = validate_paths([path])
-        seen = _file_lines(data)
-        for entry in report.invalid:
-            where, _, why = entry.partition(": ")
-            assert where.startswith(f"{path}:") and why, entry
-            n = int(where.rsplit(":", 1)[1])
-            assert 1 <= n <= len(seen) and not _blank(seen[n - 1]), entry
-        assert report.lines == len(seen)
-        assert report.events + len(report.invalid) == sum(not _blank(x) for x in seen)
-
-
-def _fuzz_validate(n: int) -> None:
-    settings(max_examples=n, deadline=None, suppress_health_check=QUIET)(
-        given(st.lists(LINES, max_size=30))(check_validate)
-    )()
-
-
-def test_validate_takes_any_file() -> None:
-    _fuzz_validate(12)  # each a DuckDB validate of a file of up to 30 lines
-
-
-@pytest.mark.slow
-def test_validate_takes_any_file_at_volume() -> None:
-    _fuzz_validate(_volume(250))  # x up to 30 lines each
-
-
-# --------------------------------------------------------------------------- ingest, run, verify
+        return exc.reason
+    return None
 
 
 def _dumps(obj: dict[str, Any]) -> str:
@@ -130,25 +138,120 @@ def _dumps(obj: dict[str, Any]) -> str:
     return "{" + ",".join(parts) + "}"
 
 
-def check_ingest(lines: list[str | bytes], shoes: list[list[dict[str, Any]]]) -> None:
+def _hostile_file(lines: list[str | bytes], shoes: list[list[dict[str, Any]]], seed: int) -> bytes:
+    """Hostile lines and adversarial shoes in one file, shuffled (a shoe's order with them)."""
+    every = [_bytes(x) for x in [*lines, *(_dumps(e) for s in shoes for e in s)]]
+    random.Random(seed).shuffle(every)
+    return b"\n".join(every) + b"\n"
+
+
+HOSTILE_LINES = st.lists(LINES | mutated_lines(), max_size=120)
+SEEDS = st.integers(0, 2**32 - 1)
+
+# --------------------------------------------------------------------------- one line
+
+
+def check_parse_line(line: str | bytes) -> None:
+    try:
+        parse_line(line)
+    except MalformedEventError as exc:
+        assert exc.reason  # a reason, never an empty message
+
+
+def test_parse_line_takes_anything(record_property: Record) -> None:
+    _fuzz(check_parse_line, [LINES], 1_500, record_property)
+
+
+def test_parse_line_takes_any_mutated_event(record_property: Record) -> None:
+    _fuzz(check_parse_line, [mutated_lines()], 1_000, record_property)
+
+
+@pytest.mark.slow
+def test_parse_line_takes_anything_at_volume(record_property: Record) -> None:
+    _fuzz(check_parse_line, [LINES], _volume(SLOW["parse_line"]), record_property)
+
+
+@pytest.mark.slow
+def test_parse_line_takes_any_mutated_event_at_volume(record_property: Record) -> None:
+    n = _volume(SLOW["parse_line_mutated"])
+    _fuzz(check_parse_line, [mutated_lines()], n, record_property)
+
+
+# --------------------------------------------------------------------------- validate
+
+
+def check_validate(lines: list[str | bytes], shoes: list[list[dict[str, Any]]], seed: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "hostile.jsonl"
+        data = _hostile_file(lines, shoes, seed)
+        path.write_bytes(data)
+        report = validate_paths([path])
+        seen = _file_lines(data)
+        rejected: dict[int, str] = {}
+        for entry in report.invalid:
+            where, _, why = entry.partition(": ")
+            assert where.startswith(f"{path}:") and why, entry
+            n = int(where.rsplit(":", 1)[1])
+            assert 1 <= n <= len(seen) and not _blank(seen[n - 1]), entry
+            rejected[n] = why
+        assert report.lines == len(seen)
+        assert report.events + len(report.invalid) == sum(not _blank(x) for x in seen)
+        # The bulk SQL rejects exactly what parse_line rejects, for its reason; the
+        # unknown types it warns of are the events parse_line calls unknown.
+        verdicts = {n: _verdict(x) for n, x in enumerate(seen, start=1) if not _blank(x)}
+        assert rejected == {n: why for n, why in verdicts.items() if why is not None}
+        unknown = {
+            n
+            for n, why in verdicts.items()
+            if why is None and isinstance(parse_line(seen[n - 1]), UnknownEvent)
+        }
+        warned = {int(w.split(": ", 1)[0].rsplit(":", 1)[1]) for w in report.warnings}
+        assert warned == unknown
+
+
+def _fuzz_validate(n: int, record: Record) -> None:
+    shoes = st.lists(adversarial_shoes(), max_size=2)
+    _fuzz(check_validate, [HOSTILE_LINES, shoes, SEEDS], n, record)
+
+
+def test_validate_takes_any_file(record_property: Record) -> None:
+    _fuzz_validate(12, record_property)  # each a DuckDB validate of up to ~4,000 lines
+
+
+@pytest.mark.slow
+def test_validate_takes_any_file_at_volume(record_property: Record) -> None:
+    _fuzz_validate(_volume(SLOW["validate"]), record_property)
+
+
+# --------------------------------------------------------------------------- ingest, run, verify
+
+
+def check_ingest(lines: list[str | bytes], shoes: list[list[dict[str, Any]]], seed: int) -> None:
     from audit.batch import run_audit
     from audit.integrity.verify import verify
     from audit.store import open_store
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "hostile.jsonl"
-        every = [_bytes(x) for x in [*lines, *(_dumps(e) for s in shoes for e in s)]]
-        data = b"\n".join(every) + b"\n"
+        data = _hostile_file(lines, shoes, seed)
         path.write_bytes(data)
         seen = _file_lines(data)
         with open_store(Path(tmp) / "audit.duckdb") as store:
             summary = ingest_paths(store, [path])
             (fs,) = summary.files
             assert fs.events + fs.rejected == sum(not _blank(x) for x in seen)
-            for line_no, reason in store.con.execute(
-                "SELECT line_no, reason FROM quarantine"
+            malformed = set()
+            for line_no, code, reason in store.con.execute(
+                "SELECT line_no, code, reason FROM quarantine"
             ).fetchall():
                 assert 1 <= line_no <= len(seen) and reason
+                if code == "LOG_MALFORMED":
+                    malformed.add(line_no)
+            # Malformed are exactly the lines parse_line rejects (the others are
+            # events, or id conflicts of events).
+            assert malformed == {
+                n for n, x in enumerate(seen, start=1) if not _blank(x) and _verdict(x)
+            }
             for f in store.all_findings():
                 assert f.source is None or f.source.startswith(f"{path}:")
             run_audit(store, REGISTRY, workers=1)
@@ -156,19 +259,18 @@ def check_ingest(lines: list[str | bytes], shoes: list[list[dict[str, Any]]]) ->
             assert result.intact, [str(d) for d in result.differences]
 
 
-def _fuzz_ingest(n: int) -> None:
-    settings(max_examples=n, deadline=None, suppress_health_check=QUIET)(
-        given(st.lists(LINES, max_size=15), st.lists(adversarial_shoes(), max_size=2))(check_ingest)
-    )()
+def _fuzz_ingest(n: int, record: Record) -> None:
+    shoes = st.lists(adversarial_shoes(), max_size=3)
+    _fuzz(check_ingest, [HOSTILE_LINES, shoes, SEEDS], n, record)
 
 
-def test_ingest_run_verify_take_any_file() -> None:
-    _fuzz_ingest(5)  # each an ingest, a run and a verify
+def test_ingest_run_verify_take_any_file(record_property: Record) -> None:
+    _fuzz_ingest(5, record_property)  # each an ingest, a run and a verify
 
 
 @pytest.mark.slow
-def test_ingest_run_verify_take_any_file_at_volume() -> None:
-    _fuzz_ingest(_volume(80))
+def test_ingest_run_verify_take_any_file_at_volume(record_property: Record) -> None:
+    _fuzz_ingest(_volume(SLOW["ingest"]), record_property)
 
 
 # --------------------------------------------------------------------------- the engine
@@ -188,16 +290,15 @@ def check_engine(events: list[dict[str, Any]], first_shoe: bool, banker: str | N
         assert f.message
 
 
-def _fuzz_engine(n: int) -> None:
-    settings(max_examples=n, deadline=None, suppress_health_check=QUIET)(
-        given(adversarial_shoes(), st.booleans(), st.sampled_from([None, "D1"]))(check_engine)
-    )()
+def _fuzz_engine(n: int, record: Record) -> None:
+    strategies = [adversarial_shoes(), st.booleans(), st.sampled_from([None, "D1"])]
+    _fuzz(check_engine, strategies, n, record)
 
 
-def test_the_engine_takes_any_valid_shoe() -> None:
-    _fuzz_engine(300)
+def test_the_engine_takes_any_valid_shoe(record_property: Record) -> None:
+    _fuzz_engine(300, record_property)
 
 
 @pytest.mark.slow
-def test_the_engine_takes_any_valid_shoe_at_volume() -> None:
-    _fuzz_engine(_volume(4_000))
+def test_the_engine_takes_any_valid_shoe_at_volume(record_property: Record) -> None:
+    _fuzz_engine(_volume(SLOW["engine"]), record_property)
