@@ -28,7 +28,7 @@ from audit.engine.result import (
 )
 from audit.engine.round import Phase
 
-ENGINE_VERSION = "2.0.0"
+ENGINE_VERSION = "2.0.1"
 """Bumped whenever a rule changes: shoes audited with another version are re-audited."""
 
 __all__ = [

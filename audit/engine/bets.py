@@ -24,13 +24,17 @@ def limit_breaches(
     max_bet: int | None,
     rules: Rules,
     evidence: Mapping[int, Sequence[str]],
+    spot_evidence: Mapping[tuple[int, int], Sequence[str]],
 ) -> list[Breach]:
     """``BET_LIMIT`` and ``BET_SPOTS`` for the stakes as they stand when betting closes.
 
     ``boxes`` maps each box to its spots' positive stakes (cents); ``evidence``
-    each box to its bet events. ``BET_SPOTS``: more spots than
-    ``max_spots_per_box`` (004: «tre cerchietti»), or bets behind with no box
-    holder (000: the seated player decides).
+    each box to its bet events, ``spot_evidence`` each (box, spot) to its own: a
+    spot under the minimum cites its own bets (10,000 spots of a box citing all
+    10,000 bets each made 10^8 ids), the box's total and spots all of the box's.
+    ``BET_SPOTS``: more spots than ``max_spots_per_box`` (004: «tre
+    cerchietti»), or bets behind with no box holder (000: the seated player
+    decides).
     """
     out: list[Breach] = []
     for box, spots in boxes.items():
@@ -42,7 +46,7 @@ def limit_breaches(
                         Code.BET_LIMIT,
                         f"box {box} spot {spot}: stake {money(amount)} under the table "
                         f"minimum {money(min_bet)}",
-                        ev,
+                        tuple(spot_evidence.get((box, spot), ())),
                         box=box,
                         spot=spot,
                         expected=f">= {money(min_bet)}",

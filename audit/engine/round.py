@@ -115,6 +115,7 @@ class Round:
         self.bets: dict[tuple[int, int], int] = {}
         self.players: dict[tuple[int, int], str | None] = {}
         self.bet_events: dict[int, list[str]] = {}
+        self.spot_events: dict[tuple[int, int], list[str]] = {}
         self.close_event: str | None = None
         self.closed_by_burn = False
         # the deal
@@ -313,6 +314,7 @@ class Round:
         self.bets[key] = e.amount
         self.players[key] = e.player
         self.bet_events.setdefault(e.box, []).append(e.id)
+        self.spot_events.setdefault(key, []).append(e.id)
         if self.boxes_made:
             self._late_stake(e.box, e.spot, e.amount, e.player)
         if self.steps is not None:
@@ -368,7 +370,12 @@ class Round:
                 boxes.setdefault(box, {})[spot] = amount
         self.staked = boxes
         for b in limit_breaches(
-            boxes, self.limits.min_bet, self.limits.max_bet, self.rules, self.bet_events
+            boxes,
+            self.limits.min_bet,
+            self.limits.max_bet,
+            self.rules,
+            self.bet_events,
+            self.spot_events,
         ):
             self.flag(b)
 
