@@ -173,10 +173,6 @@ def _audit_batch(job: BatchJob, registry: ProfileRegistry) -> BatchResult:
     return BatchResult(audits, round_table, wager_table)
 
 
-RUN_MEMORY_LIMIT = "400MB"
-"""DuckDB's memory while ``run`` streams and writes (unless ``SHOE_AUDIT_MEMORY`` says
-otherwise): the sorted scan spills beyond it, so the parent stays small at any size."""
-
 _KIND, _STAKE = WagerRow._fields.index("kind"), WagerRow._fields.index("stake")
 """Where a wager row (a plain tuple in :class:`WagerRow` order) holds its kind and stake."""
 
@@ -407,7 +403,7 @@ def run_audit(
     if executor is None:
         n_workers = workers or os.cpu_count() or 1
         executor = LocalProcesses(max(1, min(n_workers, len(keys) // 4 or 1)))
-    with store.lean_memory(RUN_MEMORY_LIMIT), closing(executor.map(fn, jobs, registry)) as results:
+    with closing(executor.map(fn, jobs, registry)) as results:
         for result in results:
             record(result)
     summary.seconds = time.perf_counter() - t0

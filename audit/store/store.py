@@ -100,33 +100,10 @@ def _shortest(d: Decimal) -> Decimal:
 class Store:
     """An open audit database (one DuckDB file). Use :func:`open_store`."""
 
-    def __init__(
-        self, con: Any, path: str, *, memory_limit: str | None = None, memory_chosen: bool = False
-    ) -> None:
+    def __init__(self, con: Any, path: str) -> None:
         self.con = con
         self.path = path
-        self.memory_limit = memory_limit
-        """DuckDB's memory limit as set when the store was opened."""
-        self.memory_chosen = memory_chosen
-        """Whether it was chosen (``memory_limit=``, ``SHOE_AUDIT_MEMORY``), not the default."""
         self._after_commit: list[Callable[[], None]] = []
-
-    @contextmanager
-    def lean_memory(self, limit: str) -> Iterator[None]:
-        """DuckDB's memory limit lowered to ``limit`` meanwhile, unless one was chosen.
-
-        ``run``'s one sorted scan spills past it (DuckDB writes the sort's runs
-        to its temporary files), so the parent's memory stays flat however large
-        the night.
-        """
-        if self.memory_chosen or self.memory_limit is None:
-            yield
-            return
-        self.con.execute("SET memory_limit = ?", [limit])
-        try:
-            yield
-        finally:
-            self.con.execute("SET memory_limit = ?", [self.memory_limit])
 
     def after_commit(self, action: Callable[[], None]) -> None:
         """Run ``action`` once the current transaction has committed (not if it rolls back).
@@ -565,14 +542,13 @@ def open_store(
     try:
         con.execute("SET TimeZone = 'UTC'")
         con.execute("SET enable_progress_bar = false")
-        chosen = memory_limit or os.environ.get("SHOE_AUDIT_MEMORY")
-        limit = chosen or DEFAULT_MEMORY_LIMIT
+        limit = memory_limit or os.environ.get("SHOE_AUDIT_MEMORY") or DEFAULT_MEMORY_LIMIT
         con.execute("SET memory_limit = ?", [limit])
         _migrate(con, p, read_only)
     except BaseException:
         con.close()
         raise
-    return Store(con, p, memory_limit=limit, memory_chosen=bool(chosen))
+    return Store(con, p)
 
 
 def _migrate(con: Any, path: str, read_only: bool) -> None:
