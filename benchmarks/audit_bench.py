@@ -80,10 +80,11 @@ print(json.dumps({"secs": secs, "cpu": cpu, "rss": rss, **extra}))
 def _stage(stage: str, src: Path | str, db: Path) -> dict[str, float]:
     out = subprocess.run(
         [sys.executable, "-c", _CHILD, stage, str(src), str(db)],
-        check=True,
         capture_output=True,
         text=True,
     )
+    if out.returncode != 0:  # say why: a failed stage of a 1M-round night costs an hour
+        sys.exit(f"stage {stage} failed (exit {out.returncode}):\n{out.stderr[-4000:]}")
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
