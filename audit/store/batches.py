@@ -114,15 +114,59 @@ def stream_shoe_batches(
 
 
 def _compact(table: pa.Table) -> pa.Table:
-    """``table`` in buffers of its own rows only, one chunk per column.
+    """``table`` in buffers of its own rows only, one chunk per column, its shoe events apart.
 
     A slice keeps its parent's buffers, and pickling sends them whole: a batch
     made of the last batch's carried shoe and the next read went to a worker at
-    twice its size, the last small batch at the size of a full one.
+    twice its size, the last small batch at the size of a full one. And
+    ``shoe_event`` is a struct of forty columns that is null on all but about
+    one row in seventy: as a column it was 60% of the bytes sent to a worker,
+    so it travels as :func:`shoe_events_apart` gives it.
     """
     import pyarrow as pa
 
-    return pa.table([pa.concat_arrays(c.chunks) for c in table.columns], schema=table.schema)
+    lean = shoe_events_apart(table)
+    return pa.table([pa.concat_arrays(c.chunks) for c in lean.columns], schema=lean.schema)
+
+
+SHOE_EVENTS = "shoe_events"
+"""The schema metadata key of a batch whose ``shoe_event`` rows travel apart."""
+
+
+def shoe_events_apart(table: pa.Table) -> pa.Table:
+    """The batch without its ``shoe_event`` column: only the rows that have one, kept aside.
+
+    They go in the schema's metadata as an Arrow IPC stream (row index and
+    event), so the batch is still one :class:`pyarrow.Table` wherever it is
+    sent (a pipe, a Dask cluster); :func:`decode_batch` puts them back.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if "shoe_event" not in table.column_names:
+        return table
+    column = table["shoe_event"]
+    where = pc.indices_nonzero(pc.is_valid(column))
+    apart = pa.table({"row": where, "event": column.take(where)})
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, apart.schema) as writer:
+        writer.write_table(apart)
+    lean = table.drop_columns(["shoe_event"])
+    return lean.replace_schema_metadata({SHOE_EVENTS: sink.getvalue().to_pybytes()})
+
+
+def _shoe_events(table: pa.Table) -> tuple[list[int], list[Any]]:
+    """The rows of a batch that are not round events, and their full rows."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if "shoe_event" in table.column_names:
+        column = table["shoe_event"]
+        where = pc.indices_nonzero(pc.is_valid(column))
+        return where.to_pylist(), column.take(where).to_pylist()
+    meta = table.schema.metadata or {}
+    apart = pa.ipc.open_stream(meta[SHOE_EVENTS.encode()]).read_all()
+    return apart["row"].to_pylist(), apart["event"].to_pylist()
 
 
 def shoe_starts(table: pa.Table) -> list[int]:
@@ -151,14 +195,10 @@ def decode_batch(table: pa.Table) -> list[tuple[ShoeKey, ShoeEvents]]:
     """A batch back as events, shoe by shoe (the worker's side: no DuckDB)."""
     if table.num_rows == 0:
         return []
-    import pyarrow.compute as pc
-
     starts = shoe_starts(table)
     lean = [table[name].to_pylist() for name in _LEAN]
     rows: list[Any] = list(map(RoundEvent._make, zip(*lean, strict=True)))
-    column = table["shoe_event"]
-    where = pc.indices_nonzero(pc.is_valid(column))
-    for i, full in zip(where.to_pylist(), column.take(where).to_pylist(), strict=True):
+    for i, full in zip(*_shoe_events(table), strict=True):
         rows[i] = build_event(full)
     keys = batch_keys(table)
     return [(k, rows[a:b]) for k, a, b in zip(keys, starts[:-1], starts[1:], strict=True)]
