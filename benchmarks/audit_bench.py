@@ -156,6 +156,8 @@ def main() -> None:
                 res["ingest"].append(_stage("ingest", clean, fresh))
             copy = work / "run.duckdb"
             shutil.copyfile(ingested, copy)
+            # and its ledger file: without it run would report the ledger deleted
+            shutil.copyfile(f"{ingested}.ledger", f"{copy}.ledger")
             res["run"].append(_stage("run", "", copy))
             if dirty is not None:
                 res["report"].append(_stage("report", work / f"report{i}", dirty_db))

@@ -59,15 +59,38 @@ assert tuple(_LEAN) == RoundEvent._fields, "the batch columns must follow RoundE
 
 _FULL = [c for c in EVENT_COLUMNS if c not in ("ts", "raw")]
 
+_IS_SHOE_EVENT = f"(e.type NOT IN ({_ROUND_TYPES_SQL}) OR NOT e.known_type)"
+_SHOE_EVENT = f"""struct_pack(
+         {", ".join(f'"{c}" := e."{c}"' for c in _FULL)},
+         raw := CASE WHEN e.has_extra THEN e.raw END)"""
+_RUN_SHOES = "FROM events e SEMI JOIN _run_keys k ON e.table_id = k.table_id AND e.shoe = k.shoe"
+_ORDER = "ORDER BY e.table_id, e.shoe, e.seq, e.id"
+
 BATCH_SQL = f"""
 SELECT e.table_id AS _table, e.shoe AS _shoe,
        {", ".join(f"{expr} AS {name}" for name, expr in _LEAN.items())},
-       CASE WHEN e.type NOT IN ({_ROUND_TYPES_SQL}) OR NOT e.known_type THEN struct_pack(
-         {", ".join(f'"{c}" := e."{c}"' for c in _FULL)},
-         raw := CASE WHEN e.has_extra THEN e.raw END) END AS shoe_event
-FROM events e SEMI JOIN _run_keys k ON e.table_id = k.table_id AND e.shoe = k.shoe
-ORDER BY e.table_id, e.shoe, e.seq, e.id
+       CASE WHEN {_IS_SHOE_EVENT} THEN {_SHOE_EVENT} END AS shoe_event
+{_RUN_SHOES}
+{_ORDER}
 """
+"""The events of the shoes in ``_run_keys`` as one table (a Parquet source's worker reads this)."""
+
+LEAN_SQL = f"""
+SELECT e.table_id AS _table, e.shoe AS _shoe,
+       {", ".join(f"{expr} AS {name}" for name, expr in _LEAN.items())},
+       {_IS_SHOE_EVENT} AS _full
+{_RUN_SHOES}
+{_ORDER}
+"""
+"""``BATCH_SQL`` without the shoe events: what ``run``'s sorted scan carries (the struct of
+forty columns, null on all but about one row in seventy, made the sort ~3x heavier)."""
+
+SHOE_EVENTS_SQL = f"""
+SELECT {_SHOE_EVENT} AS shoe_event
+{_RUN_SHOES} AND {_IS_SHOE_EVENT}
+{_ORDER}
+"""
+"""The shoe events of ``LEAN_SQL``'s ``_full`` rows, in the same order (a second, small scan)."""
 
 
 def stream_shoe_batches(
@@ -85,13 +108,10 @@ def stream_shoe_batches(
     if not keys:
         return
     cur = store.con.cursor()
+    extras = _ShoeEventStream(store, keys, batch_events)
     try:
-        cur.execute("CREATE OR REPLACE TEMP TABLE _run_keys (table_id VARCHAR, shoe VARCHAR)")
-        cur.execute(
-            "INSERT INTO _run_keys SELECT unnest(?), unnest(?)",
-            [[k.table for k in keys], [k.shoe for k in keys]],
-        )
-        reader = cur.sql(BATCH_SQL).to_arrow_reader(batch_size=batch_events)
+        run_keys(cur, keys)
+        reader = cur.sql(LEAN_SQL).to_arrow_reader(batch_size=batch_events)
         carry: pa.Table | None = None
         for rb in reader:
             if rb.num_rows == 0:
@@ -103,30 +123,82 @@ def stream_shoe_batches(
             last = pc.and_(pc.equal(table["_table"], last_t), pc.equal(table["_shoe"], last_s))
             start = pc.index(last, True).as_py()
             if start > 0 and table.num_rows >= batch_events:
-                yield _compact(table.slice(0, start))
+                yield _compact(table.slice(0, start), extras)
                 carry = table.slice(start)
             else:
                 carry = table
         if carry is not None and carry.num_rows:
-            yield _compact(carry)
+            yield _compact(carry, extras)
     finally:
+        extras.close()
         cur.close()
 
 
-def _compact(table: pa.Table) -> pa.Table:
+def run_keys(cur: Any, keys: Sequence[ShoeKey]) -> None:
+    """Fill the connection's temp table ``_run_keys`` (the shoes a scan reads) with ``keys``."""
+    cur.execute("CREATE OR REPLACE TEMP TABLE _run_keys (table_id VARCHAR, shoe VARCHAR)")
+    cur.execute(
+        "INSERT INTO _run_keys SELECT unnest(?), unnest(?)",
+        [[k.table for k in keys], [k.shoe for k in keys]],
+    )
+
+
+class _ShoeEventStream:
+    """``SHOE_EVENTS_SQL``'s rows, taken in order as the lean scan's batches need them.
+
+    Both scans are sorted alike and select the same rows as shoe events, so the
+    k-th ``_full`` row of the lean scan is the k-th row here.
+    """
+
+    def __init__(self, store: Store, keys: Sequence[ShoeKey], batch: int) -> None:
+        self._cur = store.con.cursor()  # a connection of its own: two scans stream at once
+        run_keys(self._cur, keys)
+        self._reader = self._cur.sql(SHOE_EVENTS_SQL).to_arrow_reader(batch_size=batch)
+        self._held: list[Any] = []  # Arrow arrays of rows read and not yet taken
+        self._count = 0
+
+    def take(self, n: int) -> pa.Array:
+        """The next ``n`` shoe events."""
+        import pyarrow as pa
+
+        while self._count < n:
+            try:
+                rb = self._reader.read_next_batch()
+            except StopIteration:
+                raise RuntimeError("run's two scans of the events disagree") from None
+            self._held.append(rb.column(0))
+            self._count += rb.num_rows
+        if not self._held:
+            return pa.array([], self._reader.schema.field(0).type)
+        column = pa.chunked_array(self._held).combine_chunks()
+        self._held = [column.slice(n)] if n < len(column) else []
+        self._count -= n
+        return column.slice(0, n)
+
+    def close(self) -> None:
+        self._cur.close()
+
+
+def _compact(table: pa.Table, extras: _ShoeEventStream) -> pa.Table:
     """``table`` in buffers of its own rows only, one chunk per column, its shoe events apart.
 
     A slice keeps its parent's buffers, and pickling sends them whole: a batch
     made of the last batch's carried shoe and the next read went to a worker at
-    twice its size, the last small batch at the size of a full one. And
-    ``shoe_event`` is a struct of forty columns that is null on all but about
-    one row in seventy: as a column it was 60% of the bytes sent to a worker,
-    so it travels as :func:`shoe_events_apart` gives it.
+    twice its size, the last small batch at the size of a full one. The shoe
+    events (a struct of forty columns, for about one row in seventy) travel
+    as :func:`shoe_events_apart` makes them: as a column they were 60% of the
+    bytes sent to a worker.
     """
     import pyarrow as pa
+    import pyarrow.compute as pc
 
-    lean = shoe_events_apart(table)
-    return pa.table([pa.concat_arrays(c.chunks) for c in lean.columns], schema=lean.schema)
+    where = pc.indices_nonzero(table["_full"])
+    lean = table.drop_columns(["_full"])
+    lean = pa.table([pa.concat_arrays(c.chunks) for c in lean.columns], schema=lean.schema)
+    events = extras.take(len(where))
+    if not lean["id"].chunk(0).take(where).equals(pc.struct_field(events, "id")):
+        raise RuntimeError("run's two scans of the events disagree")
+    return _with_shoe_events(lean, where, events)
 
 
 SHOE_EVENTS = "shoe_events"
@@ -140,18 +212,22 @@ def shoe_events_apart(table: pa.Table) -> pa.Table:
     event), so the batch is still one :class:`pyarrow.Table` wherever it is
     sent (a pipe, a Dask cluster); :func:`decode_batch` puts them back.
     """
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     if "shoe_event" not in table.column_names:
         return table
     column = table["shoe_event"]
     where = pc.indices_nonzero(pc.is_valid(column))
-    apart = pa.table({"row": where, "event": column.take(where)})
+    return _with_shoe_events(table.drop_columns(["shoe_event"]), where, column.take(where))
+
+
+def _with_shoe_events(lean: pa.Table, rows: pa.Array, events: pa.Array) -> pa.Table:
+    import pyarrow as pa
+
+    apart = pa.table({"row": rows, "event": events})
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, apart.schema) as writer:
         writer.write_table(apart)
-    lean = table.drop_columns(["shoe_event"])
     return lean.replace_schema_metadata({SHOE_EVENTS: sink.getvalue().to_pybytes()})
 
 
