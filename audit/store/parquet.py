@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from audit.errors import InputError, SourceError
-from audit.store.batches import BATCH_SQL
+from audit.store.batches import BATCH_SQL, run_keys
 from audit.store.store import EVENTS_DIGEST_SQL
 from audit.store.types import ShoeKey
 
@@ -355,11 +355,7 @@ def read_source_batch(
     try:
         con.execute("SET TimeZone = 'UTC'")
         con.register("events", pa.concat_tables(tables))
-        con.execute("CREATE TEMP TABLE _run_keys (table_id VARCHAR, shoe VARCHAR)")
-        con.execute(
-            "INSERT INTO _run_keys SELECT unnest(?), unnest(?)",
-            [[k.table for k, _ in shoes], [k.shoe for k, _ in shoes]],
-        )
+        run_keys(con, [k for k, _ in shoes])
         found = dict(
             ((t, s), d)
             for t, s, d in con.execute(

@@ -10,6 +10,7 @@ from audit.store.batches import (
     BATCH_SQL,
     SHOE_EVENTS,
     decode_batch,
+    run_keys,
     shoe_events_apart,
     stream_shoe_batches,
 )
@@ -36,11 +37,7 @@ def test_shoe_events_travel_apart_and_come_back_whole(
         keys = sorted(store.shoe_info())
         batches = list(stream_shoe_batches(store, keys, 700))
         cur = store.con.cursor()
-        cur.execute("CREATE OR REPLACE TEMP TABLE _run_keys (table_id VARCHAR, shoe VARCHAR)")
-        cur.execute(
-            "INSERT INTO _run_keys SELECT unnest(?), unnest(?)",
-            [[k.table for k in keys], [k.shoe for k in keys]],
-        )
+        run_keys(cur, keys)
         whole = cur.sql(BATCH_SQL).to_arrow_table()
     sent = [pickle.loads(pickle.dumps(b, protocol=5)) for b in batches]
     assert all("shoe_event" not in b.column_names for b in sent)
