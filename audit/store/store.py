@@ -166,13 +166,21 @@ class Store:
     def refresh_shoes(self, keys_sql: str | None = None) -> None:
         """Recompute the ``shoes`` rows of the shoes ``keys_sql`` selects (all when None).
 
-        ``keys_sql`` is a query returning ``table_id, shoe``. A shoe's gaming
+        ``keys_sql`` is a query returning ``table_id, shoe``. Only the files that
+        hold those shoes (``file_shoes``) are read: their ids let DuckDB skip the
+        rest of ``events`` by its zone maps, so a night's ingest does not scan
+        the whole history once per file group. A shoe's gaming
         day is the day of its ``shoe_open`` in table-local time, less the day
         start (cli.md "Gaming day"); a shoe whose ``shoe_open`` is missing
         takes the time of its first event.
         """
         start = day_start_minutes(self.meta("day_start") or DEFAULT_DAY_START)
-        where = f"WHERE (table_id, shoe) IN ({keys_sql})" if keys_sql else ""
+        where = (
+            f"""WHERE (table_id, shoe) IN ({keys_sql}) AND file_id IN (
+                  SELECT file_id FROM file_shoes WHERE (table_id, shoe) IN ({keys_sql}))"""
+            if keys_sql
+            else ""
+        )
         if keys_sql:
             self.con.execute(f"DELETE FROM shoes WHERE (table_id, shoe) IN ({keys_sql})")
         else:

@@ -178,6 +178,28 @@ def test_id_conflict_within_one_file(store: Store, tmp_path: Path) -> None:
     assert store.con.execute("SELECT method FROM events").fetchall() == [("wash",)]
 
 
+def test_a_shoe_whose_events_come_in_files_ingested_apart_has_its_whole_shoes_row(
+    store: Store, tmp_path: Path
+) -> None:
+    """A night's ingest refreshes ``shoes`` from the files that hold the touched shoes
+    only (``file_shoes``, so the history is not scanned per file group): a shoe whose
+    events are split over three files, the middle one late, still counts every one."""
+    events = shoe_events(rounds=3)  # seq 1..26
+    parts = [events[:9], events[18:], events[9:18]]
+    shoe_events_of_others = shoe_events(table="T08", shoe="S9", rounds=1)
+    for i, part in enumerate(parts):
+        folder = tmp_path / f"ingest{i}"
+        write_events(folder / "T07.jsonl", part)
+        write_events(folder / "T08.jsonl", shoe_events_of_others)
+        ingest_paths(store, [folder])
+    incremental = store.con.execute("SELECT * FROM shoes ORDER BY ALL").fetchall()
+    with store.transaction():
+        store.refresh_shoes()  # every shoe from every stored event
+    assert store.con.execute("SELECT * FROM shoes ORDER BY ALL").fetchall() == incremental
+    info = store.shoe_info()[ShoeKey("T07", "S1")]
+    assert (info.events, info.first_seq, info.last_seq) == (len(events), 1, len(events))
+
+
 def test_seq_gap_is_found_and_filled_by_a_later_file(store: Store, tmp_path: Path) -> None:
     events = shoe_events(rounds=2)  # seq 1..18
     missing = [e for e in events if e["seq"] in (6, 7, 8)]
