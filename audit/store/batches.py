@@ -107,8 +107,8 @@ def stream_shoe_batches(
 
     if not keys:
         return
-    cur = store.con.cursor()
     extras = _ShoeEventStream(store, keys, batch_events)
+    cur = store.con.cursor()
     try:
         run_keys(cur, keys)
         reader = cur.sql(LEAN_SQL).to_arrow_reader(batch_size=batch_events)
@@ -234,13 +234,8 @@ def _with_shoe_events(lean: pa.Table, rows: pa.Array, events: pa.Array) -> pa.Ta
 def _shoe_events(table: pa.Table) -> tuple[list[int], list[Any]]:
     """The rows of a batch that are not round events, and their full rows."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    if "shoe_event" in table.column_names:
-        column = table["shoe_event"]
-        where = pc.indices_nonzero(pc.is_valid(column))
-        return where.to_pylist(), column.take(where).to_pylist()
-    meta = table.schema.metadata or {}
+    meta = shoe_events_apart(table).schema.metadata or {}
     apart = pa.ipc.open_stream(meta[SHOE_EVENTS.encode()]).read_all()
     return apart["row"].to_pylist(), apart["event"].to_pylist()
 
