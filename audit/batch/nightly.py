@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,21 +72,24 @@ def write_report(
 
     The folder is written whole and swapped in (:mod:`audit.reports.folder`):
     the report, the list of every flagged round, and a hand page for every
-    flagged round of a replayed shoe and its neighbours
-    (:func:`audit.batch.pages.write_hand_pages`: one replay per shoe, on
-    ``workers`` processes). ``generated_at`` defaults to now (UTC). Raises
+    flagged round of a replayed shoe (:func:`audit.batch.pages.write_hand_pages`:
+    one replay per shoe, on ``workers`` processes). The hand pages are written
+    while this process checks the evidence and computes the report's figures
+    and statistics: a thread of its own, on a connection of its own, feeds the
+    page workers. ``generated_at`` defaults to now (UTC). Raises
     :class:`audit.reports.report.NothingAuditedError` when no round of those
     days was audited (cli.md: exit 1).
     """
-    from audit.batch.pages import PageOptions, plan_pages, write_hand_pages
+    from audit.batch.pages import PageOptions, plan_pages
     from audit.batch.statistics import report_statistics
-    from audit.engine import ENGINE_VERSION
     from audit.profiles import load_registry
-    from audit.reports import build_report_context, render_report
+    from audit.reports import build_report_context
     from audit.reports.evidence import report_evidence, write_sums
-    from audit.reports.report import build_flagged_page
-    from audit.reports.sources import Sources
+    from audit.reports.folder import Swap, report_folder
+    from audit.reports.report import build_flagged_page, report_sources, write_report_files
 
+    if fmt not in ("html", "md"):
+        raise ValueError(f"unknown report format {fmt!r}: expected 'html' or 'md'")
     registry = registry or load_registry()
     reviews = report_reviews(store)
     chosen = sorted(
@@ -92,38 +98,81 @@ def write_report(
         else {latest_gaming_day(store)}
     )
     stamp = generated_at or dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
-    ctx = build_report_context(
-        store,
-        chosen,
-        registry=registry,
-        generated_at=stamp,
-        show_players=show_players,
-        with_pages=True,
-        require_rounds=True,
-        reviews=reviews,
-    )
-    stats = report_statistics(store, chosen, registry, show_players=show_players)
-    ctx = dataclasses.replace(ctx, statistics=stats, integrity=report_evidence(store, chosen))
-    full = build_flagged_page(store, chosen, registry=registry, with_pages=True, reviews=reviews)
-    digests = {p.id: p.digest for p in registry.all()}
-    states = {fid: str(r.state) for fid, r in reviews.items()}
-    with Sources(
-        store.con, chosen, engine_version=ENGINE_VERSION, profile_digests=digests, reviews=states
-    ) as src:
-        plan = plan_pages(store, src)
-
-    def pages(stage: Any) -> list[str]:
+    swaps: list[Swap] = []
+    with (
+        report_sources(store, chosen, registry, reviews) as src,
+        report_folder(Path(out), swaps) as stage,
+    ):
+        ctx = build_report_context(
+            store,
+            chosen,
+            registry=registry,
+            generated_at=stamp,
+            show_players=show_players,
+            with_pages=True,
+            require_rounds=True,
+            reviews=reviews,
+            src=src,
+        )
+        full = build_flagged_page(
+            store, chosen, registry=registry, with_pages=True, reviews=reviews, src=src
+        )
         options = PageOptions(stage.root, templates, show_players)
-        hrefs = write_hand_pages(store, plan, registry, options, workers=workers)
-        stage.add(hrefs)
-        return hrefs
+        with _PagesBeside(store, plan_pages(store, src), registry, options, workers) as pages:
+            stats = report_statistics(store, chosen, registry, show_players=show_players)
+            evidence = report_evidence(store, chosen)
+            written = pages.result()
+        stage.add(written)
+        ctx = dataclasses.replace(ctx, statistics=stats, integrity=evidence)
+        name = write_report_files(
+            stage,
+            ctx,
+            fmt,  # type: ignore[arg-type]
+            templates,
+            flagged=full,
+            written=written,
+            seal=write_sums,
+        ).name
+    return swaps[0].out / name
 
-    return render_report(
-        ctx,
-        out,
-        fmt,  # type: ignore[arg-type]
-        templates_dir=templates,
-        flagged=full,
-        pages=pages,
-        seal=write_sums,
-    )
+
+class _PagesBeside:
+    """The hand pages written in a thread of their own while the caller goes on.
+
+    The thread reads through its own DuckDB connection (a cursor of the store's:
+    the same database, never the caller's connection) and hands the batches to
+    the page worker processes. Leaving the block early (an error, Ctrl-C) stops
+    the thread after its current batch and waits for it, so nothing writes
+    into the staging folder once it is removed.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        plan: Any,
+        registry: ProfileRegistry,
+        options: Any,
+        workers: int | None,
+    ) -> None:
+        from audit.batch.pages import write_hand_pages
+
+        self._stop = threading.Event()
+        self._own = Store(store.con.cursor(), store.path)
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="hand-pages")
+        self._done = self._pool.submit(
+            write_hand_pages, self._own, plan, registry, options, workers=workers, stop=self._stop
+        )
+
+    def __enter__(self) -> _PagesBeside:
+        return self
+
+    def result(self) -> list[str]:
+        """The hrefs written (waits for the last page); the thread's error, if it failed."""
+        return self._done.result()
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        with suppress(BaseException):
+            self._done.result()
+        self._pool.shutdown(wait=True)
+        self._own.close()

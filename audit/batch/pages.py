@@ -9,14 +9,17 @@ replays as possible:
   after it, with a link where that round is flagged too and the ``hand``
   command to see it where it is not: pages for the neighbours tripled the
   page count and the report's time);
-- the events of all planned shoes are streamed out of DuckDB in one scan
-  (:meth:`audit.store.Store.iter_shoe_rows`), as ``run`` does;
+- the events of all planned shoes are streamed out of DuckDB as ``run``
+  streams them (:func:`audit.store.batches.stream_shoe_batches`): Arrow
+  batches of whole shoes, lean except for the events of the planned rounds,
+  which come in full with the file and line each was read from. The parent
+  turns no event into a Python object;
 - each shoe is replayed **once**, and only up to the last event its pages need,
   by the same engine and profile ``run`` used, with the same cross-shoe
   context; all of the shoe's pages are built from that one replay;
-- replays and rendering run in worker processes (one per core), which write
-  the pages straight into the report's staging folder and hand back only
-  their paths.
+- decoding, replays and rendering run in worker processes (one per core),
+  which write the pages straight into the report's staging folder and hand
+  back only their paths.
 
 Verdicts on a page are the engine's (its findings and wager records), never
 recomputed here.
@@ -25,21 +28,35 @@ recomputed here.
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from audit.engine import ShoeContext, replay_shoe
+from audit.batch.lifeline import stop_with_parent
+from audit.engine import ShoeContext, replay_shoe_of
+from audit.engine.event import RoundEvent
 from audit.errors import NotFoundError
+from audit.events.models import AnyEvent
 from audit.profiles import ProfileRegistry
 from audit.reports.context import HandContext, RoundLink
 from audit.reports.paths import HAND_TO_REPORT, INDEX, hand_href
 from audit.store import ShoeKey, Store
-from audit.store.rows import build_event
+from audit.store.batches import (
+    Paged,
+    ShoeEvents,
+    batch_keys,
+    decode_page_batch,
+    stream_shoe_batches,
+)
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 BATCH_EVENTS = 20_000
 
@@ -55,28 +72,39 @@ class PlannedRound:
 
 
 @dataclass(frozen=True, slots=True)
-class PageJob:
-    """One shoe's pages: its events as rows (up to ``upto_seq``) and what to write."""
+class PagedShoe:
+    """What a worker needs of one shoe besides its events: what to replay and write."""
 
     key: ShoeKey
-    names: list[str]
-    rows: list[tuple[Any, ...]]
     profile_id: str | None
     context: ShoeContext
     rounds: tuple[PlannedRound, ...]
-    sources: dict[str, tuple[str, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class PageBatch:
+    """A batch of whole shoes for a page worker: their events (Arrow) and their plans."""
+
+    events: pa.Table
+    shoes: tuple[PagedShoe, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class PageOptions:
-    """How pages are written: where (the staging folder), which templates, masking."""
+    """How pages are written: where (the staging folder), which templates, masking, and
+    the path of each input file (by ``file_id``) that a page names as an event's source."""
 
     root: Path
     templates_dir: Path | None
     show_players: bool
+    paths: Mapping[int, str] | None = None
 
 
-def plan_pages(store: Store, src: Any) -> dict[ShoeKey, tuple[tuple[PlannedRound, ...], int]]:
+Plan = dict[ShoeKey, tuple[tuple[PlannedRound, ...], int]]
+"""The planned pages of each shoe, and the last ``seq`` its replay needs."""
+
+
+def plan_pages(store: Store, src: Any) -> Plan:
     """The planned pages of each shoe, and the last ``seq`` its replay needs."""
     from audit.reports.sources import PAGE_PLAN_SQL
 
@@ -90,42 +118,46 @@ def plan_pages(store: Store, src: Any) -> dict[ShoeKey, tuple[tuple[PlannedRound
 
 def write_hand_pages(
     store: Store,
-    plan: dict[ShoeKey, tuple[tuple[PlannedRound, ...], int]],
+    plan: Plan,
     registry: ProfileRegistry,
     options: PageOptions,
     *,
     workers: int | None = None,
+    stop: threading.Event | None = None,
 ) -> list[str]:
-    """Write every planned page into ``options.root``; return the hrefs written."""
+    """Write every planned page into ``options.root``; return the hrefs written.
+
+    ``stop``, once set, ends the work after the batches in flight (another thread's
+    caller gave up: :func:`audit.batch.nightly.write_report`).
+    """
     from audit.batch.runner import shoe_contexts
-    from audit.reports.sources import shoe_event_sources
 
     if not plan:
         return []
     keys = sorted(plan)
     infos = store.shoe_info(keys)
     contexts = shoe_contexts(store, keys)
+    options = replace(options, paths=store.input_paths())
     n_workers = max(1, min(workers or os.cpu_count() or 1, len(keys) // 8 or 1))
 
-    def jobs() -> Iterator[list[PageJob]]:
-        for names, rows in store.iter_shoe_rows(keys, batch_events=BATCH_EVENTS):
-            seq_at = names.index("seq")
-            where = shoe_event_sources(store.con, [(k.table, k.shoe) for k in rows])
-            batch = []
-            for key, shoe_rows in rows.items():
-                rounds, upto = plan[key]
-                batch.append(
-                    PageJob(
-                        key=key,
-                        names=names,
-                        rows=[r for r in shoe_rows if r[seq_at] <= upto],
-                        profile_id=infos[key].profile if key in infos else None,
-                        context=contexts.get(key, ShoeContext()),
-                        rounds=rounds,
-                        sources=where.get((key.table, key.shoe), {}),
+    def jobs() -> Iterator[PageBatch]:
+        pages = {k: Paged([p.round for p in rounds], upto) for k, (rounds, upto) in plan.items()}
+        for events in stream_shoe_batches(store, keys, BATCH_EVENTS, pages=pages):
+            if stop is not None and stop.is_set():
+                return
+            shoes = []
+            for key in batch_keys(events):
+                rounds, _ = plan[key]
+                info = infos.get(key)
+                shoes.append(
+                    PagedShoe(
+                        key,
+                        info.profile if info else None,
+                        contexts.get(key, ShoeContext()),
+                        rounds,
                     )
                 )
-            yield batch
+            yield PageBatch(events, tuple(shoes))
 
     written: list[str] = []
     if n_workers == 1:
@@ -154,23 +186,31 @@ _WORKER: tuple[ProfileRegistry, PageOptions] | None = None
 def _init_worker(registry: ProfileRegistry, options: PageOptions) -> None:
     global _WORKER
     _WORKER = (registry, options)
+    stop_with_parent()  # as run's workers do (audit.batch.lifeline)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to report
 
 
-def _worker_batch(batch: list[PageJob]) -> list[str]:
+def _worker_batch(batch: PageBatch) -> list[str]:
     assert _WORKER is not None, "worker started without its registry"
     return _write_batch(batch, *_WORKER)
 
 
-def _write_batch(
-    batch: Sequence[PageJob], registry: ProfileRegistry, options: PageOptions
-) -> list[str]:
+def _write_batch(batch: PageBatch, registry: ProfileRegistry, options: PageOptions) -> list[str]:
     from audit.reports.templating import render
 
+    decoded = decode_page_batch(batch.events)
+    if [k for k, _, _ in decoded] != [s.key for s in batch.shoes]:
+        raise RuntimeError("a page batch's shoes and their plans disagree")
+    paths = options.paths or {}
     out: list[str] = []
-    for job in batch:
-        for href, ctx in shoe_pages(job, registry, show_players=options.show_players):
+    made: set[Path] = set()  # a shoe's pages share a folder: one mkdir, not one a page
+    for (_, events, read_at), shoe in zip(decoded, batch.shoes, strict=True):
+        sources = {i: (paths.get(f, "?"), n) for i, (f, n) in read_at.items()}
+        for href, ctx in shoe_pages(shoe, events, sources, registry, options.show_players):
             path = options.root / href
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.parent not in made:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                made.add(path.parent)
             text = render("hand/hand.html.j2", "html", ctx, templates_dir=options.templates_dir)
             with path.open("w", encoding="utf-8", newline="\n") as fh:
                 fh.write(text)
@@ -179,28 +219,35 @@ def _write_batch(
 
 
 def shoe_pages(
-    job: PageJob, registry: ProfileRegistry, *, show_players: bool = False
+    shoe: PagedShoe,
+    events: ShoeEvents,
+    sources: Mapping[str, tuple[str, int]],
+    registry: ProfileRegistry,
+    show_players: bool = False,
 ) -> list[tuple[str, HandContext]]:
     """The hand pages of one shoe from one replay: ``(href, context)`` per planned round.
 
-    Each page links back to the report, to the rounds before and after it, and
-    to every flagged round of the shoe (all of which have pages).
+    ``events`` are the shoe's events up to the last one its pages need: lean
+    (:class:`~audit.engine.event.RoundEvent`) except for the shoe events and the
+    planned rounds' events, which a page shows in full. Each page links back to
+    the report, to the rounds before and after it, and to every flagged round
+    of the shoe (all of which have pages).
     """
     from audit.batch.runner import profile_for
     from audit.reports.hand import build_hand_context, masked
 
-    profile = profile_for(registry, job.profile_id)
+    profile = profile_for(registry, shoe.profile_id)
     if profile is None:
         return []
-    events = [build_event(dict(zip(job.names, r, strict=True))) for r in job.rows]
-    paged = {p.round for p in job.rounds}
+    shown: list[AnyEvent] = [e for e in events if not isinstance(e, RoundEvent)]
+    paged = {p.round for p in shoe.rounds}
     # Only the paged rounds in full (their steps and verdicts); the others are passed
     # over as the shoe remembers them (cards counted), which is most of a shoe.
-    replay = replay_shoe(events, profile, job.context, rounds=paged)
-    t, s = job.key.table, job.key.shoe
+    t, s = shoe.key.table, shoe.key.shoe
+    replay = replay_shoe_of(t, s, events, profile, shoe.context, rounds=paged)
     flagged = tuple(
         RoundLink(p.round, p.findings, f"r{p.round}.html", p.worst_severity)
-        for p in job.rounds
+        for p in shoe.rounds
         if p.flagged
     )
 
@@ -213,9 +260,9 @@ def shoe_pages(
         return replace(rl, href=f"r{rl.round}.html")
 
     pages = []
-    for p in job.rounds:
+    for p in shoe.rounds:
         try:
-            ctx = build_hand_context(replay, p.round, profile, events=events, sources=job.sources)
+            ctx = build_hand_context(replay, p.round, profile, events=shown, sources=sources)
         except NotFoundError:
             continue  # the stored round is not one the engine replays: no page, no link
         ctx = replace(

@@ -165,8 +165,13 @@ def check_shoes(
     wanted = None if keys is None else sorted(set(keys))
     con = store.con
     out: list[Difference] = []
-    recorded = recorded_shoes(con, wanted)
-    stored = typed_fingerprints(con, wanted)
+    scope = _read_scope(con, wanted)
+    recorded = recorded_shoes(con, scope)
+    stored = typed_fingerprints(con, scope)
+    if scope is None and wanted is not None:
+        keep = set(wanted)
+        recorded = {k: v for k, v in recorded.items() if ShoeKey(k[1], k[2]) in keep}
+        stored = {k: v for k, v in stored.items() if ShoeKey(k[1], k[2]) in keep}
     version = _duckdb_version()
     for (ingest, table, shoe), (n, typed) in sorted(stored.items(), key=_order):
         rec = recorded.get((ingest, table, shoe))
@@ -219,6 +224,17 @@ def check_shoes(
     return out
 
 
+def _read_scope(con: Any, wanted: Sequence[ShoeKey] | None) -> Sequence[ShoeKey] | None:
+    """The shoes to name in the evidence queries: None (read them all, and keep ``wanted``
+    after) when ``wanted`` is half the database's shoes or more, where filtering the
+    scans by tens of thousands of keys costs more than reading the rest (a report of a
+    whole night: 1.2 of 5.4 s at 100,000 rounds)."""
+    if wanted is None:
+        return None
+    total = con.execute("SELECT count(*) FROM shoes").fetchall()[0][0]
+    return None if 2 * len(wanted) >= total else wanted
+
+
 def audit_differences(
     store: Store,
     keys: Sequence[ShoeKey] | None,
@@ -230,9 +246,14 @@ def audit_differences(
     by default they come from the ledger table.
     """
     con = store.con
-    now = audit_entries(con, keys)
+    scope = _read_scope(con, keys)
+    now = audit_entries(con, scope)
     if recorded is None:
-        recorded = recorded_audits(con, keys)
+        recorded = recorded_audits(con, scope)
+    if scope is None and keys is not None:
+        keep = set(keys)
+        now = {k: v for k, v in now.items() if k in keep}
+        recorded = {k: v for k, v in recorded.items() if k in keep}
     out: list[Difference] = []
     for key in sorted(set(now) | set(recorded)):
         have = now.get(key)

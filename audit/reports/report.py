@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -112,6 +113,7 @@ def build_report_context(
     with_pages: bool = False,
     require_rounds: bool = False,
     reviews: Mapping[str, Review] | None = None,
+    src: Sources | None = None,
 ) -> ReportContext:
     """Aggregate the store's findings, shoes, rounds and inputs for ``gaming_days``.
 
@@ -125,23 +127,25 @@ def build_report_context(
     same input. ``require_rounds`` raises :class:`NothingAuditedError` when
     no round of those days was audited. ``reviews`` (finding id -> its standing
     review, :mod:`audit.review`) takes dismissed findings out of every count and
-    total and lists them apart (issue 12).
+    total and lists them apart (issue 12). ``src`` is the :class:`Sources` of those
+    days, built with those reviews, to read instead of building them anew.
     """
     days = sorted({d if isinstance(d, dt.date) else dt.date.fromisoformat(d) for d in gaming_days})
     profiles = registry or load_registry()
-    with _sources(store, days, profiles, reviews) as src:
+    with _sources(store, days, profiles, reviews, src) as src:
         if require_rounds:
             check_audited(src, days)
         ctx = _build(src, days, profiles, generated_at, show_players, with_pages)
         return dataclasses.replace(ctx, dismissed=dismissed(src, profiles, reviews, with_pages))
 
 
-def _sources(
+def report_sources(
     store: Store,
     days: Sequence[dt.date],
     profiles: ProfileRegistry,
     reviews: Mapping[str, Review] | None,
 ) -> Sources:
+    """The :class:`Sources` a report of ``days`` reads (close it, or use it in ``with``)."""
     from audit.engine import ENGINE_VERSION
 
     return Sources(
@@ -151,6 +155,21 @@ def _sources(
         profile_digests={p.id: p.digest for p in profiles.all()},
         reviews={fid: str(r.state) for fid, r in (reviews or {}).items()},
     )
+
+
+@contextmanager
+def _sources(
+    store: Store,
+    days: Sequence[dt.date],
+    profiles: ProfileRegistry,
+    reviews: Mapping[str, Review] | None,
+    given: Sources | None,
+) -> Iterator[Sources]:
+    if given is not None:
+        yield given
+        return
+    with report_sources(store, days, profiles, reviews) as src:
+        yield src
 
 
 def check_audited(src: Sources, days: Sequence[dt.date]) -> None:
@@ -680,12 +699,13 @@ def build_flagged_page(
     with_pages: bool = False,
     report_href: str = "index.html",
     reviews: Mapping[str, Review] | None = None,
+    src: Sources | None = None,
 ) -> FlaggedPage:
     """The full list of flagged rounds and of findings outside rounds (``flagged.html``);
-    ``reviews`` as for :func:`build_report_context`."""
+    ``reviews`` and ``src`` as for :func:`build_report_context`."""
     days = sorted({d if isinstance(d, dt.date) else dt.date.fromisoformat(d) for d in gaming_days})
     profiles = registry or load_registry()
-    with _sources(store, days, profiles, reviews) as src:
+    with _sources(store, days, profiles, reviews, src) as src:
         rounds, _ = flagged_rounds(src, profiles, None, with_pages)
         outside, _ = outside_findings(src, profiles, None)
     return FlaggedPage(
@@ -725,50 +745,70 @@ def render_report(
         raise ValueError(f"unknown report format {fmt!r}: expected 'html' or 'md'")
     swaps: list[Swap] = []
     with report_folder(Path(out_dir), swaps) as stage:
-        written: set[str] = set()
-        for page in ctx.hand_pages:
-            stage.write(
-                page.href,
-                render("hand/hand.html.j2", "html", page.context, templates_dir=templates_dir),
-            )
-            written.add(page.href)
-        if pages is not None:
-            written.update(pages(stage))
-        ctx = _keep_links(ctx, written)
-        full = flagged or FlaggedPage(
-            title=ctx.title.replace("Compliance report", "Every flagged round"),
-            report_title=ctx.title,
-            report_href="index.html",
-            rounds=ctx.flagged,
-            outside=ctx.outside,
-        )
-        full = dataclasses.replace(
-            full,
-            rounds=tuple(_unlink(r, written) for r in full.rounds),
-            report_href="index.html" if fmt == "html" else "report.md",
-        )
-        if fmt == "html":
-            index = stage.write(
-                "index.html",
-                render("compliance/index.html.j2", "html", ctx, templates_dir=templates_dir),
-            )
-            stage.write(
-                FLAGGED_PAGE,
-                render("compliance/flagged.html.j2", "html", full, templates_dir=templates_dir),
-            )
-        else:
-            index = stage.write(
-                "report.md",
-                render("compliance/report.md.j2", "md", ctx, templates_dir=templates_dir),
-            )
-            stage.write(
-                "flagged.md",
-                render("compliance/flagged.md.j2", "md", full, templates_dir=templates_dir),
-            )
-        if seal is not None:
-            seal(stage)
-        name = index.name
+        written = set(pages(stage)) if pages is not None else set()
+        name = write_report_files(
+            stage, ctx, fmt, templates_dir, flagged=flagged, written=written, seal=seal
+        ).name
     return swaps[0].out / name
+
+
+def write_report_files(
+    stage: Staging,
+    ctx: ReportContext,
+    fmt: ReportFormat,
+    templates_dir: Path | None = None,
+    *,
+    flagged: FlaggedPage | None = None,
+    written: Iterable[str] = (),
+    seal: Callable[[Staging], None] | None = None,
+) -> Path:
+    """:func:`render_report`'s files, into a folder being staged: the hand pages of
+    ``ctx.hand_pages``, the report and its list of flagged rounds, linked to the hand
+    pages ``written`` (hrefs) and to those; ``seal(stage)`` last. Returns the report's
+    path in the staging folder."""
+    if fmt not in ("html", "md"):
+        raise ValueError(f"unknown report format {fmt!r}: expected 'html' or 'md'")
+    done = set(written)
+    for page in ctx.hand_pages:
+        stage.write(
+            page.href,
+            render("hand/hand.html.j2", "html", page.context, templates_dir=templates_dir),
+        )
+        done.add(page.href)
+    ctx = _keep_links(ctx, done)
+    full = flagged or FlaggedPage(
+        title=ctx.title.replace("Compliance report", "Every flagged round"),
+        report_title=ctx.title,
+        report_href="index.html",
+        rounds=ctx.flagged,
+        outside=ctx.outside,
+    )
+    full = dataclasses.replace(
+        full,
+        rounds=tuple(_unlink(r, done) for r in full.rounds),
+        report_href="index.html" if fmt == "html" else "report.md",
+    )
+    if fmt == "html":
+        index = stage.write(
+            "index.html",
+            render("compliance/index.html.j2", "html", ctx, templates_dir=templates_dir),
+        )
+        stage.write(
+            FLAGGED_PAGE,
+            render("compliance/flagged.html.j2", "html", full, templates_dir=templates_dir),
+        )
+    else:
+        index = stage.write(
+            "report.md",
+            render("compliance/report.md.j2", "md", ctx, templates_dir=templates_dir),
+        )
+        stage.write(
+            "flagged.md",
+            render("compliance/flagged.md.j2", "md", full, templates_dir=templates_dir),
+        )
+    if seal is not None:
+        seal(stage)
+    return index
 
 
 def _unlink(r: FlaggedRound, written: set[str]) -> FlaggedRound:

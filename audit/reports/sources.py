@@ -336,25 +336,6 @@ def event_sources(
     return {str(i): (str(p), int(n)) for i, p, n in rows}
 
 
-def shoe_event_sources(
-    con: Any, keys: Sequence[tuple[str, str]]
-) -> dict[tuple[str, str], dict[str, tuple[str, int]]]:
-    """:func:`event_sources` of many shoes in one query."""
-    out: dict[tuple[str, str], dict[str, tuple[str, int]]] = {k: {} for k in keys}
-    if not keys:
-        return out
-    rows = con.execute(
-        """SELECT e.table_id, e.shoe, e.id, i.path, e.line_no
-           FROM events e JOIN input_files i USING (file_id)
-           SEMI JOIN (SELECT unnest(?) AS table_id, unnest(?) AS shoe) k
-             ON e.table_id = k.table_id AND e.shoe = k.shoe""",
-        [[k[0] for k in keys], [k[1] for k in keys]],
-    ).fetchall()
-    for t, s, i, p, n in rows:
-        out[(t, s)][str(i)] = (str(p), int(n))
-    return out
-
-
 PAGE_PLAN_SQL = f"""
 WITH r AS (
        SELECT r.table_id, r.shoe, r.round, r.last_seq,

@@ -14,10 +14,10 @@ DuckDB); :func:`write_results` the writer's, one transaction per batch.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from audit.engine.event import ROUND_TYPES, RoundEvent
 from audit.events.models import AnyEvent
@@ -64,6 +64,7 @@ _SHOE_EVENT = f"""struct_pack(
          {", ".join(f'"{c}" := e."{c}"' for c in _FULL)},
          raw := CASE WHEN e.has_extra THEN e.raw END)"""
 _RUN_SHOES = "FROM events e SEMI JOIN _run_keys k ON e.table_id = k.table_id AND e.shoe = k.shoe"
+_PAGE_SHOES = f"{_RUN_SHOES} AND e.seq <= k.upto_seq"
 _ORDER = "ORDER BY e.table_id, e.shoe, e.seq, e.id"
 
 BATCH_SQL = f"""
@@ -75,43 +76,78 @@ SELECT e.table_id AS _table, e.shoe AS _shoe,
 """
 """The events of the shoes in ``_run_keys`` as one table (a Parquet source's worker reads this)."""
 
-LEAN_SQL = f"""
+
+def _lean_sql(in_full: str, shoes: str = _RUN_SHOES) -> str:
+    return f"""
 SELECT e.table_id AS _table, e.shoe AS _shoe,
        {", ".join(f"{expr} AS {name}" for name, expr in _LEAN.items())},
-       {_IS_SHOE_EVENT} AS _full
-{_RUN_SHOES}
+       {in_full} AS _full
+{shoes}
 {_ORDER}
 """
+
+
+def _full_sql(in_full: str, struct: str, shoes: str = _RUN_SHOES) -> str:
+    return f"""
+SELECT {struct} AS shoe_event
+{shoes} AND {in_full}
+{_ORDER}
+"""
+
+
+LEAN_SQL = _lean_sql(_IS_SHOE_EVENT)
 """``BATCH_SQL`` without the shoe events: what ``run``'s sorted scan carries (the struct of
 forty columns, null on all but about one row in seventy, made the sort ~3x heavier)."""
 
-SHOE_EVENTS_SQL = f"""
-SELECT {_SHOE_EVENT} AS shoe_event
-{_RUN_SHOES} AND {_IS_SHOE_EVENT}
-{_ORDER}
-"""
+SHOE_EVENTS_SQL = _full_sql(_IS_SHOE_EVENT, _SHOE_EVENT)
 """The shoe events of ``LEAN_SQL``'s ``_full`` rows, in the same order (a second, small scan)."""
+
+_IN_PAGED_ROUND = (
+    "(e.table_id, e.shoe, e.round) IN (SELECT table_id, shoe, round FROM _page_rounds)"
+)
+_PAGE_FULL = f"({_IS_SHOE_EVENT} OR {_IN_PAGED_ROUND})"
+_PAGE_EVENT = f"""struct_pack(
+         {", ".join(f'"{c}" := e."{c}"' for c in _FULL)},
+         raw := CASE WHEN e.has_extra THEN e.raw END,
+         file_id := e.file_id, line_no := e.line_no)"""
+
+PAGE_LEAN_SQL = _lean_sql(_PAGE_FULL, _PAGE_SHOES)
+"""``LEAN_SQL`` for hand pages: each shoe up to the last event its pages need
+(``_run_keys.upto_seq``); the events of the rounds in ``_page_rounds`` are carried in
+full too (a page shows each one's time, face and source), every other as ``run`` has it."""
+
+PAGE_EVENTS_SQL = _full_sql(_PAGE_FULL, _PAGE_EVENT, _PAGE_SHOES)
+"""The full rows of ``PAGE_LEAN_SQL``'s ``_full`` rows, with where each was read."""
 
 
 def stream_shoe_batches(
-    store: Store, keys: Sequence[ShoeKey], batch_events: int
+    store: Store,
+    keys: Sequence[ShoeKey],
+    batch_events: int,
+    *,
+    pages: Mapping[ShoeKey, Paged] | None = None,
 ) -> Iterator[pa.Table]:
     """The events of ``keys`` in ``seq`` order, as Arrow tables of whole shoes.
 
     One sorted scan; each table holds about ``batch_events`` events and never
     splits a shoe. Reading uses its own cursor, so the caller may write between
-    batches.
+    batches. With ``pages``, each shoe stops at its ``upto_seq``, and the
+    events of its paged rounds come in full, with the file and line each was
+    read from, as the shoe events do (:func:`decode_page_batch` reads them).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if not keys:
         return
-    extras = _ShoeEventStream(store, keys, batch_events)
+    lean_sql, full_sql = (
+        (LEAN_SQL, SHOE_EVENTS_SQL) if pages is None else (PAGE_LEAN_SQL, PAGE_EVENTS_SQL)
+    )
+    extras = _ShoeEventStream(store, keys, batch_events, full_sql, pages)
     cur = store.con.cursor()
     try:
-        run_keys(cur, keys)
-        reader = cur.sql(LEAN_SQL).to_arrow_reader(batch_size=batch_events)
+        run_keys(cur, keys, pages)
+        reader = cur.sql(lean_sql).to_arrow_reader(batch_size=batch_events)
         carry: pa.Table | None = None
         for rb in reader:
             if rb.num_rows == 0:
@@ -134,26 +170,61 @@ def stream_shoe_batches(
         cur.close()
 
 
-def run_keys(cur: Any, keys: Sequence[ShoeKey]) -> None:
-    """Fill the connection's temp table ``_run_keys`` (the shoes a scan reads) with ``keys``."""
-    cur.execute("CREATE OR REPLACE TEMP TABLE _run_keys (table_id VARCHAR, shoe VARCHAR)")
+class Paged(NamedTuple):
+    """The hand pages of one shoe a scan reads for: their rounds, and the last ``seq``
+    their replay needs (the scan stops there)."""
+
+    rounds: Collection[int]
+    upto_seq: int
+
+
+def run_keys(
+    cur: Any, keys: Sequence[ShoeKey], pages: Mapping[ShoeKey, Paged] | None = None
+) -> None:
+    """Fill the connection's temp table ``_run_keys`` (the shoes a scan reads) with ``keys``,
+    and with ``pages`` its ``upto_seq`` and the temp table ``_page_rounds`` (the rounds
+    hand pages show)."""
     cur.execute(
-        "INSERT INTO _run_keys SELECT unnest(?), unnest(?)",
-        [[k.table for k in keys], [k.shoe for k in keys]],
+        "CREATE OR REPLACE TEMP TABLE _run_keys (table_id VARCHAR, shoe VARCHAR, upto_seq BIGINT)"
+    )
+    upto: list[int | None] = (
+        [pages[k].upto_seq for k in keys] if pages is not None else [None] * len(keys)
+    )
+    cur.execute(
+        "INSERT INTO _run_keys SELECT unnest(?), unnest(?), unnest(?)",
+        [[k.table for k in keys], [k.shoe for k in keys], upto],
+    )
+    if pages is None:
+        return
+    paged = [(k, r) for k in keys for r in sorted(pages[k].rounds)]
+    cur.execute(
+        "CREATE OR REPLACE TEMP TABLE _page_rounds (table_id VARCHAR, shoe VARCHAR, round BIGINT)"
+    )
+    cur.execute(
+        "INSERT INTO _page_rounds SELECT unnest(?), unnest(?), unnest(?)",
+        [[k.table for k, _ in paged], [k.shoe for k, _ in paged], [r for _, r in paged]],
     )
 
 
 class _ShoeEventStream:
-    """``SHOE_EVENTS_SQL``'s rows, taken in order as the lean scan's batches need them.
+    """``SHOE_EVENTS_SQL``'s (or ``PAGE_EVENTS_SQL``'s) rows, taken in order as the lean
+    scan's batches need them.
 
     Both scans are sorted alike and select the same rows as shoe events, so the
     k-th ``_full`` row of the lean scan is the k-th row here.
     """
 
-    def __init__(self, store: Store, keys: Sequence[ShoeKey], batch: int) -> None:
+    def __init__(
+        self,
+        store: Store,
+        keys: Sequence[ShoeKey],
+        batch: int,
+        sql: str,
+        pages: Mapping[ShoeKey, Paged] | None,
+    ) -> None:
         self._cur = store.con.cursor()  # a connection of its own: two scans stream at once
-        run_keys(self._cur, keys)
-        self._reader = self._cur.sql(SHOE_EVENTS_SQL).to_arrow_reader(batch_size=batch)
+        run_keys(self._cur, keys, pages)
+        self._reader = self._cur.sql(sql).to_arrow_reader(batch_size=batch)
         self._held: list[Any] = []  # Arrow arrays of rows read and not yet taken
         self._count = 0
 
@@ -264,15 +335,38 @@ def batch_keys(table: pa.Table) -> list[ShoeKey]:
 
 def decode_batch(table: pa.Table) -> list[tuple[ShoeKey, ShoeEvents]]:
     """A batch back as events, shoe by shoe (the worker's side: no DuckDB)."""
+    return [(k, events) for k, events, _ in _decode(table)]
+
+
+ReadAt = dict[str, tuple[int, int]]
+"""Event id -> (``file_id``, line number) of where it was read: a page's sources."""
+
+
+def decode_page_batch(table: pa.Table) -> list[tuple[ShoeKey, ShoeEvents, ReadAt]]:
+    """A hand-page batch (``stream_shoe_batches(..., pages=...)``) back as events, shoe by
+    shoe, with where each event carried in full was read."""
+    return _decode(table)
+
+
+def _decode(table: pa.Table) -> list[tuple[ShoeKey, ShoeEvents, ReadAt]]:
     if table.num_rows == 0:
         return []
     starts = shoe_starts(table)
     lean = [table[name].to_pylist() for name in _LEAN]
     rows: list[Any] = list(map(RoundEvent._make, zip(*lean, strict=True)))
+    read_at: list[ReadAt] = [{} for _ in starts[:-1]]
+    shoe = 0
     for i, full in zip(*_shoe_events(table), strict=True):
         rows[i] = build_event(full)
+        if "line_no" in full:
+            while i >= starts[shoe + 1]:
+                shoe += 1
+            read_at[shoe][full["id"]] = (full["file_id"], full["line_no"])
     keys = batch_keys(table)
-    return [(k, rows[a:b]) for k, a, b in zip(keys, starts[:-1], starts[1:], strict=True)]
+    return [
+        (k, rows[a:b], at)
+        for k, a, b, at in zip(keys, starts[:-1], starts[1:], read_at, strict=True)
+    ]
 
 
 def _outcome_schemas() -> tuple[pa.Schema, pa.Schema]:

@@ -266,6 +266,11 @@ class Store:
 
     # ------------------------------------------------------------------ events
 
+    def input_paths(self) -> dict[int, str]:
+        """The path each input file was ingested from, by ``file_id`` (an event's source)."""
+        rows = self.con.execute("SELECT file_id, path FROM input_files").fetchall()
+        return {int(i): str(p) for i, p in rows}
+
     def load_shoe_rows(self, keys: Iterable[ShoeKey]) -> dict[ShoeKey, list[dict[str, Any]]]:
         """Every stored event of each shoe as a plain row, in ``seq`` order.
 
@@ -302,56 +307,6 @@ class Store:
                 current = key
             bucket.append(row)
         return out
-
-    def iter_shoe_rows(
-        self, keys: Iterable[ShoeKey], *, batch_events: int = 50_000
-    ) -> Iterator[tuple[list[str], dict[ShoeKey, list[tuple[Any, ...]]]]]:
-        """Stream the events of ``keys`` as batches of whole shoes, in one scan.
-
-        Each batch is ``(column names, {shoe: [row tuple, ...]})`` holding about
-        ``batch_events`` events; a shoe is never split across batches. Reading
-        uses its own cursor, so the caller may write between batches.
-        """
-        wanted = sorted(set(keys))
-        if not wanted:
-            return
-        cols = [c for c in EVENT_COLUMNS if c not in ("ts", "raw")]
-        select = ", ".join(f'e."{c}"' for c in cols)
-        cur = self.con.cursor()
-        try:
-            cur.execute("CREATE OR REPLACE TEMP TABLE _scan_keys (table_id VARCHAR, shoe VARCHAR)")
-            cur.execute(
-                "INSERT INTO _scan_keys SELECT unnest(?), unnest(?)",
-                [[k.table for k in wanted], [k.shoe for k in wanted]],
-            )
-            reader = cur.sql(
-                f"""SELECT {select}, CASE WHEN e.has_extra THEN e.raw END AS raw
-                    FROM events e SEMI JOIN _scan_keys k
-                      ON e.table_id = k.table_id AND e.shoe = k.shoe
-                    ORDER BY e.table_id, e.shoe, e.seq, e.id"""
-            ).to_arrow_reader(batch_size=batch_events)
-            names = [*cols, "raw"]
-            ti, si = names.index("table_id"), names.index("shoe")
-            batch: dict[ShoeKey, list[tuple[Any, ...]]] = {}
-            size = 0
-            current: ShoeKey | None = None
-            bucket: list[tuple[Any, ...]] = []
-            for record_batch in reader:
-                columns = [c.to_pylist() for c in record_batch.columns]
-                for row in zip(*columns, strict=True):
-                    key = ShoeKey(row[ti], row[si])
-                    if key != current:
-                        if size >= batch_events:
-                            yield names, batch
-                            batch, size = {}, 0
-                        bucket = batch.setdefault(key, [])
-                        current = key
-                    bucket.append(row)
-                    size += 1
-            if batch:
-                yield names, batch
-        finally:
-            cur.close()
 
     def load_shoe_events(self, keys: Iterable[ShoeKey]) -> dict[ShoeKey, list[AnyEvent]]:
         """Every stored event of each shoe, in ``seq`` order, as TEL/1 models.

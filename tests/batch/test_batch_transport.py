@@ -46,3 +46,45 @@ def test_shoe_events_travel_apart_and_come_back_whole(
     assert decode_batch(shoe_events_apart(whole)) == decode_batch(whole)
     # And well under half the bytes of the batch with the struct as a column.
     assert sum(len(pickle.dumps(b, protocol=5)) for b in sent) < 0.5 * whole.nbytes
+
+
+def test_a_page_batch_stops_where_its_pages_do_and_carries_their_rounds_in_full(
+    ingested: Callable[[int], Store],
+) -> None:
+    """Hand pages (issue 10, points 2 and 10): each shoe's events up to its ``upto_seq``,
+    lean but for the shoe events and the paged rounds' events, which come as their TEL/1
+    models, with the file and line each was read from."""
+    import pyarrow as pa
+
+    from audit.engine.event import ROUND_TYPES, RoundEvent
+    from audit.store.batches import Paged, decode_page_batch
+
+    with ingested(2) as store:
+        keys = sorted(store.shoe_info())[:3]
+        whole = dict(decode_batch(pa.concat_tables(stream_shoe_batches(store, keys, 10**9))))
+        pages = {}
+        for k in keys:
+            rounds = sorted({e.round for e in whole[k] if isinstance(e, RoundEvent)})
+            paged = rounds[1:2]  # the second round of the shoe
+            upto = max(e.seq for e in whole[k] if getattr(e, "round", None) in paged)
+            pages[k] = Paged(paged, upto)
+        got = [
+            x
+            for b in stream_shoe_batches(store, keys, 300, pages=pages)
+            for x in decode_page_batch(b)
+        ]
+        lines = {
+            i: (f, n)
+            for i, f, n in store.con.execute("SELECT id, file_id, line_no FROM events").fetchall()
+        }
+    assert [k for k, _, _ in got] == keys
+    for key, events, read_at in got:
+        wanted, upto = pages[key]
+        assert [e.seq for e in events] == [e.seq for e in whole[key] if e.seq <= upto]
+        full = [e for e in events if not isinstance(e, RoundEvent)]
+        in_round = {e.id for e in full if getattr(e, "round", None) in wanted}
+        assert in_round == {e.id for e in whole[key] if getattr(e, "round", None) in wanted}
+        assert in_round
+        assert all(e.type not in ROUND_TYPES or getattr(e, "round", None) in wanted for e in full)
+        # shoe events and the paged rounds' events: each one's source, and no other's
+        assert read_at == {e.id: lines[e.id] for e in full}
