@@ -50,13 +50,12 @@ from audit.ingest.storing import (
     TOUCHED,
     again_body,
     digest_added,
-    finish_file,
+    finish_files,
     gaming_days_of_files,
     merge,
     note_unread,
     refresh_derived,
     stored_before,
-    touch,
 )
 from audit.ingest.summary import FileSummary, IngestSummary, ValidationReport
 from audit.store import Store, ledger
@@ -170,16 +169,10 @@ def _ingest_group(
             )
         summaries.append(f.result.summary)
     pool.flush()
-    for f in files.values():
-        s = f.result.summary
-        s.rejected = len(f.result.quarantined)
-        s.new, s.unknown_types = con.execute(
-            "SELECT count(*), count(*) FILTER (NOT known_type) FROM events WHERE ingest_id = ?",
-            [f.file_id],
-        ).fetchall()[0]
-        s.events = s.new + s.duplicates
-        touch(store, f.file_id)  # before file_id may become an older one
-        bodies[f.place] = finish_file(store, f.path, f.reader, f.file_id, f.result, now)
+    opened = list(files.values())
+    if opened:
+        done = finish_files(store, [(f.path, f.reader, f.file_id, f.result) for f in opened], now)
+        bodies.update({f.place: body for f, body in zip(opened, done, strict=True)})
     ledger.append(store, [bodies[p] for p in sorted(bodies)])
     return summaries
 

@@ -16,7 +16,7 @@ from audit.ingest.bulkstep import EV_COLS, Block, FileResult, Quarantined, Sessi
 from audit.ingest.reader import RAW_KEEP, FileError, LogReader, file_sha256
 from audit.ingest.summary import FileSummary
 from audit.store import Store
-from audit.store.evidence import ingest_body
+from audit.store.evidence import ingest_body, many_events_entries
 from audit.store.schema import FINDING_ID_SQL
 from audit.store.store import DEFAULT_DAY_START, day_start_minutes
 
@@ -135,15 +135,62 @@ def digest_added(session: Session, blocks: list[Block], results: dict[int, FileR
         results[f].lines.update(lines.filter(keep))
 
 
-def finish_file(
-    store: Store, path: Path, reader: LogReader, file_id: int, result: FileResult, now: dt.datetime
-) -> dict[str, Any]:
-    """Record the file, its quarantine rows and the shoes it holds; return its ledger record.
+def finish_files(
+    store: Store, files: list[tuple[Path, LogReader, int, FileResult]], now: dt.datetime
+) -> list[dict[str, Any]]:
+    """Record the files a transaction read: their counts, rows, quarantine and shoes, and
+    the shoes and seq ranges their new events touched; return their ledger records.
 
-    ``file_id`` is the id the file was read under, which is also the ``ingest_id``
-    of the rows this ingest added; the same bytes stored before from the same
-    path keep their old ``file_id``.
+    Each file is ``(path, reader, file_id, result)``: ``file_id`` is the id it was read
+    under, which is also the ``ingest_id`` of the rows this ingest added; the same
+    bytes stored before from the same path keep their old ``file_id``. What reads
+    ``events`` is one query for all the files (``ingest_id IN ...``), not one a file:
+    a group holds up to 64 files, and each query scans what the transaction added.
     """
+    con = store.con
+    ids = [file_id for _, _, file_id, _ in files]
+    counted = {
+        int(i): (int(n), int(u))
+        for i, n, u in con.execute(
+            """SELECT ingest_id, count(*), count(*) FILTER (NOT known_type) FROM events
+               WHERE ingest_id IN (SELECT unnest(?)) GROUP BY ingest_id""",
+            [ids],
+        ).fetchall()
+    }
+    _touch(store, ids)  # before a file_id may become an older one
+    entries = many_events_entries(con, ids)
+    bodies = []
+    finals: list[tuple[int, int, set[tuple[str, str]]]] = []
+    for path, reader, file_id, result in files:
+        s = result.summary
+        s.rejected = len(result.quarantined)
+        s.new, s.unknown_types = counted.get(file_id, (0, 0))
+        s.events = s.new + s.duplicates
+        final = _record_file(store, path, reader, file_id, result, now)
+        finals.append((final, file_id, result.shoes))
+        bodies.append(
+            ingest_body(
+                con,
+                ingest_id=file_id,
+                file_id=final,
+                path=str(path),
+                sha256=reader.sha256,
+                size=reader.size,
+                counts=_counts(s),
+                error=s.error,
+                at=now,
+                lines=result.lines.hexdigest(),
+                shoes=entries[file_id],
+            )
+        )
+    _note_shoes(store, finals)
+    return bodies
+
+
+def _record_file(
+    store: Store, path: Path, reader: LogReader, file_id: int, result: FileResult, now: dt.datetime
+) -> int:
+    """The file's ``input_files`` row and quarantine rows; the ``file_id`` it keeps."""
     con = store.con
     s = result.summary
     s.lines = reader.lines
@@ -181,20 +228,8 @@ def finish_file(
     s.file_id = file_id
     if result.quarantined:
         _insert_quarantine(store, file_id, ingest_id, str(path), result.quarantined)
-    _note_shoes(store, file_id, ingest_id, result.shoes)
     con.execute("DELETE FROM unread_inputs WHERE path = ?", [str(path)])
-    return ingest_body(
-        con,
-        ingest_id=ingest_id,
-        file_id=file_id,
-        path=str(path),
-        sha256=reader.sha256,
-        size=reader.size,
-        counts=_counts(s),
-        error=s.error,
-        at=now,
-        lines=result.lines.hexdigest(),
-    )
+    return int(file_id)
 
 
 def _counts(s: FileSummary) -> dict[str, int]:
@@ -207,22 +242,28 @@ def _counts(s: FileSummary) -> dict[str, int]:
     }
 
 
-def _note_shoes(
-    store: Store, file_id: int, ingest_id: int, duplicates: set[tuple[str, str]]
-) -> None:
-    """The shoes of the file's lines (new and duplicate events) into ``file_shoes``, once."""
+def _note_shoes(store: Store, files: list[tuple[int, int, set[tuple[str, str]]]]) -> None:
+    """The shoes of the files' lines (new and duplicate events) into ``file_shoes``, once.
+
+    Each file is ``(file_id, ingest_id, shoes of its duplicate lines)``.
+    """
+    dups = [(f, t, sh) for f, _, shoes in files for t, sh in sorted(shoes)]
     store.con.execute(
         """INSERT INTO file_shoes
-           SELECT DISTINCT ?, table_id, shoe FROM (
-             SELECT table_id, shoe FROM events WHERE ingest_id = ?
-             UNION SELECT unnest(?), unnest(?))
-           EXCEPT SELECT file_id, table_id, shoe FROM file_shoes WHERE file_id = ?""",
+           SELECT DISTINCT file_id, table_id, shoe FROM (
+             SELECT m.file_id, e.table_id, e.shoe
+             FROM events e JOIN (SELECT unnest(?) AS ingest_id, unnest(?) AS file_id) m
+               USING (ingest_id)
+             UNION SELECT unnest(?), unnest(?), unnest(?))
+           EXCEPT SELECT file_id, table_id, shoe FROM file_shoes
+             WHERE file_id IN (SELECT unnest(?))""",
         [
-            file_id,
-            ingest_id,
-            [t for t, _ in sorted(duplicates)],
-            [sh for _, sh in sorted(duplicates)],
-            file_id,
+            [i for _, i, _ in files],
+            [f for f, _, _ in files],
+            [f for f, _, _ in dups],
+            [t for _, t, _ in dups],
+            [sh for _, _, sh in dups],
+            [f for f, _, _ in files],
         ],
     )
 
@@ -316,17 +357,19 @@ CREATE OR REPLACE TEMP TABLE _touched_seq (table_id VARCHAR, lo BIGINT, hi BIGIN
 """What a transaction's new events touched: their shoes, and per table their seq range."""
 
 
-def touch(store: Store, file_id: int) -> None:
-    """Note the shoes and seq range of a file's new events, for :func:`refresh_derived`."""
+def _touch(store: Store, file_ids: list[int]) -> None:
+    """Note the shoes and seq ranges of the files' new events, for :func:`refresh_derived`."""
     store.con.execute(
-        """INSERT INTO _touched SELECT DISTINCT table_id, shoe FROM events WHERE file_id = ?
+        """INSERT INTO _touched SELECT DISTINCT table_id, shoe FROM events
+           WHERE file_id IN (SELECT unnest(?))
            EXCEPT SELECT table_id, shoe FROM _touched""",
-        [file_id],
+        [file_ids],
     )
     store.con.execute(
         """INSERT INTO _touched_seq
-           SELECT table_id, min(seq), max(seq) FROM events WHERE file_id = ? GROUP BY table_id""",
-        [file_id],
+           SELECT table_id, min(seq), max(seq) FROM events WHERE file_id IN (SELECT unnest(?))
+           GROUP BY table_id, file_id""",
+        [file_ids],
     )
 
 

@@ -140,8 +140,15 @@ def quarantine_digest(con: Any, ingest_id: int) -> list[Any]:
 
 def events_entries(con: Any, ingest_id: int) -> list[list[Any]]:
     """The ``shoes`` list of an ingest record: [table, shoe, events, typed fingerprint]."""
-    found = typed_fingerprints(con, ingest_ids=[ingest_id])
-    return [[t, s, n, typed] for (_, t, s), (n, typed) in sorted(found.items())]
+    return many_events_entries(con, [ingest_id])[ingest_id]
+
+
+def many_events_entries(con: Any, ingest_ids: Sequence[int]) -> dict[int, list[list[Any]]]:
+    """:func:`events_entries` of several ingests, in one scan of ``events``."""
+    out: dict[int, list[list[Any]]] = {i: [] for i in ingest_ids}
+    for (i, t, s), (n, typed) in sorted(typed_fingerprints(con, ingest_ids=ingest_ids).items()):
+        out[i].append([t, s, n, typed])
+    return out
 
 
 def ingest_body(
@@ -156,12 +163,14 @@ def ingest_body(
     error: str | None,
     at: dt.datetime,
     lines: str | None = None,
+    shoes: list[list[Any]] | None = None,
 ) -> dict[str, Any]:
     """The ledger record of one input file read (or not) by one ingest.
 
     ``lines`` is the :class:`LineDigest` of the lines it added (taken as they
     were read); None when it added none, or for a baseline (then it is taken
-    from the stored lines).
+    from the stored lines). ``shoes`` is its :func:`events_entries`, when the
+    caller took them for many ingests at once.
     """
     body: dict[str, Any] = {
         "kind": "ingest",
@@ -179,7 +188,7 @@ def ingest_body(
         "quarantine": [0, None],
     }
     if ingest_id is not None:
-        body["shoes"] = events_entries(con, ingest_id)
+        body["shoes"] = shoes if shoes is not None else events_entries(con, ingest_id)
         body["quarantine"] = quarantine_digest(con, ingest_id)
     return body
 

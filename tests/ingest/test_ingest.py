@@ -372,3 +372,60 @@ def test_a_shoe_spanning_two_files_changes_its_digest(store: Store, tmp_path: Pa
     (after,) = store.shoe_info().values()
     assert before.events_digest != after.events_digest
     assert (before.events, after.events) == (10, 18)
+
+
+def test_files_that_share_a_transaction_are_recorded_as_if_each_came_alone(
+    store: Store, tmp_path: Path
+) -> None:
+    """A group's files are finished together (one query over the group's new events for
+    their counts, shoes and fingerprints): each file still gets exactly the counts,
+    ``file_shoes`` rows, seq ranges and ledger record it gets when ingested alone."""
+    from audit.store import open_store
+
+    a = shoe_events(rounds=2)
+    b = shoe_events(table="T08", shoe="S2", rounds=3)
+    c = shoe_events(table="T09", shoe="S3", rounds=1)
+    unknown = {**ev(90, "dealer_mood", table="T09", shoe="S3"), "round": 1}
+    files = [
+        write_events(tmp_path / "logs" / "1.jsonl", a[:12]),
+        write_events(tmp_path / "logs" / "2.jsonl", b),
+        write_events(tmp_path / "logs" / "3.jsonl", a[8:12] + c[:5]),  # S1: duplicates only
+        write_events(tmp_path / "logs" / "4.jsonl", [*a[12:], *c[5:], unknown]),
+    ]
+
+    def recorded(s: Store) -> list[object]:
+        rows: list[object] = [
+            s.con.execute(
+                """SELECT f.path, f.lines, f.events, f.new_events, f.duplicates, f.rejected
+                    FROM input_files f ORDER BY f.path"""
+            ).fetchall(),
+            s.con.execute(
+                """SELECT f.path, fs.table_id, fs.shoe FROM file_shoes fs
+                   JOIN input_files f USING (file_id) ORDER BY ALL"""
+            ).fetchall(),
+            s.con.execute("SELECT * FROM shoes ORDER BY ALL").fetchall(),
+            [f.code for f in s.all_findings()],
+        ]
+        for (body,) in s.con.execute(
+            "SELECT body FROM ledger WHERE kind = 'ingest' ORDER BY no"
+        ).fetchall():
+            record = json.loads(body)
+            rows.append({k: v for k, v in record.items() if k not in ("at", "ingest", "file")})
+        return rows
+
+    summary = ingest_paths(store, [tmp_path / "logs"])
+    assert [(f.new, f.duplicates, f.unknown_types) for f in summary.files] == [
+        (12, 0, 0), (len(b), 0, 0), (5, 4, 0), (len(a) - 12 + len(c) - 5 + 1, 0, 1)
+    ]  # fmt: skip
+    shoes_of = store.con.execute(
+        """SELECT f.path, list(fs.shoe ORDER BY fs.shoe) FROM file_shoes fs
+           JOIN input_files f USING (file_id) GROUP BY 1 ORDER BY 1"""
+    ).fetchall()
+    assert shoes_of == [
+        (str(files[0]), ["S1"]), (str(files[1]), ["S2"]),
+        (str(files[2]), ["S1", "S3"]), (str(files[3]), ["S1", "S3"]),
+    ]  # fmt: skip
+    with open_store(tmp_path / "alone.duckdb") as alone:
+        for f in files:
+            ingest_paths(alone, [f])
+        assert recorded(store) == recorded(alone)
