@@ -63,6 +63,7 @@ from audit.store.batches import (
     stream_shoe_batches,
     write_results,
 )
+from audit.store.store import RUN_MEMORY_LIMIT
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -353,8 +354,37 @@ def run_audit(
     ``executor`` replays the batches elsewhere (a Dask cluster; ``workers`` is
     then unused); ``source`` is the folder of a Parquet export whose files the
     workers read themselves (:mod:`audit.batch.source`), instead of the events
-    this process reads from the database.
+    this process reads from the database. DuckDB's memory is
+    :data:`audit.store.store.RUN_MEMORY_LIMIT` for the run unless one was chosen.
     """
+    with store.memory_limit(RUN_MEMORY_LIMIT):
+        return _run_audit(
+            store,
+            registry,
+            all_shoes=all_shoes,
+            table=table,
+            gaming_day=gaming_day,
+            workers=workers,
+            batch_events=batch_events,
+            progress=progress,
+            executor=executor,
+            source=source,
+        )
+
+
+def _run_audit(
+    store: Store,
+    registry: ProfileRegistry,
+    *,
+    all_shoes: bool,
+    table: str | None,
+    gaming_day: dt.date | None,
+    workers: int | None,
+    batch_events: int,
+    progress: Callable[[int, int], None] | None,
+    executor: BatchExecutor | None,
+    source: str | None,
+) -> RunSummary:
     t0 = time.perf_counter()
     digests = {p.id: p.digest for p in registry.all()}
     keys = store.shoes_to_audit(

@@ -41,3 +41,43 @@ def test_duckdb_out_of_memory_is_one_line_saying_so(tmp_path: Path) -> None:
     assert "\n" not in message
     assert "DuckDB ran out of memory" in message and "SHOE_AUDIT_MEMORY" in message
     assert "transaction is aborted" not in message.lower()
+
+
+def _limit(store: Store) -> str:
+    return str(store.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
+
+
+def _shown(limit: str) -> str:
+    """How DuckDB shows the memory limit ``limit`` (``512MB`` is ``488.2 MiB``)."""
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("SET memory_limit = ?", [limit])
+    return str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
+
+
+@pytest.mark.parametrize("chosen", [None, "2GB"], ids=["default", "SHOE_AUDIT_MEMORY"])
+def test_run_holds_duckdb_to_its_own_limit_unless_one_was_chosen(
+    ingested: Callable[[int], Store], monkeypatch: pytest.MonkeyPatch, chosen: str | None
+) -> None:
+    """run's sorted scan spills beyond RUN_MEMORY_LIMIT (512MB, not ingest's 1GB: the
+    same speed, a third less peak RSS); SHOE_AUDIT_MEMORY still decides when set."""
+    from audit.batch import run_audit
+    from audit.profiles import load_registry
+
+    if chosen is None:
+        monkeypatch.delenv("SHOE_AUDIT_MEMORY", raising=False)
+    else:
+        monkeypatch.setenv("SHOE_AUDIT_MEMORY", chosen)
+    with ingested(1) as copy:
+        path = copy.path
+    with open_store(path) as store:
+        before = _limit(store)
+        during: list[str] = []
+        summary = run_audit(
+            store, load_registry(), workers=1, progress=lambda *_: during.append(_limit(store))
+        )
+        assert summary.shoes > 0 and len(during) > 1
+        assert set(during) == {_shown("512MB") if chosen is None else before}
+        assert _limit(store) == before
+    assert before == _shown(chosen or "1GB")
