@@ -26,6 +26,7 @@ profile's digest and its events' digest: a re-run skips what is current.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import gc
 import os
 import signal
@@ -37,7 +38,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from audit.batch.lifeline import stop_with_parent
 from audit.engine import (
@@ -332,6 +333,22 @@ def replay_stored_shoe(
     return replay_shoe(events, profile, contexts.get(key, ShoeContext())), events
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _in_run_memory(fn: Callable[Concatenate[Store, P], R]) -> Callable[Concatenate[Store, P], R]:
+    """Hold DuckDB to :data:`audit.store.store.RUN_MEMORY_LIMIT` while ``fn`` runs."""
+
+    def held(store: Store, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with store.memory_limit(RUN_MEMORY_LIMIT):
+            return fn(store, *args, **kwargs)
+
+    functools.update_wrapper(held, fn)  # its name and docstring
+    return held
+
+
+@_in_run_memory
 def run_audit(
     store: Store,
     registry: ProfileRegistry,
@@ -357,34 +374,6 @@ def run_audit(
     this process reads from the database. DuckDB's memory is
     :data:`audit.store.store.RUN_MEMORY_LIMIT` for the run unless one was chosen.
     """
-    with store.memory_limit(RUN_MEMORY_LIMIT):
-        return _run_audit(
-            store,
-            registry,
-            all_shoes=all_shoes,
-            table=table,
-            gaming_day=gaming_day,
-            workers=workers,
-            batch_events=batch_events,
-            progress=progress,
-            executor=executor,
-            source=source,
-        )
-
-
-def _run_audit(
-    store: Store,
-    registry: ProfileRegistry,
-    *,
-    all_shoes: bool,
-    table: str | None,
-    gaming_day: dt.date | None,
-    workers: int | None,
-    batch_events: int,
-    progress: Callable[[int, int], None] | None,
-    executor: BatchExecutor | None,
-    source: str | None,
-) -> RunSummary:
     t0 = time.perf_counter()
     digests = {p.id: p.digest for p in registry.all()}
     keys = store.shoes_to_audit(
