@@ -99,10 +99,7 @@ def write_report(
     )
     stamp = generated_at or dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     swaps: list[Swap] = []
-    with (
-        report_sources(store, chosen, registry, reviews) as src,
-        report_folder(Path(out), swaps) as stage,
-    ):
+    with report_sources(store, chosen, registry, reviews) as src:
         ctx = build_report_context(
             store,
             chosen,
@@ -117,8 +114,10 @@ def write_report(
         full = build_flagged_page(
             store, chosen, registry=registry, with_pages=True, reviews=reviews, src=src
         )
+        plan = plan_pages(store, src)
+    with report_folder(Path(out), swaps) as stage:
         options = PageOptions(stage.root, templates, show_players)
-        with _PagesBeside(store, plan_pages(store, src), registry, options, workers) as pages:
+        with _PagesBeside(store, plan, registry, options, workers) as pages:
             stats = report_statistics(store, chosen, registry, show_players=show_players)
             evidence = report_evidence(store, chosen)
             written = pages.result()
