@@ -9,13 +9,14 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from audit.errors import AuditError, UsageError
 from audit.profiles import ProfileRegistry
 from audit.store import Store
 
 if TYPE_CHECKING:
+    from audit.batch.pages import PageOptions, Plan
     from audit.review import Review
 
 
@@ -86,10 +87,14 @@ def write_report(
     from audit.reports import build_report_context
     from audit.reports.evidence import report_evidence, write_sums
     from audit.reports.folder import Swap, report_folder
-    from audit.reports.report import build_flagged_page, report_sources, write_report_files
+    from audit.reports.report import (
+        build_flagged_page,
+        check_format,
+        report_sources,
+        write_report_files,
+    )
 
-    if fmt not in ("html", "md"):
-        raise ValueError(f"unknown report format {fmt!r}: expected 'html' or 'md'")
+    check_format(fmt)
     registry = registry or load_registry()
     reviews = report_reviews(store)
     chosen = sorted(
@@ -148,9 +153,9 @@ class _PagesBeside:
     def __init__(
         self,
         store: Store,
-        plan: Any,
+        plan: Plan,
         registry: ProfileRegistry,
-        options: Any,
+        options: PageOptions,
         workers: int | None,
     ) -> None:
         from audit.batch.pages import write_hand_pages

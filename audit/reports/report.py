@@ -80,6 +80,13 @@ __all__ = [
 
 ReportFormat = Literal["html", "md"]
 
+
+def check_format(fmt: str) -> None:
+    """Refuse a report format other than ``html`` or ``md`` (before anything is written)."""
+    if fmt not in ("html", "md"):
+        raise ValueError(f"unknown report format {fmt!r}: expected 'html' or 'md'")
+
+
 INTEGRITY_CODES = (
     Code.SHOE_CARD_EXCESS,
     Code.SHOE_POSITION_GAP,
@@ -741,8 +748,7 @@ def render_report(
     gives byte-identical files; see :mod:`audit.reports.folder` for the swap.
     ``seal(staging)``, last, may add files about the others (``SHA256SUMS``).
     """
-    if fmt not in ("html", "md"):
-        raise ValueError(f"unknown report format {fmt!r}: expected 'html' or 'md'")
+    check_format(fmt)
     swaps: list[Swap] = []
     with report_folder(Path(out_dir), swaps) as stage:
         written = set(pages(stage)) if pages is not None else set()
@@ -766,8 +772,7 @@ def write_report_files(
     ``ctx.hand_pages``, the report and its list of flagged rounds, linked to the hand
     pages ``written`` (hrefs) and to those; ``seal(stage)`` last. Returns the report's
     path in the staging folder."""
-    if fmt not in ("html", "md"):
-        raise ValueError(f"unknown report format {fmt!r}: expected 'html' or 'md'")
+    check_format(fmt)
     done = set(written)
     for page in ctx.hand_pages:
         stage.write(
