@@ -120,33 +120,104 @@ PAGE_EVENTS_SQL = _full_sql(_PAGE_FULL, _PAGE_EVENT, _PAGE_SHOES)
 """The full rows of ``PAGE_LEAN_SQL``'s ``_full`` rows, with where each was read."""
 
 
+PART_EVENTS = 1_000_000
+"""About how many events one sorted scan of :func:`stream_shoe_batches` reads.
+
+One scan of a million-round night sorted 31M rows before its first batch came
+out: the workers waited, and DuckDB spilled the sort to disk under the run's
+memory limit. Parts of whole shoes, each read from the files that hold them
+(the zone maps of ``file_id`` skip the rest), sort in memory one after the
+other while the workers replay the last.
+"""
+
+
 def stream_shoe_batches(
     store: Store,
     keys: Sequence[ShoeKey],
     batch_events: int,
     *,
     pages: Mapping[ShoeKey, Paged] | None = None,
+    part_events: int = PART_EVENTS,
 ) -> Iterator[pa.Table]:
     """The events of ``keys`` in ``seq`` order, as Arrow tables of whole shoes.
 
-    One sorted scan; each table holds about ``batch_events`` events and never
-    splits a shoe. Reading uses its own cursor, so the caller may write between
-    batches. With ``pages``, each shoe stops at its ``upto_seq``, and the
-    events of its paged rounds come in full, with the file and line each was
-    read from, as the shoe events do (:func:`decode_page_batch` reads them).
+    Each table holds about ``batch_events`` events and never splits a shoe.
+    The shoes are read in parts of about ``part_events`` events (one sorted
+    scan each, :func:`scan_parts`), in the order their events were stored;
+    within a part, by table and shoe. Reading uses cursors of its own, so
+    the caller may write between batches. With ``pages``, each shoe stops at
+    its ``upto_seq``, and the events of its paged rounds come in full, with
+    the file and line each was read from, as the shoe events do
+    (:func:`decode_page_batch` reads them).
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     if not keys:
         return
-    lean_sql, full_sql = (
-        (LEAN_SQL, SHOE_EVENTS_SQL) if pages is None else (PAGE_LEAN_SQL, PAGE_EVENTS_SQL)
-    )
-    extras = _ShoeEventStream(store, keys, batch_events, full_sql, pages)
+    for part in scan_parts(store, keys, part_events, pages):
+        yield from _stream_part(store, part, batch_events, pages)
+
+
+class ScanPart(NamedTuple):
+    """Shoes that one sorted scan reads (by table and shoe, as it reads them), and the
+    ``file_id`` range that holds all their events."""
+
+    keys: list[ShoeKey]
+    first_file: int
+    last_file: int
+
+
+def scan_parts(
+    store: Store,
+    keys: Sequence[ShoeKey],
+    part_events: int,
+    pages: Mapping[ShoeKey, Paged] | None = None,
+) -> list[ScanPart]:
+    """``keys`` (those with events) cut into parts of about ``part_events`` events, in the
+    order of the first file that holds each shoe.
+
+    The range of files is read from ``events`` itself (one aggregate over the
+    shoes' rows), not from ``file_shoes``: a scan must see every row a shoe has.
+    """
     cur = store.con.cursor()
     try:
         run_keys(cur, keys, pages)
+        shoes = _PAGE_SHOES if pages is not None else _RUN_SHOES
+        rows = cur.execute(
+            f"""SELECT e.table_id, e.shoe, min(e.file_id), max(e.file_id), count(*)
+                {shoes} GROUP BY e.table_id, e.shoe ORDER BY 3, 1, 2"""
+        ).fetchall()
+    finally:
+        cur.close()
+    parts: list[ScanPart] = []
+    part: list[ShoeKey] = []
+    lo = hi = n = 0
+    for table, shoe, first, last, count in rows:
+        if part and n + count > part_events:
+            parts.append(ScanPart(sorted(part), lo, hi))
+            part, n = [], 0
+        if not part:
+            lo, hi = first, last
+        part.append(ShoeKey(table, shoe))
+        lo, hi, n = min(lo, first), max(hi, last), n + count
+    if part:
+        parts.append(ScanPart(sorted(part), lo, hi))
+    return parts
+
+
+def _stream_part(
+    store: Store, part: ScanPart, batch_events: int, pages: Mapping[ShoeKey, Paged] | None
+) -> Iterator[pa.Table]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    lean_sql, full_sql = (
+        (LEAN_SQL, SHOE_EVENTS_SQL) if pages is None else (PAGE_LEAN_SQL, PAGE_EVENTS_SQL)
+    )
+    files = f"WHERE e.file_id BETWEEN {int(part.first_file)} AND {int(part.last_file)}"
+    lean_sql, full_sql = (sql.replace(_ORDER, f"{files}\n{_ORDER}") for sql in (lean_sql, full_sql))
+    extras = _ShoeEventStream(store, part.keys, batch_events, full_sql, pages)
+    cur = store.con.cursor()
+    try:
+        run_keys(cur, part.keys, pages)
         reader = cur.sql(lean_sql).to_arrow_reader(batch_size=batch_events)
         carry: pa.Table | None = None
         for rb in reader:

@@ -88,3 +88,46 @@ def test_a_page_batch_stops_where_its_pages_do_and_carries_their_rounds_in_full(
         assert all(e.type not in ROUND_TYPES or getattr(e, "round", None) in wanted for e in full)
         # shoe events and the paged rounds' events: each one's source, and no other's
         assert read_at == {e.id: lines[e.id] for e in full}
+
+
+def test_a_scan_in_parts_reads_every_shoe_whole_each_part_from_the_files_that_hold_it(
+    ingested: Callable[[int], Store],
+) -> None:
+    """A million-round night in one sorted scan spilled its sort to disk and kept the
+    workers waiting for it: the shoes are read in parts, each from its range of files."""
+    import pyarrow as pa
+
+    from audit.store.batches import scan_parts
+
+    with ingested(2) as store:
+        keys = sorted(store.shoe_info())
+        # One event of the first shoe stored as if read from a file far from its own:
+        # the parts take their ranges from the events, so it is still read with its shoe.
+        moved = store.con.execute(
+            "SELECT id FROM events WHERE table_id = ? AND shoe = ? ORDER BY seq DESC LIMIT 1",
+            [keys[0].table, keys[0].shoe],
+        ).fetchall()[0][0]
+        store.con.execute("UPDATE events SET file_id = 10**6 WHERE id = ?", [moved])
+        whole = dict(decode_batch(pa.concat_tables(stream_shoe_batches(store, keys, 10**9))))
+        parts = scan_parts(store, keys, 2_000)
+        in_parts = [
+            x
+            for b in stream_shoe_batches(store, keys, 700, part_events=2_000)
+            for x in decode_batch(b)
+        ]
+        spans = store.con.execute(
+            "SELECT table_id, shoe, min(file_id), max(file_id), count(*) FROM events GROUP BY ALL"
+        ).fetchall()
+    assert len(parts) > 3
+    assert [k for p in parts for k in p.keys] == [k for k, _ in in_parts]  # parts in order
+    assert sorted(k for k, _ in in_parts) == keys and dict(in_parts) == whole
+    assert moved in {e.id for e in whole[keys[0]]}
+    span = {(t, s): (lo, hi, n) for t, s, lo, hi, n in spans}
+    for p in parts:
+        for k in p.keys:
+            lo, hi, _ = span[(k.table, k.shoe)]
+            assert p.first_file <= lo and hi <= p.last_file
+        # each part is about part_events: a shoe more would have passed it
+        assert sum(span[(k.table, k.shoe)][2] for k in p.keys[:-1]) <= 2_000
+    firsts = [min(span[(k.table, k.shoe)][0] for k in p.keys) for p in parts]
+    assert firsts == sorted(firsts)  # the order events were stored in
