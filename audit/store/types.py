@@ -6,13 +6,18 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import NamedTuple
 
 from audit.findings import Finding
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class ShoeKey:
-    """One shoe: shoe ids are unique per table (event-log.md)."""
+class ShoeKey(NamedTuple):
+    """One shoe: shoe ids are unique per table (event-log.md).
+
+    A named tuple, not a dataclass: hashing, comparing and sorting tens of
+    thousands of keys (the report's evidence check sorts and looks up every
+    shoe of a night) then run in C, not in a generated ``__lt__``.
+    """
 
     table: str
     shoe: str
