@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Protocol
 
 from markupsafe import escape
@@ -52,8 +53,13 @@ def card_view(code: str, face_up: bool = True) -> CardView:
 
 def card_name(c: CardLike) -> str:
     """``"ten of diamonds"``: the accessible name of a card picture."""
-    rank = c.code[:-1]
-    return f"{RANK_NAME.get(rank, rank)} of {SUIT_NAME.get(c.suit, c.suit)}"
+    return card_name_of(c.code, c.suit)
+
+
+def card_name_of(code: str, suit: str) -> str:
+    """:func:`card_name` of a card code and its suit."""
+    rank = code[:-1]
+    return f"{RANK_NAME.get(rank, rank)} of {SUIT_NAME.get(suit, suit)}"
 
 
 _SIZES = {"sm": (30, 42), "md": (46, 64)}
@@ -66,15 +72,24 @@ def svg(c: CardLike, size: str = "md") -> str:
     symbol in the middle, red for hearts and diamonds; a card dealt face down
     is still drawn face up (the log knows it) with a hatched border.
     """
+    return _drawn(c.code, c.rank_label, c.suit, c.symbol, c.red, c.face_up, size)
+
+
+@functools.lru_cache(maxsize=1024)
+def _drawn(
+    code: str, rank_label: str, suit: str, symbol: str, red: bool, face_up: bool, size: str
+) -> str:
+    """:func:`svg` of one card's fields, drawn once per report (a night's hand pages
+    draw the same 52 cards tens of thousands of times)."""
+    name = escape(card_name_of(code, suit)) + ("" if face_up else " (face down)")
     w, h = _SIZES.get(size, _SIZES["md"])
-    colour = "#c0182b" if c.red else "#16181d"
-    name = escape(card_name(c)) + ("" if c.face_up else " (face down)")
-    rank = escape(c.rank_label)
-    sym = escape(c.symbol)
+    colour = "#c0182b" if red else "#16181d"
+    rank = escape(rank_label)
+    sym = escape(symbol)
     fs = round(h * 0.27)
     big = round(h * 0.42)
-    stroke = "#5b6472" if c.face_up else "#2a56c6"
-    dash = "" if c.face_up else ' stroke-dasharray="3 2"'
+    stroke = "#5b6472" if face_up else "#2a56c6"
+    dash = "" if face_up else ' stroke-dasharray="3 2"'
     return (
         f'<svg class="card" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
         f'viewBox="0 0 {w} {h}" role="img" aria-label="{name}"><title>{name}</title>'

@@ -422,16 +422,32 @@ def masked(ctx: HandContext) -> HandContext:
     engine's words (a bet's description names its player)."""
     ids = sorted({w.player for w in ctx.wagers if w.player}, key=len, reverse=True)
 
+    masks = [(pid, mask_player(pid) or "") for pid in ids]
+
     def hide(text: str) -> str:
-        for pid in ids:
-            text = text.replace(pid, mask_player(pid) or "")
+        for pid, mask in masks:
+            if pid in text:
+                text = text.replace(pid, mask)
         return text
 
+    # A copy only of what changes: most steps name no player, and dataclasses.replace
+    # of every step was a fifth of a hand page's context.
     return dataclasses.replace(
         ctx,
-        wagers=tuple(dataclasses.replace(w, player=mask_player(w.player)) for w in ctx.wagers),
-        steps=tuple(dataclasses.replace(st, description=hide(st.description)) for st in ctx.steps),
-        findings=tuple(dataclasses.replace(f, message=hide(f.message)) for f in ctx.findings),
+        wagers=tuple(
+            w if w.player is None else dataclasses.replace(w, player=mask_player(w.player))
+            for w in ctx.wagers
+        ),
+        steps=tuple(
+            st
+            if (d := hide(st.description)) == st.description
+            else dataclasses.replace(st, description=d)
+            for st in ctx.steps
+        ),
+        findings=tuple(
+            f if (m := hide(f.message)) == f.message else dataclasses.replace(f, message=m)
+            for f in ctx.findings
+        ),
         players_masked=True,
     )
 
