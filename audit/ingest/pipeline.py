@@ -56,6 +56,7 @@ from audit.ingest.storing import (
     note_unread,
     refresh_derived,
     stored_before,
+    stored_rows,
 )
 from audit.ingest.summary import FileSummary, IngestSummary, ValidationReport
 from audit.store import Store, ledger
@@ -140,8 +141,9 @@ def _ingest_group(
     summaries: list[FileSummary] = []
     bodies: dict[int, dict[str, Any]] = {}  # ledger records, by the file's place in paths
     pool = _Pool(lambda blocks: _store_blocks(session, blocks, files))
+    known = stored_rows(store, paths)
     for place, path in enumerate(paths):
-        again = stored_before(store, path, now)
+        again = stored_before(store, path, now, known.get(str(path), []))
         if again is not None:
             summaries.append(again)
             bodies[place] = again_body(store, again, path, now)

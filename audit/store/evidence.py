@@ -126,16 +126,28 @@ def _scope(
     return "", []
 
 
+_QUARANTINE_DIGEST = """sha256(COALESCE(string_agg(
+    line_no || chr(9) || code || chr(9) || sha256(reason) || chr(9) || sha256(raw),
+    chr(10) ORDER BY line_no, code), ''))"""
+
+
 def quarantine_digest(con: Any, ingest_id: int) -> list[Any]:
     """[rows, digest] of the lines one ingest quarantined (line, code, reason, raw)."""
-    n, digest = con.execute(
-        """SELECT count(*), sha256(COALESCE(string_agg(
-                 line_no || chr(9) || code || chr(9) || sha256(reason) || chr(9) || sha256(raw),
-                 chr(10) ORDER BY line_no, code), ''))
-           FROM quarantine WHERE ingest_id = ?""",
-        [ingest_id],
-    ).fetchall()[0]
-    return [int(n), digest]
+    return quarantine_digests(con, [ingest_id])[ingest_id]
+
+
+def quarantine_digests(con: Any, ingest_ids: Sequence[int]) -> dict[int, list[Any]]:
+    """:func:`quarantine_digest` of several ingests, in one query (a transaction of 64
+    small files paid a query a file)."""
+    empty = hashlib.sha256(b"").hexdigest()  # what the query gives for no rows
+    out: dict[int, list[Any]] = {i: [0, empty] for i in ingest_ids}
+    for i, n, digest in con.execute(
+        f"""SELECT ingest_id, count(*), {_QUARANTINE_DIGEST} FROM quarantine
+            WHERE ingest_id IN (SELECT unnest(?)) GROUP BY ingest_id""",
+        [list(ingest_ids)],
+    ).fetchall():
+        out[int(i)] = [int(n), digest]
+    return out
 
 
 def events_entries(con: Any, ingest_id: int) -> list[list[Any]]:
@@ -164,13 +176,15 @@ def ingest_body(
     at: dt.datetime,
     lines: str | None = None,
     shoes: list[list[Any]] | None = None,
+    quarantine: list[Any] | None = None,
 ) -> dict[str, Any]:
     """The ledger record of one input file read (or not) by one ingest.
 
     ``lines`` is the :class:`LineDigest` of the lines it added (taken as they
     were read); None when it added none, or for a baseline (then it is taken
-    from the stored lines). ``shoes`` is its :func:`events_entries`, when the
-    caller took them for many ingests at once.
+    from the stored lines). ``shoes`` is its :func:`events_entries` and
+    ``quarantine`` its :func:`quarantine_digest`, when the caller took them for
+    many ingests at once.
     """
     body: dict[str, Any] = {
         "kind": "ingest",
@@ -189,7 +203,9 @@ def ingest_body(
     }
     if ingest_id is not None:
         body["shoes"] = shoes if shoes is not None else events_entries(con, ingest_id)
-        body["quarantine"] = quarantine_digest(con, ingest_id)
+        body["quarantine"] = (
+            quarantine if quarantine is not None else quarantine_digest(con, ingest_id)
+        )
     return body
 
 

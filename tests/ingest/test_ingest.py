@@ -244,6 +244,48 @@ def test_seq_gaps_are_kept_refound_and_split_as_later_files_come(
     assert gaps() == ["table T07: seq 15 → 20, 4 events missing"]
 
 
+def test_seq_gaps_after_stretches_in_any_order_are_those_of_the_whole_table(
+    store: Store, tmp_path: Path
+) -> None:
+    """A transaction looks for the stored neighbours of its new events near them (between
+    the shoes just below and just above), not in the table's whole history: whatever
+    order the stretches of two tables come in, the gaps are those of everything stored."""
+    import random
+
+    rng = random.Random(7)
+    events: list[dict[str, object]] = []
+    for table, first in (("T07", 1), ("T08", 400)):
+        seq = first
+        for n in range(5):
+            shoe = shoe_events(table=table, shoe=f"{table}-S{n}", first_seq=seq, rounds=3)
+            events += shoe
+            seq += len(shoe)
+    kept = [e for e in events if e["type"] != "shoe_open" and rng.random() > 0.1]
+    kept += [e for e in events if e["type"] == "shoe_open"]  # every shoe keeps its profile
+    kept.sort(key=lambda e: (str(e["table"]), int(str(e["seq"]))))
+    stretches = [kept[i : i + 13] for i in range(0, len(kept), 13)]
+    rng.shuffle(stretches)
+    stored: list[dict[str, object]] = []
+    for i in range(0, len(stretches), 2):
+        files = [
+            write_events(tmp_path / f"f{i + j}.jsonl", part)
+            for j, part in enumerate(stretches[i : i + 2])
+        ]
+        ingest_paths(store, files)
+        stored += [e for part in stretches[i : i + 2] for e in part]
+        want = []
+        for table in ("T07", "T08"):
+            seqs = sorted(int(str(e["seq"])) for e in stored if e["table"] == table)
+            for a, b in zip(seqs, seqs[1:], strict=False):
+                if b > a + 1:
+                    n = b - a - 1
+                    want.append(
+                        f"table {table}: seq {a} → {b}, {n} event{'' if n == 1 else 's'} missing"
+                    )
+        got = sorted(f.message for f in store.all_findings(codes=["LOG_SEQ_GAP"]))
+        assert got == sorted(want), f"after {i // 2 + 1} ingests"
+
+
 def test_seq_gaps_are_per_table(store: Store, tmp_path: Path) -> None:
     t07 = shoe_events(table="T07", rounds=1)
     t08 = shoe_events(table="T08", rounds=1, first_seq=100)
