@@ -73,20 +73,88 @@ def group_outline(
     return out
 
 
+_OUTLINE_SQL = """
+SELECT e.table_id, e.shoe, e.seq, e.type, e.dealer, s.gaming_day
+FROM events e LEFT JOIN shoes s ON s.table_id = e.table_id AND s.shoe = e.shoe
+WHERE e.type IN ('shoe_open', 'dealer_change', 'round_open')
+  AND e.table_id IN (SELECT unnest(?::VARCHAR[]))"""
+
+
 def outline_rows(
     store: Store, tables: Sequence[str]
 ) -> list[tuple[str, str, int, str, str | None, dt.date | None]]:
     """The cross-shoe outline of ``tables``: shoe opens, dealer changes, round opens."""
     if not tables:
         return []
-    rows = store.con.execute(
-        """
-        SELECT e.table_id, e.shoe, e.seq, e.type, e.dealer, s.gaming_day
-        FROM events e LEFT JOIN shoes s ON s.table_id = e.table_id AND s.shoe = e.shoe
-        WHERE e.type IN ('shoe_open', 'dealer_change', 'round_open')
-          AND e.table_id IN (SELECT unnest(?::VARCHAR[]))
-        ORDER BY e.table_id, e.seq
-        """,
-        [list(tables)],
-    ).fetchall()
+    sql = f"{_OUTLINE_SQL} ORDER BY e.table_id, e.seq"
+    rows = store.con.execute(sql, [list(tables)]).fetchall()
     return [tuple(r) for r in rows]
+
+
+RUN_CONTEXTS = "_run_contexts"
+"""The temp table of :func:`store_run_contexts`: each shoe's :class:`ShoeContext` fields."""
+
+
+def store_run_contexts(store: Store, tables: Sequence[str]) -> None:
+    """The :class:`ShoeContext` of every shoe of ``tables`` into ``_run_contexts``.
+
+    One read of the tables' outline, in (table, seq) order, taken a table at a
+    time (:func:`table_contexts`), so that only one table's outline is in
+    Python at once.
+    """
+    import pyarrow as pa
+
+    con = store.con
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE {RUN_CONTEXTS} (table_id VARCHAR, shoe VARCHAR,
+              first_shoe_of_gaming_day BOOLEAN, banker VARCHAR, banker_rounds_before BIGINT)"""
+    )
+    cur = con.cursor()
+
+    def flush(table: str, outline: list[OutlineRow]) -> None:
+        contexts = table_contexts(table, outline)
+        rows = pa.table(
+            {
+                "table_id": [k.table for k in contexts],
+                "shoe": [k.shoe for k in contexts],
+                "first": [c.first_shoe_of_gaming_day for c in contexts.values()],
+                "banker": pa.array([c.banker for c in contexts.values()], pa.string()),
+                "before": pa.array([c.banker_rounds_before for c in contexts.values()], pa.int64()),
+            }
+        )
+        con.from_arrow(rows).insert_into(RUN_CONTEXTS)
+
+    try:
+        if not tables:
+            return
+        cur.execute(f"{_OUTLINE_SQL} ORDER BY e.table_id, e.seq", [list(tables)])
+        table: str | None = None
+        outline: list[OutlineRow] = []
+        while chunk := cur.fetchmany(50_000):
+            for t, shoe, seq, etype, dealer, day in chunk:
+                if t != table:
+                    if table is not None:
+                        flush(table, outline)
+                    table, outline = t, []
+                outline.append(OutlineRow(shoe, seq, etype, dealer, day))
+        if table is not None:
+            flush(table, outline)
+    finally:
+        cur.close()
+
+
+def run_meta_rows(
+    store: Store, keys: Sequence[ShoeKey]
+) -> list[tuple[str | None, str | None, tuple[bool, str | None, int] | None]]:
+    """Per key, in order: its profile and events digest (``shoes``) and its context
+    fields (``_run_contexts``), each None where the shoe has none."""
+    rows = store.con.execute(
+        f"""SELECT s.profile, s.events_digest, c.first_shoe_of_gaming_day, c.banker,
+                   c.banker_rounds_before, c.table_id IS NOT NULL
+            FROM (SELECT unnest(?) AS table_id, unnest(?) AS shoe, unnest(?) AS i) k
+            LEFT JOIN shoes s USING (table_id, shoe)
+            LEFT JOIN {RUN_CONTEXTS} c USING (table_id, shoe)
+            ORDER BY k.i""",
+        [[k.table for k in keys], [k.shoe for k in keys], list(range(len(keys)))],
+    ).fetchall()
+    return [(p, d, (f, b, int(n)) if has else None) for p, d, f, b, n, has in rows]

@@ -1,7 +1,8 @@
 """The events of many shoes as compact Arrow batches for ``run``, and its results written back.
 
-``run`` reads every event of the shoes it audits once, in one sorted scan, and
-hands whole shoes to worker processes as Arrow tables (cheap to send: no
+``run`` reads every event of the shoes it audits once, in sorted scans of
+parts of about a million events (:func:`scan_parts`), and hands whole shoes to
+worker processes as Arrow tables (cheap to send: no
 Python object per value crosses a process). The columns are the engine's
 :class:`~audit.engine.event.RoundEvent`, built straight from the typed
 columns (money in cents), plus ``shoe_event``: for the few events that are not

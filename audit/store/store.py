@@ -452,12 +452,13 @@ class Store:
         return [_finding(r) for r in self.con.execute(sql, params).fetchall()]
 
 
-RUN_MEMORY_LIMIT = "512MB"
-"""DuckDB's memory during ``run`` when none was chosen: its work is one sorted scan, which
-spills to disk beyond it, and one small write a batch. Measured with ``audit_bench``'s run
-stage: 37.3 s against 37.8 s at 1GB on 100,000 rounds (peak RSS 860 against 1,198 MB),
-424.6 s against 421.5 s on 1,000,000 (1,113 against 1,539 MB). Ingest keeps 1GB: its
-bulk parse was slower at 500MB (77 against 63 s at 100,000 rounds)."""
+RUN_MEMORY_LIMIT = "256MB"
+"""DuckDB's memory during ``run`` when none was chosen: its work is sorted scans of parts of
+about a million events (:func:`audit.store.batches.scan_parts`), one small write a batch,
+and a checkpoint at the end. On 1,000,000 rounds: peak RSS 757 MiB and 195.3 s, against
+1,279 MiB (the checkpoint at close, outside the limit) and 180.7-185.4 s at 512MB (one
+run each, ``audit_bench``'s run stage). Ingest keeps 1GB: its bulk parse was slower at
+500MB (77 against 63 s at 100,000 rounds)."""
 
 DEFAULT_MEMORY_LIMIT = "1GB"
 """DuckDB's own default is 80% of the RAM: an ingest of a large file would

@@ -9,6 +9,7 @@ events" (LOG_SEQ_GAP). cli.md "Gaming day".
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 from pathlib import Path
 
@@ -276,7 +277,7 @@ def test_seq_gaps_after_stretches_in_any_order_are_those_of_the_whole_table(
         want = []
         for table in ("T07", "T08"):
             seqs = sorted(int(str(e["seq"])) for e in stored if e["table"] == table)
-            for a, b in zip(seqs, seqs[1:], strict=False):
+            for a, b in itertools.pairwise(seqs):
                 if b > a + 1:
                     n = b - a - 1
                     want.append(
