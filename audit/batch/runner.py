@@ -408,7 +408,7 @@ def run_audit(
         # is refused with the database as it was.
         fn = audit_source_batch
         infos = store.shoe_info(keys)
-        jobs = plan_source_jobs(store, source, keys, meta.of, infos, batch_events)
+        jobs = plan_source_jobs(store, source, keys, meta.of_many, infos, batch_events)
     else:
 
         def job_of(events: pa.Table) -> BatchJob:

@@ -60,15 +60,16 @@ def plan_source_jobs(
     store: Store,
     source: str | os.PathLike[str],
     keys: Sequence[ShoeKey],
-    meta_of: Callable[[ShoeKey], ShoeMeta],
+    metas_of: Callable[[Sequence[ShoeKey]], list[ShoeMeta]],
     infos: dict[ShoeKey, ShoeInfo],
     batch_events: int,
 ) -> list[SourceJob]:
     """The batches of ``keys`` (about ``batch_events`` events each, whole shoes) over the export.
 
     Shoes go in partition order, so a partition's files are read by as few
-    batches as possible. Raises :class:`SourceError` when the export is not the
-    one this database recorded, or is older than the shoes.
+    batches as possible; ``metas_of`` gives a batch's :class:`ShoeMeta` at once.
+    Raises :class:`SourceError` when the export is not the one this database
+    recorded, or is older than the shoes.
     """
     root = source_root(source)
     if "://" not in root:
@@ -108,7 +109,7 @@ def plan_source_jobs(
     def flush() -> None:
         parts = dict.fromkeys(part_of(k) for k in batch)
         files = tuple(f for p in parts for f in recorded[p].files)
-        jobs.append(SourceJob(root, files, tuple(meta_of(k) for k in batch)))
+        jobs.append(SourceJob(root, files, tuple(metas_of(batch))))
 
     for k in sorted(keys, key=lambda k: (k.table, part_of(k)[0], k.shoe)):
         if batch and events + infos[k].events > batch_events:
