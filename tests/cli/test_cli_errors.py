@@ -274,7 +274,9 @@ def test_ctrl_c_during_a_real_run_is_one_line_from_the_parent_only(
     import time
 
     logs, db = tmp_path / "night", tmp_path / "a.duckdb"
-    assert cli("simulate", "--tables", "20", "--shoes", "8", "--out", str(logs)).exit_code == 0
+    # 4,000 shoes: the run must still be replaying 1.5 s after its pool starts (160 shoes
+    # took 1.3 s in all once the shoes' metadata was read before the pool, not in it).
+    assert cli("simulate", "--tables", "20", "--shoes", "200", "--out", str(logs)).exit_code == 0
     assert cli("ingest", "--db", str(db), str(logs)).exit_code == 0
     proc = subprocess.Popen(
         [sys.executable, "-m", "audit", "run", "--db", str(db), "--workers", "2"],
