@@ -266,7 +266,14 @@ def test_ctrl_c_during_a_real_ingest(tmp_path: Path) -> None:
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    time.sleep(4)
+    # Ctrl-C once the ingest has committed its first transaction (the day start): the
+    # WAL is there, and the file's own transaction is under way. A fixed 4 s wait let
+    # the whole ingest finish first on a fast machine, and the test skipped.
+    wal = Path(f"{db}.wal")
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline and not wal.exists():
+        time.sleep(0.01)
+    time.sleep(0.2)
     proc.send_signal(signal.SIGINT)
     _out, errs = proc.communicate(timeout=60)
     if proc.returncode == 0:
