@@ -452,8 +452,8 @@ def _outcome_schemas() -> tuple[pa.Schema, pa.Schema]:
             ("wagers", i32), ("handle", i64), ("due", i64), ("settled", i64),
             ("dealer_upcard", txt), ("dealer_cards", pa.list_(txt)), ("dealer_total", i32),
             ("dealer_natural", flag), ("dealer_bust", flag), ("dealer_completed", flag),
-            ("ranks_before_round", pa.list_(i32)), ("unseen_before_round", i32),
-            ("ranks_before_dealer", pa.list_(i32)), ("unseen_before_dealer", i32),
+            ("ranks_before_round", pa.list_(i64)), ("unseen_before_round", i64),
+            ("ranks_before_dealer", pa.list_(i64)), ("unseen_before_dealer", i64),
             ("findings", i32), ("worst_severity", txt), ("impact", i64),
         ]
     )  # fmt: skip

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from audit.store.fields import COLUMN_TYPES
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 APP_ID = "shoe-audit"
 
 _TYPED = ",\n    ".join(f'"{name}" {sql_type}' for name, sql_type in COLUMN_TYPES.items())
@@ -57,10 +57,10 @@ CREATE TABLE rounds (
     dealer_natural BOOLEAN NOT NULL,
     dealer_bust BOOLEAN NOT NULL,
     dealer_completed BOOLEAN NOT NULL,
-    ranks_before_round INTEGER[],
-    unseen_before_round INTEGER NOT NULL,
-    ranks_before_dealer INTEGER[],
-    unseen_before_dealer INTEGER NOT NULL,
+    ranks_before_round BIGINT[],
+    unseen_before_round BIGINT NOT NULL,
+    ranks_before_dealer BIGINT[],
+    unseen_before_dealer BIGINT NOT NULL,
     findings INTEGER NOT NULL,
     worst_severity VARCHAR,
     impact DECIMAL(38,4)
@@ -268,6 +268,14 @@ MIGRATIONS: dict[int, str] = {
     """,
     # Version 5: the Parquet export's file records (run --cluster --source).
     5: _PARQUET_DDL,
+    # Version 6: a shoe may have up to 2^53 - 1 decks (TEL/1 v1.1), so the cards left
+    # unseen, and those of a rank, pass INTEGER (found by the fuzz test at volume).
+    6: """
+    ALTER TABLE rounds ALTER ranks_before_round TYPE BIGINT[];
+    ALTER TABLE rounds ALTER unseen_before_round TYPE BIGINT;
+    ALTER TABLE rounds ALTER ranks_before_dealer TYPE BIGINT[];
+    ALTER TABLE rounds ALTER unseen_before_dealer TYPE BIGINT;
+    """,
 }
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""
 

@@ -94,3 +94,24 @@ def test_run_holds_duckdb_to_its_own_limit_unless_one_was_chosen(
         wal = Path(f"{path}.wal")
         assert not wal.exists() or wal.stat().st_size == 0  # checkpointed by run
     assert before == _shown(chosen or "1GB")
+
+
+def test_a_burn_of_2_53_face_down_cards_is_stored_as_unseen(tmp_path: Path) -> None:
+    """TEL/1 v1.1 bounds counts by 2^53 - 1: the cards burned face down, unseen before the
+    next round, pass INTEGER, and run failed writing the outcome rows (found by the fuzz
+    test at volume). They are BIGINT (schema 6)."""
+    from audit.batch import run_audit
+    from audit.ingest import ingest_paths
+    from audit.profiles import load_registry
+    from tests.ingest.helpers import shoe_events, write_events
+
+    events = shoe_events(rounds=1)
+    burn = events[3]
+    assert burn["type"] == "burn"
+    burn.pop("cards")
+    burn.update(count=2**53 - 2, face_down=True)
+    with open_store(tmp_path / "a.duckdb") as store:
+        ingest_paths(store, [write_events(tmp_path / "day.jsonl", events)])
+        assert run_audit(store, load_registry(), workers=1).rounds == 1
+        (unseen,) = store.con.execute("SELECT unseen_before_round FROM rounds").fetchall()[0]
+    assert unseen == 2**53 - 2
