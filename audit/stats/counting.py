@@ -25,7 +25,7 @@ import polars as pl
 
 from audit.stats.dealer import RANKS
 from audit.stats.distributions import normal_sf
-from audit.stats.frames import ROUND_KEY, StatsData
+from audit.stats.frames import ROUND_ID, SHOE_ID, StatsData
 from audit.stats.rows import StatRow, TestSpec
 from audit.stats.scopes import scope_rows
 from audit.stats.wording import subject_words
@@ -50,7 +50,7 @@ def count_tests(data: StatsData) -> Iterator[StatRow]:
         data.wagers.filter(
             (pl.col("kind") == "main") & (pl.col("hand") == 0) & pl.col("player").is_not_null()
         )
-        .group_by([*ROUND_KEY, "player"])
+        .group_by([ROUND_ID, "player"])
         .agg(pl.col("base_stake").cast(pl.Float64).sum().alias("s"))
     )
     seen = pl.col("ranks_before_round")
@@ -65,20 +65,28 @@ def count_tests(data: StatsData) -> Iterator[StatRow]:
         .with_columns(d=(pl.col("big_n") - pl.col("k")).clip(lower_bound=26) / 52)
         .with_columns(tc=pl.col("rc") / pl.col("d"))
         .filter(pl.col("k") < pl.col("big_n"))
-        .select(*ROUND_KEY, "gaming_day", "k", "big_n", "d", "tc")
+        .select(ROUND_ID, SHOE_ID, "round", "gaming_day", "k", "big_n", "d", "tc")
     )
-    bets = stakes.join(rounds, on=ROUND_KEY, how="inner")
-    player_shoe = ["player", "table_id", "shoe"]
+    bets = stakes.join(rounds, on=ROUND_ID, how="inner")
+    # Each player's shoe is one run of rows, in the order of its bets (integer keys
+    # only: the player id by its categorical code). The cumulative sum of each run is
+    # the frame's running sum less the sum at the run's start: polars' cum_sum over
+    # groups took 1.6 s of a million-round night's 4M bets.
+    player = pl.col("player").cast(pl.Categorical).to_physical()
+    x = pl.col("a") * pl.col("k")
     terms = (
-        # the cumulative sum runs over each player's shoe in the frame's order: sorting
-        # by the integer keys alone orders every group (a round is one row of a group)
-        bets.sort(["k", "round"])
-        .with_columns(c=pl.col("s") - pl.col("s").mean().over(player_shoe))
-        .with_columns(a=pl.col("c") / pl.col("d"))
+        bets.with_columns(_player=player)
+        .sort([SHOE_ID, "_player", "k", "round"])
         .with_columns(
-            before=(pl.col("a") * pl.col("k")).cum_sum().over(player_shoe)
-            - pl.col("a") * pl.col("k")
+            _start=(pl.col(SHOE_ID) != pl.col(SHOE_ID).shift())
+            .or_(pl.col("_player") != pl.col("_player").shift())
+            .fill_null(True)
         )
+        .with_columns(_run=pl.col("_start").cum_sum())
+        .with_columns(c=pl.col("s") - pl.col("s").mean().over("_run"))
+        .with_columns(a=pl.col("c") / pl.col("d"))
+        .with_columns(_sum=x.cum_sum() - x)
+        .with_columns(before=pl.col("_sum") - pl.when("_start").then("_sum").forward_fill())
         .with_columns(
             t=pl.col("c") * pl.col("tc"),
             var=SIGMA2
@@ -93,7 +101,7 @@ def count_tests(data: StatsData) -> Iterator[StatRow]:
         pl.col("t").sum(),
         pl.col("var").sum(),
         pl.corr("s", "tc").alias("r"),
-        pl.col("shoe").n_unique().alias("shoes"),
+        pl.col(SHOE_ID).n_unique().alias("shoes"),
     ]
     sample = ("n", COUNT_BETTING.min_n)
     for scope, subject, r in scope_rows(terms, COUNT_BETTING.scopes, aggs, sample=sample):

@@ -32,9 +32,9 @@ from audit.profiles import ProfileRegistry
 from audit.stats.dealer import ACE, RANKS, TEN, DealerRule
 from audit.stats.distributions import binomial_two_sided, chi2_sf
 from audit.stats.expected import REMAINING, expected_outcomes, outcome_columns
-from audit.stats.frames import ROUND_KEY, StatsData, rank_columns, upcard_index
+from audit.stats.frames import ROUND_ID, ROUND_KEY, StatsData, rank_columns, upcard_index
 from audit.stats.rows import StatRow, TestSpec
-from audit.stats.scopes import scope_groups, scope_rows
+from audit.stats.scopes import SCOPE_KEYS, scope_groups, scope_rows
 from audit.stats.wording import percent, subject_words
 
 __all__ = ["DEALER_TESTS", "dealer_rounds", "dealer_tests", "natural_tests"]
@@ -104,11 +104,11 @@ def dealer_rounds(data: StatsData, registry: ProfileRegistry) -> pl.DataFrame:
     )
     rules = _rules(registry, rounds.get_column("profile_id").unique().drop_nulls().to_list())
     main = data.wagers.filter(pl.col("kind") == "main")
-    open_hands = main.group_by(ROUND_KEY).agg(
-        (~pl.col("natural") & ~pl.col("bust") & ~pl.col("surrendered").fill_null(False))
-        .any()
-        .alias("open")
-    )
+    # the rounds with a player hand still open: a filter by id, not a join that would
+    # gather every column of a million rounds (their rank lists too)
+    open_ids = main.filter(
+        ~pl.col("natural") & ~pl.col("bust") & ~pl.col("surrendered").fill_null(False)
+    ).select(ROUND_ID)
     up = upcard_index(pl.col("dealer_upcard"))
     # a dealer who stood on his first card took no second: his cards out were those
     # before the round, and the up card (the players' cards are missed: a rule breach)
@@ -123,8 +123,7 @@ def dealer_rounds(data: StatsData, registry: ProfileRegistry) -> pl.DataFrame:
     )
     frame = (
         rounds.filter(pl.col("profile_id").is_in(list(rules)))
-        .join(open_hands, on=ROUND_KEY, how="inner")
-        .filter(pl.col("open"))
+        .join(open_ids, on=ROUND_ID, how="semi")
         .with_columns(upcard=up, _before=before)
         .with_columns(rank_columns(pl.col("_before"), "out"))
         .with_columns(_left(pl.col("decks"), "out"))
@@ -315,7 +314,7 @@ def _player_naturals(rounds: pl.DataFrame, wagers: pl.DataFrame) -> Iterator[Sta
     # a box that split held a pair, never a natural: it counts, as no natural
     boxes = (
         wagers.filter((pl.col("kind") == "main") & (pl.col("hand") == 0))
-        .group_by([*ROUND_KEY, "box"])
+        .group_by([ROUND_ID, "box"])
         .agg(hit=(pl.col("natural") & ~pl.col("from_split")).any())
     )
     n = pl.sum_horizontal(REMAINING)
@@ -323,9 +322,11 @@ def _player_naturals(rounds: pl.DataFrame, wagers: pl.DataFrame) -> Iterator[Sta
         rounds.with_columns(rank_columns(pl.col("ranks_before_round"), "out"))
         .with_columns(_left(pl.col("decks"), "out"))
         .filter(pl.all_horizontal(pl.col(c) >= 0 for c in REMAINING) & (n >= 2))
-        .with_columns(
-            p=2 * pl.col(REMAINING[ACE]) * pl.col(REMAINING[TEN]) / (n * (n - 1)).cast(pl.Float64)
+        .select(
+            ROUND_ID,
+            *dict.fromkeys(k for scope in PLAYER_NATURALS.scopes for k in SCOPE_KEYS[scope]),
+            p=2 * pl.col(REMAINING[ACE]) * pl.col(REMAINING[TEN]) / (n * (n - 1)).cast(pl.Float64),
         )
-        .join(boxes, on=ROUND_KEY, how="inner")
+        .join(boxes, on=ROUND_ID, how="inner")  # a row a box: only what the test reads
     )
     yield from _rate_rows(PLAYER_NATURALS, units, lambda o, n: f"{o:,} naturals in {n:,} boxes")

@@ -26,6 +26,8 @@ __all__ = [
 ]
 
 ROUND_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "rid": pl.Int64,
+    "sid": pl.Int64,
     "table_id": pl.String,
     "shoe": pl.String,
     "round": pl.Int64,
@@ -43,9 +45,12 @@ ROUND_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "ranks_before_round": pl.List(pl.Int64),
     "ranks_before_dealer": pl.List(pl.Int64),
 }
-"""The ``rounds`` columns the statistics use (``decks`` from ``shoes``)."""
+"""The ``rounds`` columns the statistics use (``decks`` from ``shoes``). ``rid`` and ``sid``
+name the round and its shoe by an integer, unique in the frames of one run (joins and
+group-bys of millions of wagers go by them, not by strings)."""
 
 WAGER_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "rid": pl.Int64,
     "table_id": pl.String,
     "shoe": pl.String,
     "round": pl.Int64,
@@ -60,7 +65,7 @@ WAGER_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "surrendered": pl.Boolean,
     "from_split": pl.Boolean,
 }
-"""The ``wagers`` columns the statistics use."""
+"""The ``wagers`` columns the statistics use (``rid``: the round's, as in ``rounds``)."""
 
 SHOE_CARDS_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "table_id": pl.String,
@@ -82,6 +87,9 @@ ORDER_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
 """One row per shoe whose shuffle recorded the order it will be drawn in."""
 
 ROUND_KEY = ("table_id", "shoe", "round")
+ROUND_ID = "rid"
+"""A round's integer id: what the statistics join rounds and wagers by."""
+SHOE_ID = "sid"
 
 _UPCARD = {**{r: i for i, r in enumerate(RANKS)}, "J": 9, "Q": 9, "K": 9}
 
@@ -103,13 +111,49 @@ class StatsData:
         shoe_cards: pl.DataFrame | None = None,
         orders: pl.DataFrame | None = None,
     ) -> StatsData:
-        """Frames with every column the statistics use (empty where not given)."""
+        """Frames with every column the statistics use (empty where not given).
+
+        Frames built by hand may leave out ``rid`` and ``sid``: they are numbered
+        here, a wager's from its round's key (a wager of no round given has none).
+        """
+        rounds, renumbered = _numbered(rounds)
+        if wagers is not None and _has(wagers, ROUND_KEY) and (renumbered or not _ids(wagers)):
+            schema = {**{k: ROUND_SCHEMA[k] for k in ROUND_KEY}, ROUND_ID: pl.Int64}
+            ids = pl.DataFrame(schema=schema)
+            if rounds is not None and ROUND_ID in rounds.columns:
+                ids = rounds.select(*ROUND_KEY, ROUND_ID).unique().cast(schema)  # type: ignore[arg-type]
+            wagers = wagers.drop(ROUND_ID, strict=False).join(ids, on=list(ROUND_KEY), how="left")
         return cls(
             _conform(rounds, ROUND_SCHEMA),
             _conform(wagers, WAGER_SCHEMA),
             _conform(shoe_cards, SHOE_CARDS_SCHEMA),
             _conform(orders, ORDER_SCHEMA),
         )
+
+
+def _has(frame: pl.DataFrame, columns: tuple[str, ...]) -> bool:
+    return all(c in frame.columns for c in columns)
+
+
+def _ids(frame: pl.DataFrame, *columns: str) -> bool:
+    """Whether ``frame`` has its ids: the columns, not all null (a frame built by hand
+    with the schema, but no ids, has them all null)."""
+    return all(c in frame.columns for c in (ROUND_ID, *columns)) and not any(
+        frame.get_column(c).null_count() == frame.height > 0 for c in (ROUND_ID, *columns)
+    )
+
+
+def _numbered(rounds: pl.DataFrame | None) -> tuple[pl.DataFrame | None, bool]:
+    """``rounds`` with ``rid`` and ``sid`` (numbered here when not given), and whether
+    they were numbered here."""
+    if rounds is None or not _has(rounds, ROUND_KEY):
+        return rounds, False  # _conform names what is missing
+    if _ids(rounds, SHOE_ID) and rounds.get_column(ROUND_ID).null_count() == 0:
+        return rounds, False
+    return rounds.with_columns(
+        pl.struct(ROUND_KEY).rank("dense").cast(pl.Int64).alias(ROUND_ID),
+        pl.struct(ROUND_KEY[:2]).rank("dense").cast(pl.Int64).alias(SHOE_ID),
+    ), True
 
 
 def _conform(

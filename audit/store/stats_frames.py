@@ -25,8 +25,11 @@ _RANK_COUNTS = ", ".join(
     for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T")
 )
 
+# ``rid`` and ``sid`` name a round and a shoe by an integer (the rows' ids in ``rounds`` and
+# ``shoes``, stable within the query): the statistics join and group 5M wagers by them.
 _ROUNDS = """
-SELECT r.table_id, r.shoe, r.round, r.gaming_day, r.profile_id, s.decks, r.status, r.dealer,
+SELECT r.rowid AS rid, s.rowid AS sid, r.table_id, r.shoe, r.round, r.gaming_day, r.profile_id,
+       s.decks, r.status, r.dealer,
        r.handle, r.settled, r.dealer_upcard, r.dealer_total, r.dealer_natural, r.dealer_bust,
        CAST(r.ranks_before_round AS BIGINT[]) AS ranks_before_round,
        CAST(r.ranks_before_dealer AS BIGINT[]) AS ranks_before_dealer
@@ -35,9 +38,9 @@ WHERE r.gaming_day BETWEEN ? AND ?
 """
 
 _WAGERS = """
-SELECT w.table_id, w.shoe, w.round, w.box, w.hand, w.spot, w.kind, w.player, w.base_stake,
-       w."natural", w.bust, w.surrendered, w.from_split
-FROM wagers w
+SELECT r.rowid AS rid, w.table_id, w.shoe, w.round, w.box, w.hand, w.spot, w.kind, w.player,
+       w.base_stake, w."natural", w.bust, w.surrendered, w.from_split
+FROM wagers w LEFT JOIN rounds r USING (table_id, shoe, round)
 WHERE w.gaming_day BETWEEN ? AND ? AND w.kind = 'main'
 """
 

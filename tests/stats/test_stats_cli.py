@@ -162,6 +162,41 @@ def test_the_shoe_prefix_query_counts_the_cards_up_to_the_cut_card(night_db: Pat
     assert all(sum(v) >= 6 and sum(v) % 2 == 0 for (t, _), v in got.items() if t == "T03")
 
 
+def test_the_stored_round_ids_give_the_stats_that_the_round_keys_give(night_db: Path) -> None:
+    """The stored frames name each round and shoe by an integer (``rid``, ``sid``) that
+    the tests join by; frames built by hand are numbered from their keys. Both must give
+    every row alike, and a wager whose ids do not match its round's must not pass."""
+    import dataclasses
+    import datetime as dt
+
+    import polars as pl
+
+    from audit.profiles import load_registry
+    from audit.stats.frames import StatsData
+    from audit.stats.suite import run_stats
+    from audit.store import open_store
+    from audit.store.stats_frames import load_stats_frames
+
+    with open_store(night_db, read_only=True) as store:
+        frames = load_stats_frames(store, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
+    stored = StatsData.of(*frames)
+    by_keys = StatsData.of(frames.rounds.drop("rid", "sid"), frames.wagers.drop("rid"), *frames[2:])
+    assert stored.rounds["rid"].to_list() != by_keys.rounds["rid"].to_list()  # not the same ids
+    registry = load_registry()
+
+    def rows(data: StatsData) -> list[tuple[object, ...]]:
+        result = run_stats(data, registry)
+        return [(r.test, r.scope, r.subject, r.n, r.message) for r in result.rows]
+
+    want = rows(by_keys)
+    assert {"dealer_bust", "player_naturals"} <= {r[0] for r in want}
+    assert rows(stored) == want
+    # wagers tied to no round of the frame (ids shifted): the tests that join them see none
+    shifted = dataclasses.replace(stored, wagers=stored.wagers.with_columns(pl.col("rid") + 10**9))
+    lost = {r[0] for r in rows(shifted)}
+    assert "player_naturals" not in lost and "dealer_bust" not in lost
+
+
 def test_the_sample_night_stats_and_report_section(runner: CliRunner, tmp_path: Path) -> None:
     """Issue 11, done when: stats and the report section work on the sample."""
     from tests.cli.helpers import SAMPLE
