@@ -47,41 +47,44 @@ WHERE w.gaming_day BETWEEN ? AND ? AND w.kind = 'main'
 # The cards seen in each shoe's prefix of fixed length: up to the cut card's
 # position, or (no cut card) the cards out before round 1 and its initial deal of
 # two cards to each box with a stake and to the dealer. A card's position is the
-# count of cards out of the shoe (burns included) up to and including it.
+# count of cards out of the shoe (burns included) up to and including it. The
+# running count sorts every card of the night: it is kept to a shoe's integer id,
+# the card's rank and a burn's cards (sorting the strings of table and shoe, and
+# every card's code, cost a fifth more).
 _SHOE_CARDS = f"""
 WITH sel AS (
-  SELECT table_id, shoe, gaming_day, decks FROM shoes WHERE gaming_day BETWEEN ? AND ?
+  SELECT rowid AS sid, table_id, shoe, gaming_day, decks FROM shoes WHERE gaming_day BETWEEN ? AND ?
 ), out_ AS (
-  SELECT e.table_id, e.shoe, e.type, e.card, e.cards,
+  SELECT sel.sid, e.type,
+         CASE WHEN e.type = 'card' THEN {_RANK_OF.replace("card", "e.card")} END AS rank,
+         CASE WHEN e.type = 'burn' THEN e.cards END AS cards,
          sum(CASE WHEN e.type = 'card' THEN 1
                   ELSE COALESCE(NULLIF(len(e.cards), 0), e."count", 0) END)
-           OVER (PARTITION BY e.table_id, e.shoe ORDER BY e.seq) AS pos
+           OVER (PARTITION BY sel.sid ORDER BY e.seq) AS pos
   FROM events e JOIN sel USING (table_id, shoe)
   WHERE e.type IN ('card', 'burn')
 ), cut AS (
-  SELECT e.table_id, e.shoe, arg_max(e."position", e.seq) AS m
+  SELECT sel.sid, arg_max(e."position", e.seq) AS m
   FROM events e JOIN sel USING (table_id, shoe)
   WHERE e.type = 'cut_card'
   GROUP BY ALL
 ), deal AS (
-  SELECT o.table_id, o.shoe, min(o.pos) FILTER (WHERE o.type = 'card') - 1
-         + 2 * (any_value(r.boxes) + 1) AS m
-  FROM out_ o JOIN rounds r ON r.table_id = o.table_id AND r.shoe = o.shoe AND r.round = 1
+  SELECT o.sid, min(o.pos) FILTER (WHERE o.type = 'card') - 1 + 2 * (any_value(r.boxes) + 1) AS m
+  FROM out_ o JOIN sel USING (sid)
+  JOIN rounds r ON r.table_id = sel.table_id AND r.shoe = sel.shoe AND r.round = 1
   GROUP BY ALL
 ), lim AS (
-  SELECT sel.table_id, sel.shoe, COALESCE(cut.m, deal.m) AS m
-  FROM sel LEFT JOIN cut USING (table_id, shoe) LEFT JOIN deal USING (table_id, shoe)
+  SELECT sel.sid, COALESCE(cut.m, deal.m) AS m
+  FROM sel LEFT JOIN cut USING (sid) LEFT JOIN deal USING (sid)
 ), seen AS (
-  SELECT table_id, shoe, card FROM out_ JOIN lim USING (table_id, shoe)
-  WHERE type = 'card' AND pos <= m
+  SELECT sid, rank FROM out_ JOIN lim USING (sid) WHERE type = 'card' AND pos <= m
   UNION ALL
-  SELECT table_id, shoe, unnest(cards) AS card FROM out_ JOIN lim USING (table_id, shoe)
-  WHERE type = 'burn' AND pos <= m
-), ranked AS (
-  SELECT table_id, shoe, {_RANK_OF} AS rank FROM seen
+  SELECT sid, {_RANK_OF} AS rank FROM (
+    SELECT sid, unnest(cards) AS card FROM out_ JOIN lim USING (sid)
+    WHERE type = 'burn' AND pos <= m)
 )
 SELECT sel.table_id, sel.shoe, sel.gaming_day, sel.decks, [{_RANK_COUNTS}] AS ranks
-FROM sel JOIN ranked USING (table_id, shoe)
+FROM sel JOIN seen USING (sid)
 GROUP BY ALL
 """
 
