@@ -38,6 +38,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from audit.batch.collector import quiet_collector
 from audit.batch.lifeline import stop_with_parent
 from audit.engine import ShoeContext, replay_shoe_of
 from audit.engine.event import RoundEvent
@@ -187,6 +188,7 @@ def _init_worker(registry: ProfileRegistry, options: PageOptions) -> None:
     global _WORKER
     _WORKER = (registry, options)
     stop_with_parent()  # as run's workers do (audit.batch.lifeline)
+    quiet_collector()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to report
 
 

@@ -47,9 +47,8 @@ SIGMA2 = 40 / 52
 def count_tests(data: StatsData) -> Iterator[StatRow]:
     """``count_betting`` for each player id logged."""
     stakes = (
-        data.wagers.filter(
-            (pl.col("kind") == "main") & (pl.col("hand") == 0) & pl.col("player").is_not_null()
-        )
+        data.wagers.select(ROUND_ID, "kind", "hand", "player", "base_stake")  # then filter
+        .filter((pl.col("kind") == "main") & (pl.col("hand") == 0) & pl.col("player").is_not_null())
         .group_by([ROUND_ID, "player"])
         .agg(pl.col("base_stake").cast(pl.Float64).sum().alias("s"))
     )

@@ -103,7 +103,10 @@ def dealer_rounds(data: StatsData, registry: ProfileRegistry) -> pl.DataFrame:
         & pl.col("decks").is_not_null()
     )
     rules = _rules(registry, rounds.get_column("profile_id").unique().drop_nulls().to_list())
-    main = data.wagers.filter(pl.col("kind") == "main")
+    # the columns read, before the filter copies them: a night has millions of wagers
+    main = data.wagers.select(ROUND_ID, "kind", "natural", "bust", "surrendered").filter(
+        pl.col("kind") == "main"
+    )
     # the rounds with a player hand still open: a filter by id, not a join that would
     # gather every column of a million rounds (their rank lists too)
     open_ids = main.filter(
@@ -313,7 +316,8 @@ def _dealer_naturals(rounds: pl.DataFrame) -> Iterator[StatRow]:
 def _player_naturals(rounds: pl.DataFrame, wagers: pl.DataFrame) -> Iterator[StatRow]:
     # a box that split held a pair, never a natural: it counts, as no natural
     boxes = (
-        wagers.filter((pl.col("kind") == "main") & (pl.col("hand") == 0))
+        wagers.select(ROUND_ID, "kind", "hand", "box", "natural", "from_split")
+        .filter((pl.col("kind") == "main") & (pl.col("hand") == 0))
         .group_by([ROUND_ID, "box"])
         .agg(hit=(pl.col("natural") & ~pl.col("from_split")).any())
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable
+from pathlib import Path
 
 from audit.store import Store
 from audit.store.batches import (
@@ -131,3 +132,47 @@ def test_a_scan_in_parts_reads_every_shoe_whole_each_part_from_the_files_that_ho
         assert sum(span[(k.table, k.shoe)][2] for k in p.keys[:-1]) <= 2_000
     firsts = [min(span[(k.table, k.shoe)][0] for k in p.keys) for p in parts]
     assert firsts == sorted(firsts)  # the order events were stored in
+
+
+def test_a_line_with_fields_beyond_the_schema_comes_back_whole_in_both_scans(
+    tmp_path: Path,
+) -> None:
+    """``raw`` is joined in only for the rows that have extra fields (``has_extra``): the
+    scans of ``run`` and of hand pages give those events their extra fields, and every
+    other event none, as the store's own loader does."""
+    import pyarrow as pa
+
+    from audit.engine.event import RoundEvent
+    from audit.ingest import ingest_paths
+    from audit.store import ShoeKey, open_store
+    from audit.store.batches import Paged, decode_page_batch
+    from tests.ingest.helpers import dumps, ev, write_lines
+
+    lines = [
+        dumps(ev(1, "shoe_open", shoe="S", profile="p", decks=6, dealer="D", note={"a": [1]})),
+        dumps(ev(2, "shuffle", shoe="S", method="machine")),
+        dumps(ev(3, "tip_box", shoe="S", round=1, amount=5)),
+        dumps(ev(4, "round_open", shoe="S", round=1, lamp="red")),
+        dumps(ev(5, "round_open", shoe="S", round=2)),
+    ]
+    with open_store(tmp_path / "audit.duckdb") as store:
+        ingest_paths(store, [write_lines(tmp_path / "x.jsonl", lines)])
+        key = ShoeKey("T07", "S")
+        want = store.load_shoe_events([key])[key]
+        ((_, run_events),) = decode_batch(pa.concat_tables(stream_shoe_batches(store, [key], 99)))
+        pages = {key: Paged([1], 5)}
+        ((_, page_events, _),) = [
+            x
+            for b in stream_shoe_batches(store, [key], 99, pages=pages)
+            for x in decode_page_batch(b)
+        ]
+    extras = {e.id: e.model_extra for e in want if not isinstance(e, RoundEvent) and e.model_extra}
+    assert set(extras) == {"T07-1", "T07-3", "T07-4"}
+    for got in (run_events, page_events):
+        full = {e.id: e for e in got if not isinstance(e, RoundEvent)}
+        assert {i: e.model_extra for i, e in full.items() if e.model_extra} == {
+            i: x for i, x in extras.items() if i in full
+        }
+    assert {"T07-1", "T07-3"} <= {e.id for e in run_events if not isinstance(e, RoundEvent)}
+    # the page scan carries the paged round's events in full: round 1's lamp too
+    assert [e for e in page_events if e.id == "T07-4"] == [e for e in want if e.id == "T07-4"]
