@@ -83,9 +83,15 @@ WITH s AS (SELECT * FROM shoes WHERE list_contains($days, gaming_day)),
        WHERE type IN ('shoe_open', 'shoe_close')
          AND (table_id, shoe) IN (SELECT table_id, shoe FROM s)
        GROUP BY table_id, shoe),
+     open_ AS (
+       SELECT s.table_id, s.shoe, s.last_seq FROM s LEFT JOIN e USING (table_id, shoe)
+       WHERE NOT coalesce(e.closed, false)),
+     -- only a shoe left open shows the ts of its last event (as the log wrote it: read
+     -- from the line, the widest column, so only for those: for every shoe of a night
+     -- of 294,000 it was 2 of the report's first 3.6 s)
      last AS (
        SELECT e.table_id, e.shoe, min(json_extract_string(e.raw, '$.ts')) AS last_ts
-       FROM events e JOIN s
+       FROM events e JOIN open_ s
          ON e.table_id = s.table_id AND e.shoe = s.shoe AND e.seq = s.last_seq
        GROUP BY e.table_id, e.shoe),
      d AS (SELECT unnest($profiles) AS profile, unnest($digests) AS digest)
