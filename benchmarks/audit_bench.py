@@ -137,15 +137,18 @@ def main() -> None:
 
     clean = _night(args.rounds, args.tables, args.seed, 0.0) / "logs"
     dirty = None if args.no_report else _night(args.rounds, args.tables, args.seed, args.error_rate)
-    res: dict[str, list[dict[str, float]]] = {"floor": [], "ingest": [], "run": [], "report": []}
+    res: dict[str, list[dict[str, float]]] = {
+        "floor": [], "ingest": [], "run": [], "report": [], "dirty_ingest": [], "dirty_run": []
+    }  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         ingested = work / "ingested.duckdb"
         res["ingest"].append(_stage("ingest", clean, ingested))
         if dirty is not None:
             dirty_db = work / "dirty.duckdb"
-            _stage("ingest", dirty / "logs", dirty_db)
-            _stage("run", "", dirty_db)
+            # the report's own night: its ingest + run is what the report is measured against
+            res["dirty_ingest"].append(_stage("ingest", dirty / "logs", dirty_db))
+            res["dirty_run"].append(_stage("run", "", dirty_db))
         for i in range(args.repeat):
             floor_db = work / "floor.duckdb"
             floor_db.unlink(missing_ok=True)
@@ -197,9 +200,15 @@ def main() -> None:
     if res["report"]:
         report = med("report")
         pages = int(res["report"][0]["pages"])
+        night = med("dirty_ingest") + med("dirty_run")
+        print(
+            f"report night        ingest {med('dirty_ingest'):.2f} s + run {med('dirty_run'):.2f} s"
+            f" = {night:.2f} s   (errors at {args.error_rate:.0%} of rounds)"
+        )
         print(
             f"report              {report:7.2f} s   peak {rss('report')}   {pages:,} hand pages,"
-            f" {report / (ingest + run):.1%} of ingest + run"
+            f" {report / night:.1%} of that night's ingest + run"
+            f" ({report / (ingest + run):.1%} of the clean night's)"
         )
     if stats_runs:
         st = statistics.median(r["secs"] for r in stats_runs)

@@ -17,6 +17,8 @@ from audit.store import Store
 
 if TYPE_CHECKING:
     from audit.batch.pages import PageOptions, Plan
+    from audit.reports.context import FlaggedPage, ReportContext
+    from audit.reports.sources import Sources
     from audit.review import Review
 
 
@@ -104,7 +106,8 @@ def write_report(
     )
     stamp = generated_at or dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     swaps: list[Swap] = []
-    with report_sources(store, chosen, registry, reviews) as src:
+
+    def figures(src: Sources) -> tuple[ReportContext, FlaggedPage]:
         ctx = build_report_context(
             store,
             chosen,
@@ -119,24 +122,32 @@ def write_report(
         full = build_flagged_page(
             store, chosen, registry=registry, with_pages=True, reviews=reviews, src=src
         )
+        return ctx, full
+
+    with report_sources(store, chosen, registry, reviews) as src:
         plan = plan_pages(store, src)
-    with report_folder(Path(out), swaps) as stage:
-        options = PageOptions(stage.root, templates, show_players)
-        with _PagesBeside(store, plan, registry, options, workers) as pages:
-            stats = report_statistics(store, chosen, registry, show_players=show_players)
-            evidence = report_evidence(store, chosen)
-            written = pages.result()
-        stage.add(written)
-        ctx = dataclasses.replace(ctx, statistics=stats, integrity=evidence)
-        name = write_report_files(
-            stage,
-            ctx,
-            fmt,  # type: ignore[arg-type]
-            templates,
-            flagged=full,
-            written=written,
-            seal=write_sums,
-        ).name
+        # With pages to write, the figures are read while the first pages are: the page
+        # thread has its own connection. Without, a day with nothing audited is refused
+        # before --out is staged (with pages, its staging folder is removed).
+        early = None if plan else figures(src)
+        with report_folder(Path(out), swaps) as stage:
+            options = PageOptions(stage.root, templates, show_players)
+            with _PagesBeside(store, plan, registry, options, workers) as pages:
+                ctx, full = early or figures(src)
+                stats = report_statistics(store, chosen, registry, show_players=show_players)
+                evidence = report_evidence(store, chosen)
+                written = pages.result()
+            stage.add(written)
+            ctx = dataclasses.replace(ctx, statistics=stats, integrity=evidence)
+            name = write_report_files(
+                stage,
+                ctx,
+                fmt,  # type: ignore[arg-type]
+                templates,
+                flagged=full,
+                written=written,
+                seal=write_sums,
+            ).name
     return swaps[0].out / name
 
 
