@@ -134,8 +134,11 @@ def write_report(
             options = PageOptions(stage.root, templates, show_players)
             with _PagesBeside(store, plan, registry, options, workers) as pages:
                 ctx, full = early or figures(src)
-                stats = report_statistics(store, chosen, registry, show_players=show_players)
+                # the evidence check first: mostly one core of Python, it fits beside the
+                # page workers; the statistics (polars and DuckDB, on every core) then
+                # have the machine to themselves once the last pages are written
                 evidence = report_evidence(store, chosen)
+                stats = report_statistics(store, chosen, registry, show_players=show_players)
                 written = pages.result()
             stage.add(written)
             ctx = dataclasses.replace(ctx, statistics=stats, integrity=evidence)
