@@ -219,6 +219,11 @@ _FINDING_COLUMNS = (
     "events, source, message, gaming_day, ordinal, origin"
 )
 
+AUDIT_ROW = f"table_id, shoe, {_AUDIT_COLUMNS}"
+"""A ``shoe_audits`` row as its fingerprint is taken (after its shoe)."""
+FINDING_ROW = _FINDING_COLUMNS
+"""A finding row as its fingerprint is taken."""
+
 AuditEntry = tuple[str, tuple[tuple[Any, ...], ...]]
 """A shoe's audit fingerprint and its findings' [fingerprint, code, round, box, hand, spot]."""
 
@@ -226,23 +231,30 @@ AuditEntry = tuple[str, tuple[tuple[Any, ...], ...]]
 def audit_entries(con: Any, keys: Iterable[ShoeKey] | None = None) -> dict[ShoeKey, AuditEntry]:
     """What ``run`` last wrote for each shoe: its ``shoe_audits`` row and replay findings."""
     where, params = _scope(None, keys)
+    audits = con.execute(f"SELECT {AUDIT_ROW} FROM shoe_audits {where}", params).fetchall()
+    findings = con.execute(
+        f"""SELECT {FINDING_ROW} FROM findings {where}
+            {"AND" if where else "WHERE"} origin = 'replay'""",
+        params,
+    ).fetchall()
+    return entries_of(audits, findings)
+
+
+def entries_of(
+    audits: Iterable[Sequence[Any]], findings: Iterable[Sequence[Any]]
+) -> dict[ShoeKey, AuditEntry]:
+    """:func:`audit_entries` of rows as stored: ``shoe_audits`` rows (:data:`AUDIT_ROW`) and
+    replay findings (:data:`FINDING_ROW`), read back or returned by their insert."""
     out: dict[ShoeKey, AuditEntry] = {}
-    for t, s, *values in con.execute(
-        f"SELECT table_id, shoe, {_AUDIT_COLUMNS} FROM shoe_audits {where}", params
-    ).fetchall():
+    for t, s, *values in audits:
         out[ShoeKey(t, s)] = (fingerprint(values), ())
     found: dict[ShoeKey, list[tuple[Any, ...]]] = {}
-    for row in con.execute(
-        f"""SELECT {_FINDING_COLUMNS} FROM findings {where}
-            {"AND" if where else "WHERE"} origin = 'replay'
-            ORDER BY table_id, shoe, ordinal, code, message""",
-        params,
-    ).fetchall():
+    for row in findings:
         key = ShoeKey(row[2], row[3])
         found.setdefault(key, []).append((fingerprint(row, 16), row[0], *row[4:8]))
-    for key, findings in found.items():
+    for key, rows in found.items():
         audit = out.get(key, ("", ()))[0]
-        out[key] = (audit, tuple(sorted(findings, key=_finding_order)))
+        out[key] = (audit, tuple(sorted(rows, key=_finding_order)))
     return out
 
 
@@ -250,15 +262,23 @@ def _finding_order(f: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple("" if v is None else str(v) for v in f)
 
 
-def audit_body(con: Any, keys: Iterable[ShoeKey], at: dt.datetime) -> dict[str, Any]:
+def audit_body(
+    con: Any,
+    keys: Iterable[ShoeKey],
+    at: dt.datetime,
+    entries: dict[ShoeKey, AuditEntry] | None = None,
+) -> dict[str, Any]:
     """The ledger record of one ``run`` transaction over ``keys``.
 
     Every key is named, also a shoe the transaction left without results (``clear_results``:
     an empty entry), so the record supersedes the shoe's earlier one: a run interrupted
-    between clearing and rewriting a shoe is not "results removed by hand".
+    between clearing and rewriting a shoe is not "results removed by hand". ``entries``
+    are the keys' :func:`entries_of` the rows the transaction's inserts returned; None:
+    read back (:func:`audit_entries`).
     """
     keys = list(keys)
-    entries = audit_entries(con, keys)
+    if entries is None:
+        entries = audit_entries(con, keys)
     empty: AuditEntry = ("", ())
     return {
         "kind": "audit",

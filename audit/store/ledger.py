@@ -291,11 +291,16 @@ def append(store: Any, bodies: Iterable[dict[str, Any]]) -> list[Record]:
     return records
 
 
-def chain_audits(store: Any, keys: Sequence[Any], at: dt.datetime) -> None:
-    """Record what ``run`` just wrote for ``keys``, inside its transaction (an ``audit`` record)."""
+def chain_audits(
+    store: Any, keys: Sequence[Any], at: dt.datetime, entries: dict[Any, Any] | None = None
+) -> None:
+    """Record what ``run`` just wrote for ``keys``, inside its transaction (an ``audit`` record).
+
+    ``entries``: their :func:`audit.store.evidence.entries_of` the rows just inserted; None:
+    read back."""
     from audit.store.evidence import audit_body
 
-    append(store, [audit_body(store.con, keys, at)])
+    append(store, [audit_body(store.con, keys, at, entries)])
 
 
 @dataclass(slots=True)

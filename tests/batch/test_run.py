@@ -89,3 +89,32 @@ def test_interrupted_run_leaves_whole_shoes_and_a_rerun_completes(
         resumed = run_audit(store, registry, workers=1)
         assert 0 < resumed.shoes < audited  # the first batch was kept whole, not redone
         assert signature(store) == complete
+
+
+def test_a_run_in_many_scan_parts_finds_exactly_what_one_part_finds(
+    tmp_path: Path, night: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each part's shoe metadata is read once, before its batches (issue 9): every shoe
+    still gets its own profile, digest and context."""
+    from functools import partial
+
+    import audit.batch.runner as runner
+    from audit.store.batches import stream_shoe_parts
+
+    registry = load_registry()
+    with fresh_store(tmp_path, night) as store:
+        run_audit(store, registry, workers=1)
+        whole = signature(store)
+        rounds = store.con.execute("SELECT * FROM rounds ORDER BY ALL").fetchall()
+        parts: list[int] = []
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            for part, batches in partial(stream_shoe_parts, part_events=400)(*args, **kwargs):
+                parts.append(len(part.keys))
+                yield part, batches
+
+        monkeypatch.setattr(runner, "stream_shoe_parts", counted)
+        again = run_audit(store, registry, workers=1, all_shoes=True, batch_events=150)
+        assert len(parts) > 2 and again.shoes == sum(parts)
+        assert signature(store) == whole
+        assert store.con.execute("SELECT * FROM rounds ORDER BY ALL").fetchall() == rounds

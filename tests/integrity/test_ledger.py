@@ -24,7 +24,14 @@ from audit.cli import app
 from audit.ingest import ingest_paths
 from audit.simulate import simulate
 from audit.store import open_store
-from audit.store.evidence import LineDigest, line_digests, quarantine_digest, typed_fingerprints
+from audit.store.evidence import (
+    LineDigest,
+    audit_entries,
+    line_digests,
+    quarantine_digest,
+    recorded_audits,
+    typed_fingerprints,
+)
 from audit.store.ledger import KEY_ENV, canonical, chain_hash
 
 KEY = "correct horse battery staple"
@@ -120,6 +127,17 @@ def test_a_clean_night_is_intact(db: Path, night: Path) -> None:
     assert kinds.count("ingest") == len(list(night.rglob("*.jsonl")))
     assert "audit" in kinds and "commit" in kinds
     assert all("hmac" not in r for r in records)
+
+
+def test_the_audit_records_fingerprint_the_rows_as_stored(db: Path) -> None:
+    """``run`` fingerprints the rows its inserts return, not re-read ones: the same values."""
+    with open_store(db) as store:
+        stored = audit_entries(store.con)
+        recorded = recorded_audits(store.con)
+    assert sum(len(findings) for _, findings in stored.values()) > 10
+    assert {k: (e[2], [tuple(f) for f in e[3]]) for k, (_, e) in recorded.items()} == {
+        k: (audit, list(findings)) for k, (audit, findings) in stored.items()
+    }
 
 
 def test_a_sealed_night_is_intact_and_the_key_never_enters_the_database(
