@@ -211,17 +211,15 @@ def ingest_body(
 
 # --------------------------------------------------------------------------- audits
 
-_AUDIT_COLUMNS = (
-    "engine_version, profile_id, profile_digest, events_digest, audited_at, rounds, wagers, handle"
+AUDIT_ROW = (
+    "table_id, shoe, engine_version, profile_id, profile_digest, events_digest, audited_at, "
+    "rounds, wagers, handle"
 )
-_FINDING_COLUMNS = (
+"""A ``shoe_audits`` row: its shoe, then the values its fingerprint is taken of."""
+FINDING_ROW = (
     "code, severity, table_id, shoe, round, box, hand, spot, expected, actual, impact, rule, "
     "events, source, message, gaming_day, ordinal, origin"
 )
-
-AUDIT_ROW = f"table_id, shoe, {_AUDIT_COLUMNS}"
-"""A ``shoe_audits`` row as its fingerprint is taken (after its shoe)."""
-FINDING_ROW = _FINDING_COLUMNS
 """A finding row as its fingerprint is taken."""
 
 AuditEntry = tuple[str, tuple[tuple[Any, ...], ...]]
@@ -272,9 +270,9 @@ def audit_body(
 
     Every key is named, also a shoe the transaction left without results (``clear_results``:
     an empty entry), so the record supersedes the shoe's earlier one: a run interrupted
-    between clearing and rewriting a shoe is not "results removed by hand". ``entries``
-    are the keys' :func:`entries_of` the rows the transaction's inserts returned; None:
-    read back (:func:`audit_entries`).
+    between clearing and rewriting a shoe is not "results removed by hand". ``entries``:
+    the keys' entries made (:func:`entries_of`) from the rows the transaction's inserts
+    returned; None: read back (:func:`audit_entries`).
     """
     keys = list(keys)
     if entries is None:

@@ -296,8 +296,8 @@ def chain_audits(
 ) -> None:
     """Record what ``run`` just wrote for ``keys``, inside its transaction (an ``audit`` record).
 
-    ``entries``: their :func:`audit.store.evidence.entries_of` the rows just inserted; None:
-    read back."""
+    ``entries``: theirs, made (:func:`audit.store.evidence.entries_of`) from the rows just
+    inserted; None: read back."""
     from audit.store.evidence import audit_body
 
     append(store, [audit_body(store.con, keys, at, entries)])
