@@ -168,6 +168,7 @@ def _audit_batch(job: BatchJob, registry: ProfileRegistry) -> BatchResult:
                 wagers=len(staked),
                 handle_cents=sum(w[_STAKE] for w in staked),
                 findings=findings,
+                prefix_ranks=out.prefix_ranks,
             )
         )
         rounds.extend(out.rounds)

@@ -22,7 +22,7 @@ from audit.engine.hands import best_total
 from audit.engine.round import Round
 from audit.findings import Finding, Severity
 
-__all__ = ["RoundRow", "ShoeOutcome", "WagerRow", "due_units", "round_rows"]
+__all__ = ["RoundRow", "ShoeOutcome", "WagerRow", "due_units", "round_rows", "staked_boxes"]
 
 
 def due_units(value: Cents | None) -> int | None:
@@ -102,9 +102,22 @@ class ShoeOutcome(NamedTuple):
     banker: str | None
     banker_streak: int
     replayed: bool
+    prefix_ranks: list[int] | None = None
+    """The ranks seen in the shoe's prefix (:meth:`audit.engine.shoe.ShoeTracker.prefix_ranks`);
+    None for a shoe not replayed."""
 
 
 _RANK = {s: s.rank for s in Severity}
+
+
+def staked_boxes(rnd: Round) -> int:
+    """The boxes of a round with a stake (a box the log dealt to without a bet, made up to
+    follow its cards, has none)."""
+    boxes = 0
+    for b in rnd.boxes.values():
+        if b.spots and not b.phantom:
+            boxes += 1
+    return boxes
 
 
 def round_rows(
@@ -159,10 +172,7 @@ def round_rows(
             impact = (impact or 0) + Fraction(f.impact) * 100
     d = rnd.dealer
     d_total = best_total(d)
-    boxes = 0
-    for b in rnd.boxes.values():
-        if b.spots and not b.phantom:
-            boxes += 1
+    boxes = staked_boxes(rnd)
     row = (
         table, shoe, number, rnd.status if judged else "open", rnd.banker,
         rnd.first_ts_us, rnd.first_seq, rnd.last_seq, boxes, n_main, handle, due, settled,

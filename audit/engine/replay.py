@@ -19,7 +19,7 @@ from audit.engine.dealer import dealer_natural
 from audit.engine.event import ROUND_TYPES, RoundEvent, cents, round_event
 from audit.engine.hands import best_total, is_soft
 from audit.engine.judge import wager_record
-from audit.engine.outcome import RoundRow, ShoeOutcome, WagerRow, round_rows
+from audit.engine.outcome import RoundRow, ShoeOutcome, WagerRow, round_rows, staked_boxes
 from audit.engine.result import (
     DealerRecord,
     HandRecord,
@@ -232,6 +232,7 @@ class _Shoe:
         if self.first_card_seen:
             return
         self.first_card_seen = True
+        self.tracker.dealing_begins()
         if r.cut_required and (self.cut is None or self.cut.by != "box"):
             how = "cut by the dealer" if self.cut is not None else "never cut"
             self.flag_once(
@@ -728,4 +729,13 @@ def audit_shoe(
         row, ws = round_rows(table, shoe_id, shoe.rounds[number], by_round.get(number, ()))
         rounds.append(row)
         wagers.extend(ws)
-    return ShoeOutcome(findings, rounds, wagers, shoe.banker, shoe.streak, replayed=True)
+    one = shoe.rounds.get(1)
+    return ShoeOutcome(
+        findings,
+        rounds,
+        wagers,
+        shoe.banker,
+        shoe.streak,
+        replayed=True,
+        prefix_ranks=shoe.tracker.prefix_ranks(staked_boxes(one) if one is not None else None),
+    )

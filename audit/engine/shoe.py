@@ -44,6 +44,10 @@ class ShoeTracker:
     cut_card_out_event: str | None = None
     ranks: list[int] = field(default_factory=lambda: [0] * 10)
     unseen: int = 0
+    out: list[int] = field(default_factory=list)
+    """Every card out, in order: its rank index, or ``-n`` for ``n`` cards drawn unseen."""
+    first_card_out: int | None = None
+    last_cut_card_position: int | None = None
 
     def draw(self, card: str | None, pos: int | None, event_id: str, round_no: int | None) -> int:
         """One card leaves the shoe; returns its position.
@@ -74,7 +78,9 @@ class ShoeTracker:
         if position > self.max_pos:
             self.max_pos = position
         if card is not None:
-            self.ranks[RANK_INDEX[card[0]]] += 1
+            rank = RANK_INDEX[card[0]]
+            self.ranks[rank] += 1
+            self.out.append(rank)
             if self.order is not None:
                 self._check_order(card, position, event_id, round_no)
             counts = self.counts
@@ -84,6 +90,7 @@ class ShoeTracker:
                 self._card_added(card, n, event_id, round_no)
         else:
             self.unseen += 1
+            self.out.append(-1)
         if (
             self.cut_card_position is not None
             and position > self.cut_card_position
@@ -106,6 +113,7 @@ class ShoeTracker:
         self.next_pos = last + 1
         self.max_pos = max(self.max_pos, last)
         self.unseen += n - 1
+        self.out.append(1 - n)
         if (
             self.cut_card_position is not None
             and last > self.cut_card_position
@@ -173,6 +181,7 @@ class ShoeTracker:
 
         Cards behind = 52 x decks - position. One ``SHOE_CUT_CARD_DEPTH`` per shoe.
         """
+        self.last_cut_card_position = event.position
         if self.cut_card_position is not None:
             return
         self.cut_card_position = event.position
@@ -203,6 +212,44 @@ class ShoeTracker:
         if self.cut_card_out_round is None:
             self.cut_card_out_round = round_no
             self.cut_card_out_event = event_id
+
+    def dealing_begins(self) -> None:
+        """The shoe's first dealt card is next: note how many cards are out before it."""
+        if self.first_card_out is None:
+            self.first_card_out = sum(1 if x >= 0 else -x for x in self.out)
+
+    def prefix_ranks(self, round_one_boxes: int | None) -> list[int]:
+        """The ranks (A, 2, ..., 9, ten-values) of the cards seen in the shoe's prefix.
+
+        Not a rule: what ``run`` stores for the statistics' ``card_ranks`` test
+        (:mod:`audit.stats.cards`; docs/decisions.md, "Card ranks"), whose sample
+        is a prefix of fixed length. The cards out (burns included, counted in the
+        order they came out) up to the last cut card's ``position``; with no cut
+        card, those out before round 1 and its initial deal of two cards to each
+        box with a stake and two to the dealer (``round_one_boxes``). Empty when no
+        card of the prefix was seen, or the shoe has neither a cut card nor a
+        round 1.
+        """
+        limit = self.last_cut_card_position
+        if limit is None:
+            if self.first_card_out is None or round_one_boxes is None:
+                return []
+            limit = self.first_card_out + 2 * (round_one_boxes + 1)
+        counts = [0] * 10
+        pos = 0
+        seen = False
+        for x in self.out:
+            if x < 0:
+                pos -= x
+            else:
+                pos += 1
+                if pos > limit:
+                    break
+                counts[x] += 1
+                seen = True
+            if pos >= limit:
+                break
+        return counts if seen else []
 
     def reconcile(self, event: ShoeClose, burned: int, evidence: list[str]) -> None:
         """At ``shoe_close``: cards drawn (burns included) + ``remaining`` = 52 x decks.

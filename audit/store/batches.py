@@ -569,6 +569,9 @@ class AuditRecord:
     wagers: int
     handle_cents: int
     findings: Sequence[Finding]
+    prefix_ranks: Sequence[int] | None = None
+    """The ranks seen in the shoe's prefix (:class:`audit.engine.ShoeOutcome`); None: not
+    computed (stored NULL: the statistics compute it from the events)."""
 
 
 def clear_results(store: Store, keys: Sequence[ShoeKey]) -> None:
@@ -675,6 +678,10 @@ def write_results(
             "rounds": pa.array([a.rounds for a in audits], pa.int64()),
             "wagers": pa.array([a.wagers for a in audits], pa.int64()),
             "handle": money_array([a.handle_cents for a in audits]),
+            "prefix_ranks": pa.array(
+                [None if a.prefix_ranks is None else list(a.prefix_ranks) for a in audits],
+                pa.list_(pa.int64()),
+            ),
         }
     )
     returned: dict[str, list[Any]] = {"_new_findings": [], "_new_audits": []}
@@ -718,9 +725,9 @@ RETURNING {FINDING_ROW}
 
 _AUDIT_INSERT = f"""
 INSERT INTO shoe_audits (table_id, shoe, engine_version, profile_id, profile_digest,
-                         events_digest, audited_at, rounds, wagers, handle)
+                         events_digest, audited_at, rounds, wagers, handle, prefix_ranks)
 SELECT table_id, shoe, engine_version, profile_id, profile_digest, events_digest, ?,
-       rounds, wagers, CAST(handle AS DECIMAL(38,0)) * 0.01
+       rounds, wagers, CAST(handle AS DECIMAL(38,0)) * 0.01, prefix_ranks
 FROM _new_audits
 RETURNING {AUDIT_ROW}
 """

@@ -351,15 +351,19 @@ def recorded_shoes(
     where, params = _scope(None, keys)
     rows = con.execute(
         f"""SELECT no, ingest_id, table_id, shoe, n, typed, duckdb FROM (
-              SELECT no, CAST(body->>'ingest' AS BIGINT) AS ingest_id, body->>'duckdb' AS duckdb,
-                     e->>0 AS table_id, e->>1 AS shoe, CAST(e->>2 AS BIGINT) AS n,
-                     e->>3 AS typed
-              FROM (SELECT no, body, unnest(from_json(body->'shoes', '["JSON"]')) AS e
-                    FROM ledger WHERE kind = 'ingest'))
+              SELECT no, r.ingest AS ingest_id, r.duckdb, e[1] AS table_id, e[2] AS shoe,
+                     CAST(e[3] AS BIGINT) AS n, e[4] AS typed
+              FROM (SELECT no, from_json(body, '{_INGEST_RECORD}') AS r
+                    FROM ledger WHERE kind = 'ingest'), LATERAL (SELECT unnest(r.shoes) AS e))
             {where}""",
         params,
     ).fetchall()
     return {(i, t, s): (no, int(n), typed, v) for no, i, t, s, n, typed, v in rows}
+
+
+_INGEST_RECORD = '{"ingest": "BIGINT", "duckdb": "VARCHAR", "shoes": [["VARCHAR"]]}'
+"""The parts of an ``ingest`` record :func:`recorded_shoes` reads, as one JSON structure:
+parsed in one pass (extracting each entry's fields as JSON took ten times as long)."""
 
 
 def recorded_audits(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from audit.store.fields import COLUMN_TYPES
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 APP_ID = "shoe-audit"
 
 _TYPED = ",\n    ".join(f'"{name}" {sql_type}' for name, sql_type in COLUMN_TYPES.items())
@@ -219,6 +219,7 @@ CREATE TABLE shoe_audits (
     rounds BIGINT NOT NULL,
     wagers BIGINT NOT NULL DEFAULT 0,
     handle DECIMAL(38,2) NOT NULL DEFAULT 0,
+    prefix_ranks BIGINT[],
     PRIMARY KEY (table_id, shoe)
 );
 CREATE TABLE findings ({_FINDING_COLUMNS},
@@ -275,6 +276,12 @@ MIGRATIONS: dict[int, str] = {
     ALTER TABLE rounds ALTER unseen_before_round TYPE BIGINT;
     ALTER TABLE rounds ALTER ranks_before_dealer TYPE BIGINT[];
     ALTER TABLE rounds ALTER unseen_before_dealer TYPE BIGINT;
+    """,
+    # Version 7: run stores each shoe's prefix ranks (the statistics read them rather than
+    # a window over every card of the night). NULL for a shoe audited before: the
+    # statistics compute its prefix from its events, until the next run re-audits it.
+    7: """
+    ALTER TABLE shoe_audits ADD COLUMN prefix_ranks BIGINT[];
     """,
 }
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""

@@ -51,9 +51,22 @@ WHERE w.gaming_day BETWEEN ? AND ? AND w.kind = 'main'
 # running count sorts every card of the night: it is kept to a shoe's integer id,
 # the card's rank and a burn's cards (sorting the strings of table and shoe, and
 # every card's code, cost a fifth more).
+#
+# ``run`` stores each shoe's prefix (``shoe_audits.prefix_ranks``, the engine's
+# ``ShoeTracker.prefix_ranks``, by the same definition): this query only reads the
+# events of the shoes without one (audited before schema 7, or not audited).
+_STORED_SHOE_CARDS = """
+SELECT s.table_id, s.shoe, s.gaming_day, s.decks, a.prefix_ranks AS ranks
+FROM shoes s JOIN shoe_audits a USING (table_id, shoe)
+WHERE s.gaming_day BETWEEN ? AND ? AND len(a.prefix_ranks) > 0
+"""
+
 _SHOE_CARDS = f"""
 WITH sel AS (
-  SELECT rowid AS sid, table_id, shoe, gaming_day, decks FROM shoes WHERE gaming_day BETWEEN ? AND ?
+  SELECT s.rowid AS sid, s.table_id, s.shoe, s.gaming_day, s.decks FROM shoes s
+  WHERE s.gaming_day BETWEEN ? AND ? AND NOT EXISTS (
+    SELECT 1 FROM shoe_audits a
+    WHERE a.table_id = s.table_id AND a.shoe = s.shoe AND a.prefix_ranks IS NOT NULL)
 ), out_ AS (
   SELECT sel.sid, e.type,
          CASE WHEN e.type = 'card' THEN {_RANK_OF.replace("card", "e.card")} END AS rank,
@@ -111,11 +124,13 @@ class StatsFrames(NamedTuple):
 
 def load_stats_frames(store: Store, first: dt.date, last: dt.date) -> StatsFrames:
     """The rounds, wagers, shoe prefixes and shuffle orders of gaming days ``first``..``last``."""
+    import polars as pl
+
     days = (first, last)
     return StatsFrames(
         _frame(store, _ROUNDS, days),
         _frame(store, _WAGERS, days),
-        _frame(store, _SHOE_CARDS, days),
+        pl.concat([_frame(store, _STORED_SHOE_CARDS, days), _frame(store, _SHOE_CARDS, days)]),
         _frame(store, _ORDERS, days),
     )
 

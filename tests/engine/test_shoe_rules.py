@@ -358,3 +358,50 @@ def test_empty_shoe_never_crashes() -> None:
 
     replay = replay_shoe([], REGISTRY.get("it-casino-6d"))
     assert replay.findings == () and replay.table is None
+
+
+# --------------------------------------------------------------------------- stored prefix
+
+
+def _prefix(log: ShoeLog) -> list[int] | None:
+    """What ``run`` stores of the shoe for the shuffle's card-rank test (``prefix_ranks``)."""
+    from audit.engine import audit_shoe
+    from tests.engine.builders import REGISTRY
+
+    return audit_shoe(
+        "T07", "T07-20261128-01", log.parsed(), REGISTRY.get(log.profile)
+    ).prefix_ranks
+
+
+def _round_one(log: ShoeLog) -> None:
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "8S 8C"}, dealer="6D").hit(1, "TD").dealer("TH").settle(1, -10).close()
+
+
+def test_the_shoe_prefix_runs_to_the_cut_card_burns_included() -> None:
+    """The sample of the ``card_ranks`` statistic (docs/decisions.md, "Card ranks"): every
+    card out up to the cut card's position, the start burn's cards too; ranks A, 2, ...,
+    9, ten-values."""
+    log = ShoeLog("it-casino-6d").start(cut_card=7)  # burn 7H KD 2C 9S QH: positions 1-5
+    _round_one(log)  # 8S (6), 6D (7), then 8C, TD, TH beyond the cut card
+    assert _prefix(log) == [0, 1, 0, 0, 0, 1, 1, 1, 1, 2]
+
+
+def test_without_a_cut_card_the_prefix_is_the_first_initial_deal() -> None:
+    """No cut card: the cards out before round 1 and its initial deal, two cards to each
+    box with a stake and two to the dealer (here the burn, 8S 6D 8C and the hit TD)."""
+    log = ShoeLog("it-casino-6d")
+    log.shuffle().cut().burn()
+    _round_one(log)
+    assert _prefix(log) == [0, 1, 0, 0, 0, 1, 1, 2, 1, 3]
+
+
+def test_cards_burned_unseen_count_out_of_the_prefix_but_show_no_rank() -> None:
+    log = ShoeLog("it-casino-6d").start(cut_card=4, burn=False)
+    log.burn(count=3)  # positions 1-3, unseen
+    _round_one(log)  # 8S is the 4th card out, the last of the prefix
+    assert _prefix(log) == [0, 0, 0, 0, 0, 0, 0, 1, 0, 0]
+    log = ShoeLog("it-casino-6d").start(cut_card=2, burn=False)
+    log.burn(count=3)
+    _round_one(log)
+    assert _prefix(log) == []  # no card of the prefix was seen

@@ -162,6 +162,31 @@ def test_the_shoe_prefix_query_counts_the_cards_up_to_the_cut_card(night_db: Pat
     assert all(sum(v) >= 6 and sum(v) % 2 == 0 for (t, _), v in got.items() if t == "T03")
 
 
+def test_a_shoe_audited_before_prefixes_were_stored_gets_its_prefix_from_its_events(
+    night_db: Path, tmp_path: Path
+) -> None:
+    """``run`` stores each shoe's prefix (``shoe_audits.prefix_ranks``); a shoe audited by
+    an engine that did not (NULL, schema 6) has it computed from its events, alike."""
+    import datetime as dt
+    import shutil
+
+    from audit.store import open_store
+    from audit.store.stats_frames import load_stats_frames
+
+    db = tmp_path / "older.duckdb"
+    shutil.copyfile(night_db, db)
+    shutil.copyfile(f"{night_db}.ledger", f"{db}.ledger")
+    with open_store(db) as store:
+        stored = store.con.execute(
+            "SELECT count(*) FROM shoe_audits WHERE len(prefix_ranks) > 0"
+        ).fetchall()[0][0]
+        store.con.execute("UPDATE shoe_audits SET prefix_ranks = NULL WHERE table_id <> 'T02'")
+        frames = load_stats_frames(store, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
+    got = {(r["table_id"], r["shoe"]): r["ranks"] for r in frames.shoe_cards.iter_rows(named=True)}
+    assert stored == len(got) > 0
+    assert got == _prefix_from_logs(night_db.parent / "logs")
+
+
 def test_the_stored_round_ids_give_the_stats_that_the_round_keys_give(night_db: Path) -> None:
     """The stored frames name each round and shoe by an integer (``rid``, ``sid``) that
     the tests join by; frames built by hand are numbered from their keys. Both must give

@@ -12,6 +12,7 @@ from audit.store import open_store
 from audit.store.schema import SCHEMA_VERSION
 
 V4_ONLY = """
+ALTER TABLE shoe_audits DROP COLUMN prefix_ranks;
 DROP TABLE parquet_files;
 ALTER TABLE events DROP COLUMN ingest_id;
 ALTER TABLE quarantine DROP COLUMN ingest_id;
@@ -27,7 +28,8 @@ ALTER TABLE wagers ALTER due TYPE DECIMAL(18,4);
 ALTER TABLE wagers ALTER settled TYPE DECIMAL(18,2);
 UPDATE meta SET value = '3' WHERE key = 'schema_version';
 """
-"""What schemas 5 (issue 13) and 4 (issue 14) added, undone: a database as schema 3 left it."""
+"""What schemas 7 (stored shoe prefixes), 5 (issue 13) and 4 (issue 14) added, undone: a
+database as schema 3 left it."""
 
 
 def make_v3(path: Path) -> None:
@@ -87,3 +89,37 @@ def test_read_only_open_of_an_old_database_asks_for_a_migration(tmp_path: Path) 
     make_v1(db)
     with pytest.raises(StoreError, match="needs a migration"):
         open_store(db, read_only=True)
+
+
+def test_a_version_6_database_gains_the_stored_prefixes_and_run_fills_them(
+    tmp_path: Path,
+) -> None:
+    """Schema 7: ``shoe_audits.prefix_ranks``, NULL for the shoes audited before (the
+    statistics compute those from the events) until ``run --all`` re-audits them."""
+    from audit.batch import run_audit
+    from audit.ingest import ingest_paths
+    from audit.profiles import load_registry
+    from audit.simulate import simulate
+
+    simulate(tmp_path / "logs", tables=2, shoes=1, rounds=6, profiles=["it-casino-6d"], seed=5)
+    db = tmp_path / "old.duckdb"
+    with open_store(db) as store:
+        ingest_paths(store, [tmp_path / "logs"])
+        run_audit(store, load_registry(), workers=1)
+    con = duckdb.connect(str(db))
+    con.execute("ALTER TABLE shoe_audits DROP COLUMN prefix_ranks")
+    con.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+    con.close()
+
+    def prefixes(store: object) -> list[object]:
+        rows = store.con.execute(  # type: ignore[attr-defined]
+            "SELECT prefix_ranks FROM shoe_audits ORDER BY shoe"
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    with open_store(db) as store:
+        before = prefixes(store)
+        run_audit(store, load_registry(), all_shoes=True, workers=1)
+        after = prefixes(store)
+    assert before and before == [None] * len(before)
+    assert len(after) == len(before) and all(len(p) == 10 and sum(p) > 0 for p in after)
