@@ -169,6 +169,11 @@ def _audit_batch(job: BatchJob, registry: ProfileRegistry) -> BatchResult:
                 handle_cents=sum(w[_STAKE] for w in staked),
                 findings=findings,
                 prefix_ranks=out.prefix_ranks,
+                context=(
+                    meta.context.first_shoe_of_gaming_day,
+                    meta.context.banker,
+                    meta.context.banker_rounds_before,
+                ),
             )
         )
         rounds.extend(out.rounds)
@@ -310,13 +315,22 @@ class RunMeta:
 
 
 def shoe_contexts(store: Store, keys: Sequence[ShoeKey]) -> dict[ShoeKey, ShoeContext]:
-    """The cross-shoe :class:`ShoeContext` of each shoe in ``keys``."""
-    from audit.batch.contexts import group_outline, outline_rows, table_contexts
+    """The cross-shoe :class:`ShoeContext` of each shoe in ``keys`` (and of the other shoes
+    of their tables that had to be worked out with them).
 
-    tables = sorted({k.table for k in keys})
+    A shoe ``run`` audited is replayed with the context it was audited with (stored
+    with its results: the page shows those verdicts); the others' are worked out from
+    their tables' outline (:mod:`audit.batch.contexts`).
+    """
+    from audit.batch.contexts import group_outline, outline_rows, table_contexts
+    from audit.store.batches import audited_contexts
+
+    audited = audited_contexts(store.con, keys)
+    tables = sorted({k.table for k in keys if k not in audited})
     contexts: dict[ShoeKey, ShoeContext] = {}
     for table, outline in group_outline(outline_rows(store, tables)).items():
         contexts.update(table_contexts(table, outline))
+    contexts.update((k, ShoeContext(*fields)) for k, fields in audited.items())
     return contexts
 
 

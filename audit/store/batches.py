@@ -572,6 +572,24 @@ class AuditRecord:
     prefix_ranks: Sequence[int] | None = None
     """The ranks seen in the shoe's prefix (:class:`audit.engine.ShoeOutcome`); None: not
     computed (stored NULL: the statistics compute it from the events)."""
+    context: tuple[bool, str | None, int] | None = None
+    """The cross-shoe context the shoe was replayed with (``ShoeContext``'s fields:
+    first shoe of its gaming day, banker, banker's rounds before): a page replays it so."""
+
+
+def audited_contexts(
+    con: Any, keys: Sequence[ShoeKey]
+) -> dict[ShoeKey, tuple[bool, str | None, int]]:
+    """The cross-shoe context each of ``keys`` was last audited with (:attr:`AuditRecord.context`),
+    for the shoes whose ``shoe_audits`` row has one (schema 7 on)."""
+    rows = con.execute(
+        """SELECT table_id, shoe, context_first_shoe, context_banker, context_banker_rounds
+           FROM shoe_audits
+           WHERE context_first_shoe IS NOT NULL
+             AND (table_id, shoe) IN (SELECT unnest(?), unnest(?))""",
+        [[k.table for k in keys], [k.shoe for k in keys]],
+    ).fetchall()
+    return {ShoeKey(t, s): (bool(f), b, int(n)) for t, s, f, b, n in rows}
 
 
 def clear_results(store: Store, keys: Sequence[ShoeKey]) -> None:
@@ -682,6 +700,15 @@ def write_results(
                 [None if a.prefix_ranks is None else list(a.prefix_ranks) for a in audits],
                 pa.list_(pa.int64()),
             ),
+            "context_first_shoe": pa.array(
+                [None if a.context is None else a.context[0] for a in audits], pa.bool_()
+            ),
+            "context_banker": pa.array(
+                [None if a.context is None else a.context[1] for a in audits], pa.string()
+            ),
+            "context_banker_rounds": pa.array(
+                [None if a.context is None else a.context[2] for a in audits], pa.int64()
+            ),
         }
     )
     returned: dict[str, list[Any]] = {"_new_findings": [], "_new_audits": []}
@@ -725,9 +752,11 @@ RETURNING {FINDING_ROW}
 
 _AUDIT_INSERT = f"""
 INSERT INTO shoe_audits (table_id, shoe, engine_version, profile_id, profile_digest,
-                         events_digest, audited_at, rounds, wagers, handle, prefix_ranks)
+                         events_digest, audited_at, rounds, wagers, handle, prefix_ranks,
+                         context_first_shoe, context_banker, context_banker_rounds)
 SELECT table_id, shoe, engine_version, profile_id, profile_digest, events_digest, ?,
-       rounds, wagers, CAST(handle AS DECIMAL(38,0)) * 0.01, prefix_ranks
+       rounds, wagers, CAST(handle AS DECIMAL(38,0)) * 0.01, prefix_ranks,
+       context_first_shoe, context_banker, context_banker_rounds
 FROM _new_audits
 RETURNING {AUDIT_ROW}
 """

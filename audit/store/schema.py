@@ -220,6 +220,9 @@ CREATE TABLE shoe_audits (
     wagers BIGINT NOT NULL DEFAULT 0,
     handle DECIMAL(38,2) NOT NULL DEFAULT 0,
     prefix_ranks BIGINT[],
+    context_first_shoe BOOLEAN,
+    context_banker VARCHAR,
+    context_banker_rounds BIGINT,
     PRIMARY KEY (table_id, shoe)
 );
 CREATE TABLE findings ({_FINDING_COLUMNS},
@@ -278,10 +281,15 @@ MIGRATIONS: dict[int, str] = {
     ALTER TABLE rounds ALTER unseen_before_dealer TYPE BIGINT;
     """,
     # Version 7: run stores each shoe's prefix ranks (the statistics read them rather than
-    # a window over every card of the night). NULL for a shoe audited before: the
-    # statistics compute its prefix from its events, until the next run re-audits it.
+    # a window over every card of the night) and the cross-shoe context it replayed the
+    # shoe with (a hand page replays it so, without reading the table's outline). NULL
+    # for a shoe audited before: both are computed from the events, as before, until
+    # the next run re-audits it.
     7: """
     ALTER TABLE shoe_audits ADD COLUMN prefix_ranks BIGINT[];
+    ALTER TABLE shoe_audits ADD COLUMN context_first_shoe BOOLEAN;
+    ALTER TABLE shoe_audits ADD COLUMN context_banker VARCHAR;
+    ALTER TABLE shoe_audits ADD COLUMN context_banker_rounds BIGINT;
     """,
 }
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""

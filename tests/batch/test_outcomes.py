@@ -161,3 +161,39 @@ def test_a_flagged_round_alone_replays_as_in_its_shoe(tmp_path: Path, night: Pat
             )
             checked += 1
     assert checked > 10
+
+
+def test_a_page_replays_a_shoe_with_the_context_run_audited_it_with(
+    tmp_path: Path, night: Path
+) -> None:
+    """``run`` stores each shoe's cross-shoe context (inspection 001, banker stint 002) with
+    its results, and a replay for a page takes that one, not one worked out again, so the
+    page shows the verdicts as they were made; a shoe without one (audited before schema
+    7) gets its context from its table's outline."""
+    from audit.batch.contexts import group_outline, outline_rows, table_contexts
+
+    with _audited(tmp_path, night, workers=2, batch_events=300) as store:
+        keys = sorted(store.shoe_info())
+        worked_out = {}
+        tables = sorted({k.table for k in keys})
+        for table, outline in group_outline(outline_rows(store, tables)).items():
+            worked_out.update(table_contexts(table, outline))
+        assert any(c.banker for c in worked_out.values())  # the home game's banker
+        assert shoe_contexts(store, keys) == {k: worked_out[k] for k in keys}
+        first, second = keys[0], keys[1]
+        store.con.execute(
+            """UPDATE shoe_audits SET context_banker_rounds = 99
+               WHERE table_id = ? AND shoe = ?""",
+            list(first),
+        )
+        store.con.execute(
+            """UPDATE shoe_audits SET context_first_shoe = NULL, context_banker_rounds = 99
+               WHERE table_id = ? AND shoe = ?""",
+            list(second),
+        )
+        got = shoe_contexts(store, keys)
+    assert got[first].banker_rounds_before == 99
+    assert got[second] == worked_out[second]
+    assert {k: c for k, c in got.items() if k != first} == {
+        k: worked_out[k] for k in keys if k != first
+    }

@@ -13,6 +13,9 @@ from audit.store.schema import SCHEMA_VERSION
 
 V4_ONLY = """
 ALTER TABLE shoe_audits DROP COLUMN prefix_ranks;
+ALTER TABLE shoe_audits DROP COLUMN context_first_shoe;
+ALTER TABLE shoe_audits DROP COLUMN context_banker;
+ALTER TABLE shoe_audits DROP COLUMN context_banker_rounds;
 DROP TABLE parquet_files;
 ALTER TABLE events DROP COLUMN ingest_id;
 ALTER TABLE quarantine DROP COLUMN ingest_id;
@@ -107,7 +110,8 @@ def test_a_version_6_database_gains_the_stored_prefixes_and_run_fills_them(
         ingest_paths(store, [tmp_path / "logs"])
         run_audit(store, load_registry(), workers=1)
     con = duckdb.connect(str(db))
-    con.execute("ALTER TABLE shoe_audits DROP COLUMN prefix_ranks")
+    for column in ("prefix_ranks", "context_first_shoe", "context_banker", "context_banker_rounds"):
+        con.execute(f"ALTER TABLE shoe_audits DROP COLUMN {column}")
     con.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     con.close()
 
