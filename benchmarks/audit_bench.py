@@ -64,9 +64,10 @@ elif stage == "report":
     from audit.batch.nightly import write_report
     from audit.profiles import load_registry
     from audit.store import open_store
+    from audit.store.stats_frames import audited_days
     with open_store(db) as store:
-        days = sorted({i.gaming_day for i in store.shoe_info().values() if i.gaming_day})
-        path = write_report(store, days, src, "html", None, load_registry())
+        # every audited day (the CLI's --date D ...): one query, not shoe_info() of every shoe
+        path = write_report(store, audited_days(store), src, "html", None, load_registry())
         extra["pages"] = len(list((path.parent / "hands").rglob("*.html")))
 secs = time.perf_counter() - t
 me = resource.getrusage(resource.RUSAGE_SELF)
