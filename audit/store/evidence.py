@@ -238,6 +238,95 @@ def audit_entries(con: Any, keys: Iterable[ShoeKey] | None = None) -> dict[ShoeK
     return entries_of(audits, findings)
 
 
+def _json(column: str) -> str:
+    return f"COALESCE(to_json({column})::VARCHAR, 'null')"
+
+
+def _iso(ts: str) -> str:
+    """SQL for Python's ``isoformat()`` of a TIMESTAMPTZ as DuckDB hands it to Python (in the
+    session's time zone; no fraction when the microseconds are 0)."""
+    return f"""(strftime({ts}, '%Y-%m-%dT%H:%M:%S')
+        || CASE WHEN epoch_us({ts}) % 1000000 = 0 THEN ''
+                ELSE '.' || lpad(CAST(epoch_us({ts}) % 1000000 AS VARCHAR), 6, '0') END
+        || CASE WHEN timezone({ts}) < 0 THEN '-' ELSE '+' END
+        || lpad(CAST(abs(timezone_hour({ts})) AS VARCHAR), 2, '0') || ':'
+        || lpad(CAST(abs(timezone_minute({ts})) AS VARCHAR), 2, '0'))"""
+
+
+AUDIT_FINGERPRINT_SQL = (
+    "left(sha256('[' || "
+    + " || ',' || ".join(
+        [
+            _json("engine_version"),
+            _json("profile_id"),
+            _json("profile_digest"),
+            _json("events_digest"),
+            f"to_json({_iso('audited_at')})::VARCHAR",
+            "CAST(rounds AS VARCHAR)",
+            "CAST(wagers AS VARCHAR)",
+            "to_json(CAST(handle AS VARCHAR))::VARCHAR",
+        ]
+    )
+    + " || ']'), 32)"
+)
+"""The SQL twin of ``fingerprint`` of a ``shoe_audits`` row (:data:`AUDIT_ROW`'s values):
+the SHA-256 of the same canonical JSON, built in DuckDB. Only a fast path: equal
+SHA-256s mean equal texts, so a row whose SQL fingerprint is the recorded one is
+unchanged; any other is checked in Python (:func:`audit_entries`), so a text this
+builds otherwise (a string JSON escapes differently, another time zone) costs time,
+never a wrong verdict. A test holds it equal to the Python fingerprint."""
+
+_LATEST_AUDIT_ENTRIES = """
+SELECT no, table_id, shoe, audit, findings FROM (
+  SELECT no, e[1] AS table_id, e[2] AS shoe, e[3] AS audit, e[4] AS findings FROM (
+    SELECT no, unnest(from_json(body, '{"shoes": [["VARCHAR"]]}').shoes) AS e
+    FROM ledger WHERE kind = 'audit'))
+QUALIFY row_number() OVER (PARTITION BY table_id, shoe ORDER BY no DESC) = 1
+"""
+"""Each shoe's entry in the latest ``audit`` record naming it, its findings as JSON text:
+one structured parse of the records (DuckDB's JSON path functions ran out of memory at
+500MB on a 1,000,000-round night's records; this holds)."""
+
+
+def changed_audits(
+    con: Any, keys: Iterable[ShoeKey] | None = None
+) -> tuple[set[ShoeKey], dict[ShoeKey, tuple[int, Any]]]:
+    """The shoes whose audit results may differ from their latest ``audit`` record, and those
+    records' entries (as :func:`recorded_audits` gives them), in one query.
+
+    A shoe is plainly unchanged when its ``shoe_audits`` row's fingerprint
+    (:data:`AUDIT_FINGERPRINT_SQL`) is the recorded one and neither the record nor
+    the table has a replay finding of it: most shoes of a night. Every other one
+    (findings, a missing row or record, a fingerprint that differs) is returned,
+    for the caller to compare in full.
+    """
+    where, params = _scope(None, keys)
+    also = "AND" if where else "WHERE"
+    rows = con.execute(
+        f"""WITH rec AS (SELECT * FROM ({_LATEST_AUDIT_ENTRIES}) {where}),
+                 cur AS (SELECT table_id, shoe, {AUDIT_FINGERPRINT_SQL} AS fp
+                         FROM shoe_audits {where}),
+                 fnd AS (SELECT DISTINCT table_id, shoe, true AS found FROM findings
+                         {where} {also} origin = 'replay'),
+                 k AS (SELECT table_id, shoe FROM cur UNION SELECT table_id, shoe FROM fnd
+                       UNION SELECT table_id, shoe FROM rec)
+            SELECT rec.no, k.table_id, k.shoe, rec.audit, rec.findings
+            FROM k LEFT JOIN cur USING (table_id, shoe) LEFT JOIN fnd USING (table_id, shoe)
+                   LEFT JOIN rec USING (table_id, shoe)
+            WHERE cur.fp IS DISTINCT FROM rec.audit OR rec.findings IS DISTINCT FROM '[]'
+               OR fnd.found""",
+        params * 3,
+    ).fetchall()
+    changed: set[ShoeKey] = set()
+    recorded: dict[ShoeKey, tuple[int, Any]] = {}
+    for no, t, sh, audit, findings in rows:
+        key = ShoeKey(t, sh)
+        changed.add(key)
+        if no is not None:
+            recorded[key] = (int(no), [t, sh, audit, json.loads(findings)])
+    return changed, recorded
+
+
 def entries_of(
     audits: Iterable[Sequence[Any]], findings: Iterable[Sequence[Any]]
 ) -> dict[ShoeKey, AuditEntry]:
@@ -369,29 +458,14 @@ parsed in one pass (extracting each entry's fields as JSON took ten times as lon
 def recorded_audits(
     con: Any, keys: Iterable[ShoeKey] | None = None
 ) -> dict[ShoeKey, tuple[int, Any]]:
-    """Shoe -> (record no, entry) of the latest ``audit`` record naming it.
-
-    The records are read newest first, a few at a time, and parsed here: DuckDB's
-    JSON functions ran out of memory at a 500 MB limit on the records of a
-    1,000,000-round night (the one that clears every shoe names 294,284 of them).
-    """
-    wanted = None if keys is None else set(keys)
-    out: dict[ShoeKey, tuple[int, Any]] = {}
-    cur = con.cursor()
-    try:
-        cur.execute("SELECT no, body FROM ledger WHERE kind = 'audit' ORDER BY no DESC")
-        while rows := cur.fetchmany(_RECORDS_AT_ONCE):
-            for no, body in rows:
-                for entry in json.loads(body)["shoes"]:
-                    key = ShoeKey(entry[0], entry[1])
-                    if key not in out and (wanted is None or key in wanted):
-                        out[key] = (int(no), entry)
-    finally:
-        cur.close()
-    return out
-
-
-_RECORDS_AT_ONCE = 64
+    """Shoe -> (record no, entry) of the latest ``audit`` record naming it (all shoes when
+    ``keys`` is None)."""
+    where, params = _scope(None, keys)
+    rows = con.execute(f"SELECT * FROM ({_LATEST_AUDIT_ENTRIES}) {where}", params).fetchall()
+    return {
+        ShoeKey(t, sh): (int(no), [t, sh, audit, json.loads(findings)])
+        for no, t, sh, audit, findings in rows
+    }
 
 
 def shoes_of_days(con: Any, days: Sequence[dt.date]) -> list[ShoeKey]:

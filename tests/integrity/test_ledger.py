@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 
 from audit.cli import app
 from audit.ingest import ingest_paths
+from audit.integrity import check_before
 from audit.simulate import simulate
 from audit.store import open_store
 from audit.store.evidence import (
@@ -138,6 +139,35 @@ def test_the_audit_records_fingerprint_the_rows_as_stored(db: Path) -> None:
     assert {k: (e[2], [tuple(f) for f in e[3]]) for k, (_, e) in recorded.items()} == {
         k: (audit, list(findings)) for k, (audit, findings) in stored.items()
     }
+
+
+def test_the_sql_audit_fingerprint_is_the_python_one(db: Path) -> None:
+    """``run`` and ``report`` tell the plainly unchanged shoes apart in SQL
+    (``changed_audits``): its fingerprint must be the ledger's, or every shoe would be
+    compared in Python (right, but slow)."""
+    from audit.store.evidence import AUDIT_FINGERPRINT_SQL, AUDIT_ROW, changed_audits
+    from audit.store.ledger import fingerprint
+
+    with open_store(db) as store:
+        con = store.con
+        rows = con.execute(f"SELECT {AUDIT_ROW}, {AUDIT_FINGERPRINT_SQL} FROM shoe_audits")
+        pairs = [(fingerprint(r[2:-1]), r[-1]) for r in rows.fetchall()]
+        flagged = {
+            tuple(k)
+            for k in con.execute(
+                "SELECT DISTINCT table_id, shoe FROM findings WHERE origin = 'replay'"
+            ).fetchall()
+        }
+        changed, recorded = changed_audits(con)
+        assert pairs and all(py == sql_ for py, sql_ in pairs)
+        assert {tuple(k) for k in changed} == flagged and recorded.keys() == changed
+        con.execute("UPDATE shoe_audits SET rounds = rounds + 1 WHERE rowid = 0")
+        (edited,) = con.execute("SELECT table_id, shoe FROM shoe_audits WHERE rowid = 0").fetchall()
+        again, _ = changed_audits(con)
+        assert {tuple(k) for k in again} == flagged | {edited}
+        found = check_before(store, None, record=False)
+    assert [(d.where, d.table, d.shoe) for d in found.differences] == [("shoe_audits", *edited)]
+    assert "the audit row differs from ledger record" in found.differences[0].message
 
 
 def test_a_sealed_night_is_intact_and_the_key_never_enters_the_database(
