@@ -37,8 +37,12 @@ class CardLike(Protocol):
     def face_up(self) -> bool: ...
 
 
+@functools.lru_cache(maxsize=4096)
 def card_view(code: str, face_up: bool = True) -> CardView:
-    """The view of a stored card code (``"TD"``); an unreadable code is shown as is."""
+    """The view of a stored card code (``"TD"``); an unreadable code is shown as is.
+
+    Views are frozen, so one per code and face serves every page (a night's pages
+    ask for half a million)."""
     rank, suit = (code[:-1], code[-1:]) if len(code) >= 2 else (code, "?")
     return CardView(
         code=code,

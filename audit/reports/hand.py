@@ -314,12 +314,13 @@ def _step_view(
     elif st.box is not None:
         where = f"box {st.box}" + (f" hand {st.hand}" if st.hand is not None else "")
         where += f" spot {st.spot}" if st.spot is not None else ""
+    ts = ev.ts.isoformat() if ev is not None else None
     return StepView(
         n=n,
         event_id=st.event_id,
         seq=st.seq,
-        ts=ev.ts.isoformat() if ev is not None else None,
-        time=ev.ts.strftime("%H:%M:%S") if ev is not None else None,
+        ts=ts,
+        time=ts[11:19] if ts is not None else None,  # "2026-11-28T20:03:21+01:00": 20:03:21
         source=_source(source),
         type=st.type,
         description=st.description,

@@ -125,14 +125,16 @@ def dealer_rounds(data: StatsData, registry: ProfileRegistry) -> pl.DataFrame:
         ),
     )
     frame = (
-        rounds.filter(pl.col("profile_id").is_in(list(rules)))
-        .join(open_ids, on=ROUND_ID, how="semi")
+        rounds.lazy()
+        .filter(pl.col("profile_id").is_in(list(rules)))
+        .join(open_ids.lazy(), on=ROUND_ID, how="semi")
         .with_columns(upcard=up, _before=before)
         .with_columns(rank_columns(pl.col("_before"), "out"))
         .with_columns(_left(pl.col("decks"), "out"))
         .filter(
             pl.all_horizontal(pl.col(c) >= 0 for c in REMAINING) & pl.col("upcard").is_not_null()
         )
+        .collect()
     )
     parts = []
     # one evaluation per dealer rule, whatever the profiles that share it
