@@ -255,9 +255,12 @@ def _outcomes(hands: pl.DataFrame, outcomes: list[str]) -> Iterator[StatRow]:
 
 def natural_tests(data: StatsData) -> Iterator[StatRow]:
     """``dealer_naturals`` and ``player_naturals`` per subject."""
-    rounds = data.rounds.filter(
-        (pl.col("status") == "closed") & pl.col("decks").is_not_null()
-    ).with_columns(upcard=upcard_index(pl.col("dealer_upcard")))
+    # lazily: an eager filter copied every column of a million rounds, rank lists too
+    rounds = (
+        data.rounds.lazy()
+        .filter((pl.col("status") == "closed") & pl.col("decks").is_not_null())
+        .with_columns(upcard=upcard_index(pl.col("dealer_upcard")))
+    )
     yield from _dealer_naturals(rounds)
     yield from _player_naturals(rounds, data.wagers)
 
@@ -292,7 +295,7 @@ def _rate_rows(
         )
 
 
-def _dealer_naturals(rounds: pl.DataFrame) -> Iterator[StatRow]:
+def _dealer_naturals(rounds: pl.LazyFrame) -> Iterator[StatRow]:
     left = _left(pl.col("decks"), "out")
     units = (
         rounds.filter(
@@ -309,16 +312,18 @@ def _dealer_naturals(rounds: pl.DataFrame) -> Iterator[StatRow]:
             .clip(0.0, 1.0),
             hit=pl.col("dealer_natural"),
         )
+        .collect()
     )
     yield from _rate_rows(
         DEALER_NATURALS, units, lambda o, n: f"{o:,} dealer blackjacks in {n:,} hands"
     )
 
 
-def _player_naturals(rounds: pl.DataFrame, wagers: pl.DataFrame) -> Iterator[StatRow]:
+def _player_naturals(rounds: pl.LazyFrame, wagers: pl.DataFrame) -> Iterator[StatRow]:
     # a box that split held a pair, never a natural: it counts, as no natural
     boxes = (
-        wagers.select(ROUND_ID, "kind", "hand", "box", "natural", "from_split")
+        wagers.lazy()
+        .select(ROUND_ID, "kind", "hand", "box", "natural", "from_split")
         .filter((pl.col("kind") == "main") & (pl.col("hand") == 0))
         .group_by([ROUND_ID, "box"])
         .agg(hit=(pl.col("natural") & ~pl.col("from_split")).any())
@@ -334,5 +339,6 @@ def _player_naturals(rounds: pl.DataFrame, wagers: pl.DataFrame) -> Iterator[Sta
             p=2 * pl.col(REMAINING[ACE]) * pl.col(REMAINING[TEN]) / (n * (n - 1)).cast(pl.Float64),
         )
         .join(boxes, on=ROUND_ID, how="inner")  # a row a box: only what the test reads
+        .collect()
     )
     yield from _rate_rows(PLAYER_NATURALS, units, lambda o, n: f"{o:,} naturals in {n:,} boxes")
