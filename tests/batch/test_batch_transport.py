@@ -176,3 +176,44 @@ def test_a_line_with_fields_beyond_the_schema_comes_back_whole_in_both_scans(
     assert {"T07-1", "T07-3"} <= {e.id for e in run_events if not isinstance(e, RoundEvent)}
     # the page scan carries the paged round's events in full: round 1's lamp too
     assert [e for e in page_events if e.id == "T07-4"] == [e for e in want if e.id == "T07-4"]
+
+
+def test_a_page_scan_in_parts_reads_each_shoe_in_its_order_up_to_its_pages(
+    ingested: Callable[[int], Store],
+) -> None:
+    """The page scans fetch by ``rowid`` the rows a pass over the key columns chose
+    (``_page_rows``): read in parts, with one event stored as if from a far file, each
+    shoe still comes whole up to its last paged event, in the engine's order."""
+    import pyarrow as pa
+
+    from audit.engine.event import RoundEvent
+    from audit.store.batches import Paged, decode_page_batch
+
+    with ingested(2) as store:
+        keys = sorted(store.shoe_info())
+        moved = store.con.execute(
+            "SELECT id FROM events WHERE table_id = ? AND shoe = ? ORDER BY seq LIMIT 1 OFFSET 3",
+            [keys[0].table, keys[0].shoe],
+        ).fetchall()[0][0]
+        store.con.execute("UPDATE events SET file_id = 10**6 WHERE id = ?", [moved])
+        whole = dict(decode_batch(pa.concat_tables(stream_shoe_batches(store, keys, 10**9))))
+        pages = {}
+        for k in keys:
+            rounds = sorted({e.round for e in whole[k] if isinstance(e, RoundEvent)})
+            paged = rounds[-2:-1] or rounds[:1]
+            pages[k] = Paged(paged, max(e.seq for e in whole[k] if getattr(e, "round", 0) in paged))
+        got = [
+            x
+            for b in stream_shoe_batches(store, keys, 500, pages=pages, part_events=1_500)
+            for x in decode_page_batch(b)
+        ]
+    assert sorted(k for k, _, _ in got) == keys
+    for key, events, _ in got:
+        wanted, upto = pages[key]
+        assert [(e.id, e.seq) for e in events] == [
+            (e.id, e.seq) for e in whole[key] if e.seq <= upto
+        ]
+        assert {e.id for e in events if not isinstance(e, RoundEvent)} >= {
+            e.id for e in whole[key] if getattr(e, "round", None) in wanted
+        }
+    assert moved in {e.id for e in got[[k for k, _, _ in got].index(keys[0])][1]}
