@@ -108,21 +108,21 @@ _WHERE = "WHERE true"
 """Where a part's scan adds its range of files (:func:`_stream_part`)."""
 
 
-def _lean_sql(in_full: str, shoes: str = _RUN_SHOES) -> str:
+def _lean_sql(in_full: str) -> str:
     return f"""
 SELECT e.table_id AS _table, e.shoe AS _shoe,
        {", ".join(f"{expr} AS {name}" for name, expr in _LEAN.items())},
        {in_full} AS _full
-{shoes}
+{_RUN_SHOES}
 {_WHERE}
 {_ORDER}
 """
 
 
-def _full_sql(in_full: str, struct: str, shoes: str = _RUN_SHOES) -> str:
+def _full_sql(in_full: str, struct: str) -> str:
     return f"""
 SELECT {struct} AS shoe_event
-{shoes}
+{_RUN_SHOES}
 {_EXTRA_RAW}
 {_WHERE} AND {in_full}
 {_ORDER}
@@ -293,7 +293,8 @@ def _stream_part(
         (LEAN_SQL, SHOE_EVENTS_SQL) if pages is None else (PAGE_LEAN_SQL, PAGE_EVENTS_SQL)
     )
     files = f"WHERE e.file_id BETWEEN {int(part.first_file)} AND {int(part.last_file)}"
-    lean_sql, full_sql = (sql.replace(_WHERE, files) for sql in (lean_sql, full_sql))
+    if pages is None:  # a page scan's range of files is in PAGE_ROWS_SQL
+        lean_sql, full_sql = (sql.replace(_WHERE, files) for sql in (lean_sql, full_sql))
     cur = store.con.cursor()
     extras: _ShoeEventStream | None = None
     try:
@@ -377,9 +378,7 @@ class _ShoeEventStream:
         if page_rows is None:
             run_keys(self._cur, keys, pages)
         else:  # the page scan's rows, as the other connection chose them (PAGE_ROWS_SQL)
-            self._cur.register("_page_rows_given", page_rows)
-            self._cur.execute("CREATE TEMP TABLE _page_rows AS SELECT * FROM _page_rows_given")
-            self._cur.unregister("_page_rows_given")
+            self._cur.register("_page_rows", page_rows)
         self._reader = self._cur.sql(sql).to_arrow_reader(batch_size=batch)
         self._held: list[Any] = []  # Arrow arrays of rows read and not yet taken
         self._count = 0
