@@ -11,9 +11,10 @@ replays as possible:
   page count and the report's time);
 - the events of all planned shoes are streamed out of DuckDB as ``run``
   streams them (:func:`audit.store.batches.stream_shoe_batches`): Arrow
-  batches of whole shoes, lean except for the events of the planned rounds,
-  which come in full with the file and line each was read from. The parent
-  turns no event into a Python object;
+  batches of whole shoes, lean as ``run`` reads them, with the facts a page
+  shows beside the engine's steps (the local time, and the file and line each
+  event was read from) for the events of the planned rounds. The parent turns
+  no event into a Python object;
 - each shoe is replayed **once**, and only up to the last event its pages need,
   by the same engine and profile ``run`` used, with the same cross-shoe
   context; all of the shoe's pages are built from that one replay;
@@ -27,6 +28,7 @@ recomputed here.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import signal
 import threading
@@ -201,14 +203,16 @@ def _write_batch(batch: PageBatch, registry: ProfileRegistry, options: PageOptio
     from audit.reports.templating import render
 
     decoded = decode_page_batch(batch.events)
-    if [k for k, _, _ in decoded] != [s.key for s in batch.shoes]:
+    if [d.key for d in decoded] != [s.key for s in batch.shoes]:
         raise RuntimeError("a page batch's shoes and their plans disagree")
     paths = options.paths or {}
     out: list[str] = []
     made: set[Path] = set()  # a shoe's pages share a folder: one mkdir, not one a page
-    for (_, events, read_at), shoe in zip(decoded, batch.shoes, strict=True):
-        sources = {i: (paths.get(f, "?"), n) for i, (f, n) in read_at.items()}
-        for href, ctx in shoe_pages(shoe, events, sources, registry, options.show_players):
+    for got, shoe in zip(decoded, batch.shoes, strict=True):
+        sources = {i: (paths.get(f, "?"), n) for i, (f, n) in got.read_at.items()}
+        for href, ctx in shoe_pages(
+            shoe, got.events, sources, registry, options.show_players, logged_at=got.logged_at
+        ):
             path = options.root / href
             if path.parent not in made:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -226,22 +230,32 @@ def shoe_pages(
     sources: Mapping[str, tuple[str, int]],
     registry: ProfileRegistry,
     show_players: bool = False,
+    *,
+    logged_at: Mapping[str, dt.datetime] | None = None,
 ) -> list[tuple[str, HandContext]]:
     """The hand pages of one shoe from one replay: ``(href, context)`` per planned round.
 
     ``events`` are the shoe's events up to the last one its pages need: lean
-    (:class:`~audit.engine.event.RoundEvent`) except for the shoe events and the
-    planned rounds' events, which a page shows in full. Each page links back to
-    the report, to the rounds before and after it, and to every flagged round
-    of the shoe (all of which have pages).
+    (:class:`~audit.engine.event.RoundEvent`) except for the shoe events, which
+    come as their models. ``logged_at`` gives the planned rounds' events' local
+    times, which with their lean records are what a page shows of them
+    (:class:`~audit.reports.hand.StepFacts`). Each page links back to the report,
+    to the rounds before and after it, and to every flagged round of the shoe
+    (all of which have pages).
     """
     from audit.batch.runner import profile_for
-    from audit.reports.hand import build_hand_context, masked
+    from audit.reports.hand import build_hand_context, lean_facts, masked
 
     profile = profile_for(registry, shoe.profile_id)
     if profile is None:
         return []
     shown: list[AnyEvent] = [e for e in events if not isinstance(e, RoundEvent)]
+    logged = logged_at or {}
+    facts = {
+        e.id: lean_facts(e, logged[e.id])
+        for e in events
+        if isinstance(e, RoundEvent) and e.id in logged
+    }
     paged = {p.round for p in shoe.rounds}
     # Only the paged rounds in full (their steps and verdicts); the others are passed
     # over as the shoe remembers them (cards counted), which is most of a shoe.
@@ -264,7 +278,9 @@ def shoe_pages(
     pages = []
     for p in shoe.rounds:
         try:
-            ctx = build_hand_context(replay, p.round, profile, events=shown, sources=sources)
+            ctx = build_hand_context(
+                replay, p.round, profile, events=shown, sources=sources, facts=facts
+            )
         except NotFoundError:
             continue  # the stored round is not one the engine replays: no page, no link
         ctx = replace(

@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from audit.engine import (
     ENGINE_VERSION,
@@ -37,10 +37,43 @@ from audit.reports.context import (
 )
 from audit.reports.templating import render
 
+if TYPE_CHECKING:
+    import datetime as dt
+
+    from audit.engine.event import RoundEvent
+
 HandFormat = Literal["text", "html", "json"]
 
 Sources = Mapping[str, tuple[str, int]]
 """Where each event was read: event id -> (input file path as ingested, line number)."""
+
+
+class StepFacts(NamedTuple):
+    """What a step's line shows of its event beyond the engine's step: when it was logged
+    (ISO text, with the table's UTC offset), whether its card was dealt face up, and the
+    decision it names. From a TEL/1 model (:func:`model_facts`) or, where a report's
+    pages replayed the round from lean events, from the engine's own record of it and
+    its logged time (:func:`lean_facts`): the same facts either way."""
+
+    ts: str
+    face_up: bool
+    decision: str | None
+
+
+def model_facts(ev: AnyEvent) -> StepFacts:
+    """The :class:`StepFacts` of a TEL/1 event."""
+    return StepFacts(
+        ev.ts.isoformat(),
+        bool(getattr(ev, "face_up", True)),
+        ev.action if isinstance(ev, Action) else None,
+    )
+
+
+def lean_facts(ev: RoundEvent, logged_at: dt.datetime) -> StepFacts:
+    """The :class:`StepFacts` of a round event the engine read as a
+    :class:`~audit.engine.event.RoundEvent`, logged at ``logged_at`` (its ``ts``, with
+    the table's UTC offset: the record keeps the instant only)."""
+    return StepFacts(logged_at.isoformat(), ev.face_up, ev.word if ev.type == "action" else None)
 
 
 def build_hand_context(
@@ -51,6 +84,7 @@ def build_hand_context(
     events: Sequence[AnyEvent] | None = None,
     engine_version: str | None = None,
     sources: Sources | None = None,
+    facts: Mapping[str, StepFacts] | None = None,
 ) -> HandContext:
     """The context of round ``round_no`` of a replayed shoe.
 
@@ -58,7 +92,9 @@ def build_hand_context(
     profile it was replayed under (looked up by the replay's ``profile_id`` when
     not given); ``events`` the shoe's events as replayed (optional: they add
     timestamps, face-down flags, the decision names and the ``shoe_open`` facts);
-    ``sources`` where each event was read (:data:`Sources`, issue 10 point 10).
+    ``facts`` those of some events by id, where ``events`` lacks their models
+    (:class:`StepFacts`: a report's pages); ``sources`` where each event was read
+    (:data:`Sources`, issue 10 point 10).
     Every total, verdict and settlement is the engine's; this only arranges them:
     a wager's verdict is the ``PAY_`` finding the engine raised on it, never a
     comparison of amounts made here (issue 10, point 12).
@@ -82,9 +118,17 @@ def build_hand_context(
     first_seq = min(seq_of.values(), default=0)
     naturals = {(h.box, h.hand) for h in rnd.hands if h.natural}
 
+    given = facts or {}
+
+    def facts_of(event_id: str) -> StepFacts | None:
+        fact = given.get(event_id)
+        if fact is None and (ev := by_id.get(event_id)) is not None:
+            return model_facts(ev)
+        return fact
+
     steps = tuple(
         _step_view(
-            n, st, by_id.get(st.event_id), naturals, rnd.dealer.natural, where.get(st.event_id)
+            n, st, facts_of(st.event_id), naturals, rnd.dealer.natural, where.get(st.event_id)
         )
         for n, st in enumerate(rnd.steps, start=1)
     )
@@ -271,14 +315,10 @@ def _source(where: tuple[str, int] | None) -> str | None:
     return f"{where[0]}:{where[1]}" if where is not None else None
 
 
-def _face_up(ev: AnyEvent | None) -> bool:
-    return bool(getattr(ev, "face_up", True))
-
-
 def _step_view(
     n: int,
     st: Step,
-    ev: AnyEvent | None,
+    ev: StepFacts | None,
     naturals: set[tuple[int, int]],
     dealer_natural: bool,
     source: tuple[str, int] | None = None,
@@ -298,10 +338,8 @@ def _step_view(
             soft=st.soft,
             label=total_label(st.total, st.soft, natural),
         )
-    decision: str | None = None
-    if isinstance(ev, Action):
-        decision = ev.action
-    elif st.type in ("action", "insurance", "even_money"):
+    decision = ev.decision if ev is not None else None
+    if decision is None and st.type in ("action", "insurance", "even_money"):
         decision = st.type
     notes: list[str] = []
     if st.dealer_rule:
@@ -314,7 +352,7 @@ def _step_view(
     elif st.box is not None:
         where = f"box {st.box}" + (f" hand {st.hand}" if st.hand is not None else "")
         where += f" spot {st.spot}" if st.spot is not None else ""
-    ts = ev.ts.isoformat() if ev is not None else None
+    ts = ev.ts if ev is not None else None
     return StepView(
         n=n,
         event_id=st.event_id,
@@ -324,7 +362,7 @@ def _step_view(
         source=_source(source),
         type=st.type,
         description=st.description,
-        card=card_view(st.card, _face_up(ev)) if st.card else None,
+        card=card_view(st.card, ev.face_up if ev is not None else True) if st.card else None,
         pos=st.pos,
         target=where or st.target,
         total=total,

@@ -26,7 +26,7 @@ from audit.events.models import AnyEvent
 from audit.findings import Finding
 from audit.store.evidence import AUDIT_ROW, FINDING_ROW, entries_of
 from audit.store.ledger import chain_audits
-from audit.store.rows import EVENT_COLUMNS, build_event
+from audit.store.rows import EVENT_COLUMNS, build_event, utc_offset
 from audit.store.types import ShoeKey
 
 if TYPE_CHECKING:
@@ -137,7 +137,7 @@ SHOE_EVENTS_SQL = _full_sql(_IS_SHOE_EVENT, _SHOE_EVENT)
 """The shoe events of ``LEAN_SQL``'s ``_full`` rows, in the same order (a second, small scan)."""
 
 _IN_PAGED_ROUND = "COALESCE(list_contains(k.rounds, e.round), false)"
-_PAGE_FULL = f"({_IS_SHOE_EVENT} OR {_IN_PAGED_ROUND})"
+_PAGE_FACT = f"(NOT {_IS_SHOE_EVENT} AND {_IN_PAGED_ROUND})"
 _PAGE_EVENT = f"""struct_pack(
          {", ".join(f'"{c}" := e."{c}"' for c in _FULL)},
          raw := x.raw,
@@ -145,14 +145,16 @@ _PAGE_EVENT = f"""struct_pack(
 
 PAGE_ROWS_SQL = f"""
 CREATE OR REPLACE TEMP TABLE _page_rows AS
-SELECT e.rowid AS rid, row_number() OVER ({_ORDER}) AS ord, {_PAGE_FULL} AS _full
+SELECT e.rowid AS rid, row_number() OVER ({_ORDER}) AS ord, {_IS_SHOE_EVENT} AS _full,
+       {_PAGE_FACT} AS _fact
 {_PAGE_SHOES}
 {_WHERE}
 """
 """The rows a hand-page scan reads (each shoe of ``_run_keys`` up to the last event its
-pages need, ``upto_seq``), in the engine's order (``ord``), and which of them come in
-full: the shoe events, and the events of the rounds in ``_run_keys.rounds`` (a page
-shows each one's time, face and source).
+pages need, ``upto_seq``), in the engine's order (``ord``); which of them come in full
+(``_full``: the shoe events); and which round events come with the facts a page shows
+beside the engine's step (``_fact``: those of the rounds in ``_run_keys.rounds``, with
+their local time and source, :data:`PAGE_FACTS`).
 
 The page scans then fetch their columns by ``rowid``: the paged shoes are some 3% of a
 night's, in every file, so a scan joining the keys read every column of every row of
@@ -161,15 +163,22 @@ keys' columns first took a fifth off the page feed's DuckDB time (7.8 to 6.2 CPU
 a 1,000,000-round night)."""
 
 _PAGE_ROWS = "FROM _page_rows r JOIN events e ON e.rowid = r.rid"
+_FACT_COLUMNS = ("ts_local", "utc_offset_min", "file_id", "line_no")
+"""What a hand page shows of a paged round's event beyond its :class:`RoundEvent`: its
+local time as logged (``ts`` is the instant) and where it was read."""
 
 PAGE_LEAN_SQL = f"""
 SELECT e.table_id AS _table, e.shoe AS _shoe,
        {", ".join(f"{expr} AS {name}" for name, expr in _LEAN.items())},
-       r._full AS _full
+       r._full AS _full, r._fact AS _fact,
+       {", ".join(f"CASE WHEN r._fact THEN e.{c} END AS {c}" for c in _FACT_COLUMNS)}
 {_PAGE_ROWS}
 ORDER BY r.ord
 """
-"""``LEAN_SQL`` for hand pages: the rows of ``_page_rows``, each as ``run`` has it."""
+"""``LEAN_SQL`` for hand pages: the rows of ``_page_rows``, each as ``run`` has it, and the
+facts of the ``_fact`` rows. Those were full TEL/1 rows once: decoding them as models
+was half of a page worker's decoding, and their forty-column scan a fifth of the feed
+(8.2 to 3.7 and 11.5 to 9.4 CPU-s at 1,000,000 rounds), for four columns a page reads."""
 
 PAGE_EVENTS_SQL = f"""
 SELECT {_PAGE_EVENT} AS shoe_event
@@ -207,9 +216,9 @@ def stream_shoe_batches(
     scan each, :func:`scan_parts`), in the order their events were stored;
     within a part, by table and shoe. Reading uses cursors of its own, so
     the caller may write between batches. With ``pages``, each shoe stops at
-    its ``upto_seq``, and the events of its paged rounds come in full, with
-    the file and line each was read from, as the shoe events do
-    (:func:`decode_page_batch` reads them).
+    its ``upto_seq``; its shoe events come with the file and line each was
+    read from, and the events of its paged rounds with those and their local
+    time (:data:`PAGE_FACTS`; :func:`decode_page_batch` reads them).
     """
     for _, batches in stream_shoe_parts(
         store, keys, batch_events, pages=pages, part_events=part_events
@@ -419,16 +428,26 @@ def _compact(table: pa.Table, extras: _ShoeEventStream) -> pa.Table:
     import pyarrow.compute as pc
 
     where = pc.indices_nonzero(table["_full"])
+    facts = None
+    if "_fact" in table.column_names:  # a page scan's: its paged rounds' facts, apart too
+        rows = pc.indices_nonzero(table["_fact"])
+        facts = pa.table(
+            {"row": rows, **{c: table[c].take(rows) for c in _FACT_COLUMNS}}
+        ).combine_chunks()
+        table = table.drop_columns(["_fact", *_FACT_COLUMNS])
     lean = table.drop_columns(["_full"])
     lean = pa.table([pa.concat_arrays(c.chunks) for c in lean.columns], schema=lean.schema)
     events = extras.take(len(where))
     if not lean["id"].chunk(0).take(where).equals(pc.struct_field(events, "id")):
         raise RuntimeError("run's two scans of the events disagree")
-    return _with_shoe_events(lean, where, events)
+    return _with_shoe_events(lean, where, events, facts)
 
 
 SHOE_EVENTS = "shoe_events"
 """The schema metadata key of a batch whose ``shoe_event`` rows travel apart."""
+PAGE_FACTS = "page_facts"
+"""The schema metadata key of a page batch's facts of its paged rounds' events (row
+index and :data:`_FACT_COLUMNS`), an Arrow IPC stream as the shoe events are."""
 
 
 def shoe_events_apart(table: pa.Table) -> pa.Table:
@@ -447,14 +466,24 @@ def shoe_events_apart(table: pa.Table) -> pa.Table:
     return _with_shoe_events(table.drop_columns(["shoe_event"]), where, column.take(where))
 
 
-def _with_shoe_events(lean: pa.Table, rows: pa.Array, events: pa.Array) -> pa.Table:
+def _with_shoe_events(
+    lean: pa.Table, rows: pa.Array, events: pa.Array, facts: pa.Table | None = None
+) -> pa.Table:
     import pyarrow as pa
 
-    apart = pa.table({"row": rows, "event": events})
+    meta = {SHOE_EVENTS: _ipc(pa.table({"row": rows, "event": events}))}
+    if facts is not None:
+        meta[PAGE_FACTS] = _ipc(facts)
+    return lean.replace_schema_metadata(meta)
+
+
+def _ipc(table: pa.Table) -> bytes:
+    import pyarrow as pa
+
     sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, apart.schema) as writer:
-        writer.write_table(apart)
-    return lean.replace_schema_metadata({SHOE_EVENTS: sink.getvalue().to_pybytes()})
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return bytes(sink.getvalue().to_pybytes())
 
 
 def _shoe_events(table: pa.Table) -> tuple[list[int], list[Any]]:
@@ -464,6 +493,17 @@ def _shoe_events(table: pa.Table) -> tuple[list[int], list[Any]]:
     meta = shoe_events_apart(table).schema.metadata or {}
     apart = pa.ipc.open_stream(meta[SHOE_EVENTS.encode()]).read_all()
     return apart["row"].to_pylist(), apart["event"].to_pylist()
+
+
+def _page_facts(table: pa.Table) -> list[list[Any]]:
+    """A page batch's facts (:data:`PAGE_FACTS`) as columns: row, then ``_FACT_COLUMNS``."""
+    import pyarrow as pa
+
+    raw = (table.schema.metadata or {}).get(PAGE_FACTS.encode())
+    if raw is None:
+        return [[] for _ in range(1 + len(_FACT_COLUMNS))]
+    facts = pa.ipc.open_stream(raw).read_all()
+    return [facts[c].to_pylist() for c in ("row", *_FACT_COLUMNS)]
 
 
 def shoe_starts(table: pa.Table) -> list[int]:
@@ -490,17 +530,46 @@ def batch_keys(table: pa.Table) -> list[ShoeKey]:
 
 def decode_batch(table: pa.Table) -> list[tuple[ShoeKey, ShoeEvents]]:
     """A batch back as events, shoe by shoe (the worker's side: no DuckDB)."""
-    return [(k, events) for k, events, _ in _decode(table)]
+    keys, rows, starts, _ = _decode_rows(table)
+    return [(k, rows[a:b]) for k, a, b in zip(keys, starts[:-1], starts[1:], strict=True)]
 
 
 ReadAt = dict[str, tuple[int, int]]
 """Event id -> (``file_id``, line number) of where it was read: a page's sources."""
 
 
-def decode_page_batch(table: pa.Table) -> list[tuple[ShoeKey, ShoeEvents, ReadAt]]:
+class PageShoeEvents(NamedTuple):
+    """One shoe of a hand-page batch, decoded (:func:`decode_page_batch`)."""
+
+    key: ShoeKey
+    events: ShoeEvents
+    """Lean (:class:`RoundEvent`) but for the shoe events, which come as their models."""
+    read_at: ReadAt
+    """Where each shoe event and each paged round's event was read."""
+    logged_at: dict[str, dt.datetime]
+    """Each paged round's event's ``ts`` as logged, with its UTC offset (a
+    :class:`RoundEvent` has the instant only)."""
+
+
+def decode_page_batch(table: pa.Table) -> list[PageShoeEvents]:
     """A hand-page batch (``stream_shoe_batches(..., pages=...)``) back as events, shoe by
-    shoe, with where each event carried in full was read."""
-    return _decode(table)
+    shoe, with where each shoe event and paged round's event was read, and the paged
+    rounds' events' local times."""
+    keys, rows, starts, read_at = _decode_rows(table)
+    logged_at: list[dict[str, dt.datetime]] = [{} for _ in keys]
+    shoe = 0
+    for i, ts, offset, file_id, line_no in zip(*_page_facts(table), strict=True):
+        while i >= starts[shoe + 1]:
+            shoe += 1
+        event_id = rows[i].id
+        read_at[shoe][event_id] = (file_id, line_no)
+        logged_at[shoe][event_id] = ts.replace(tzinfo=utc_offset(offset))
+    return [
+        PageShoeEvents(k, rows[a:b], at, logged)
+        for k, a, b, at, logged in zip(
+            keys, starts[:-1], starts[1:], read_at, logged_at, strict=True
+        )
+    ]
 
 
 _round_event = partial(tuple.__new__, RoundEvent)
@@ -508,9 +577,13 @@ _round_event = partial(tuple.__new__, RoundEvent)
 Python frame (a million calls a page batch stream)."""
 
 
-def _decode(table: pa.Table) -> list[tuple[ShoeKey, ShoeEvents, ReadAt]]:
+def _decode_rows(
+    table: pa.Table,
+) -> tuple[list[ShoeKey], list[Any], list[int], list[ReadAt]]:
+    """A batch's shoes, its events in one list, where each shoe starts in it (and its end),
+    and where each shoe's full rows were read (where a page scan carried it)."""
     if table.num_rows == 0:
-        return []
+        return [], [], [0], []
     starts = shoe_starts(table)
     lean = [table[name].to_pylist() for name in _LEAN]
     rows: list[Any] = list(map(_round_event, zip(*lean, strict=True)))
@@ -522,11 +595,7 @@ def _decode(table: pa.Table) -> list[tuple[ShoeKey, ShoeEvents, ReadAt]]:
             while i >= starts[shoe + 1]:
                 shoe += 1
             read_at[shoe][full["id"]] = (full["file_id"], full["line_no"])
-    keys = batch_keys(table)
-    return [
-        (k, rows[a:b], at)
-        for k, a, b, at in zip(keys, starts[:-1], starts[1:], read_at, strict=True)
-    ]
+    return batch_keys(table), rows, starts, read_at
 
 
 def _outcome_schemas() -> tuple[pa.Schema, pa.Schema]:

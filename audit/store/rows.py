@@ -68,7 +68,8 @@ def event_row(event: AnyEvent, raw: str) -> dict[str, Any]:
 
 
 @cache
-def _tz(minutes: int) -> dt.timezone:
+def utc_offset(minutes: int) -> dt.timezone:
+    """The time zone of a stored ``utc_offset_min``: a model's ``ts`` is ``ts_local`` in it."""
     return dt.UTC if minutes == 0 else dt.timezone(dt.timedelta(minutes=minutes))
 
 
@@ -100,7 +101,7 @@ def build_event(row: dict[str, Any]) -> AnyEvent:
         "v": 1,
         "id": row["id"],
         "seq": row["seq"],
-        "ts": row["ts_local"].replace(tzinfo=_tz(row["utc_offset_min"])),
+        "ts": row["ts_local"].replace(tzinfo=utc_offset(row["utc_offset_min"])),
         "table": row["table_id"],
         "shoe": row["shoe"],
         "type": row["type"],

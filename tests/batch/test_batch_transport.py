@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
-from audit.store import Store
+from audit.store import ShoeKey, Store
 from audit.store.batches import (
     BATCH_SQL,
     SHOE_EVENTS,
@@ -49,20 +50,23 @@ def test_shoe_events_travel_apart_and_come_back_whole(
     assert sum(len(pickle.dumps(b, protocol=5)) for b in sent) < 0.5 * whole.nbytes
 
 
-def test_a_page_batch_stops_where_its_pages_do_and_carries_their_rounds_in_full(
+def test_a_page_batch_stops_where_its_pages_do_and_carries_their_rounds_facts(
     ingested: Callable[[int], Store],
 ) -> None:
     """Hand pages (issue 10, points 2 and 10): each shoe's events up to its ``upto_seq``,
-    lean but for the shoe events and the paged rounds' events, which come as their TEL/1
-    models, with the file and line each was read from."""
+    lean as ``run`` reads them but for the shoe events, which come as their TEL/1 models;
+    the shoe events and the paged rounds' events with the file and line each was read
+    from, and the paged rounds' events with their ``ts`` as logged."""
     import pyarrow as pa
 
     from audit.engine.event import ROUND_TYPES, RoundEvent
+    from audit.events.models import UnknownEvent
     from audit.store.batches import Paged, decode_page_batch
 
     with ingested(2) as store:
         keys = sorted(store.shoe_info())[:3]
         whole = dict(decode_batch(pa.concat_tables(stream_shoe_batches(store, keys, 10**9))))
+        models = store.load_shoe_events(keys)
         pages = {}
         for k in keys:
             rounds = sorted({e.round for e in whole[k] if isinstance(e, RoundEvent)})
@@ -78,17 +82,20 @@ def test_a_page_batch_stops_where_its_pages_do_and_carries_their_rounds_in_full(
             i: (f, n)
             for i, f, n in store.con.execute("SELECT id, file_id, line_no FROM events").fetchall()
         }
-    assert [k for k, _, _ in got] == keys
-    for key, events, read_at in got:
+    assert [x.key for x in got] == keys
+    for key, events, read_at, logged_at in got:
         wanted, upto = pages[key]
-        assert [e.seq for e in events] == [e.seq for e in whole[key] if e.seq <= upto]
+        assert events == [e for e in whole[key] if e.seq <= upto]  # as run reads them
         full = [e for e in events if not isinstance(e, RoundEvent)]
-        in_round = {e.id for e in full if getattr(e, "round", None) in wanted}
-        assert in_round == {e.id for e in whole[key] if getattr(e, "round", None) in wanted}
+        assert all(e.type not in ROUND_TYPES or isinstance(e, UnknownEvent) for e in full)
+        in_round = {e.id for e in events if isinstance(e, RoundEvent) and e.round in wanted}
         assert in_round
-        assert all(e.type not in ROUND_TYPES or getattr(e, "round", None) in wanted for e in full)
+        assert in_round == {
+            e.id for e in whole[key] if isinstance(e, RoundEvent) and e.round in wanted
+        }
         # shoe events and the paged rounds' events: each one's source, and no other's
-        assert read_at == {e.id: lines[e.id] for e in full}
+        assert read_at == {i: lines[i] for i in {e.id for e in full} | in_round}
+        assert logged_at == {e.id: e.ts for e in models[key] if e.id in in_round}
 
 
 def test_a_scan_in_parts_reads_every_shoe_whole_each_part_from_the_files_that_hold_it(
@@ -161,7 +168,7 @@ def test_a_line_with_fields_beyond_the_schema_comes_back_whole_in_both_scans(
         want = store.load_shoe_events([key])[key]
         ((_, run_events),) = decode_batch(pa.concat_tables(stream_shoe_batches(store, [key], 99)))
         pages = {key: Paged([1], 5)}
-        ((_, page_events, _),) = [
+        ((_, page_events, _, _),) = [
             x
             for b in stream_shoe_batches(store, [key], 99, pages=pages)
             for x in decode_page_batch(b)
@@ -174,8 +181,9 @@ def test_a_line_with_fields_beyond_the_schema_comes_back_whole_in_both_scans(
             i: x for i, x in extras.items() if i in full
         }
     assert {"T07-1", "T07-3"} <= {e.id for e in run_events if not isinstance(e, RoundEvent)}
-    # the page scan carries the paged round's events in full: round 1's lamp too
-    assert [e for e in page_events if e.id == "T07-4"] == [e for e in want if e.id == "T07-4"]
+    # the page scan carries the paged round's events lean, as run does (a page shows none
+    # of a round event's fields beyond the schema)
+    assert [e for e in page_events if e.id == "T07-4"] == [e for e in run_events if e.id == "T07-4"]
 
 
 def test_a_page_scan_in_parts_reads_each_shoe_in_its_order_up_to_its_pages(
@@ -207,13 +215,108 @@ def test_a_page_scan_in_parts_reads_each_shoe_in_its_order_up_to_its_pages(
             for b in stream_shoe_batches(store, keys, 500, pages=pages, part_events=1_500)
             for x in decode_page_batch(b)
         ]
-    assert sorted(k for k, _, _ in got) == keys
-    for key, events, _ in got:
+    assert sorted(x.key for x in got) == keys
+    for key, events, _, logged_at in got:
         wanted, upto = pages[key]
         assert [(e.id, e.seq) for e in events] == [
             (e.id, e.seq) for e in whole[key] if e.seq <= upto
         ]
-        assert {e.id for e in events if not isinstance(e, RoundEvent)} >= {
-            e.id for e in whole[key] if getattr(e, "round", None) in wanted
+        assert set(logged_at) == {
+            e.id for e in whole[key] if isinstance(e, RoundEvent) and e.round in wanted
         }
-    assert moved in {e.id for e in got[[k for k, _, _ in got].index(keys[0])][1]}
+    assert moved in {e.id for e in got[[x.key for x in got].index(keys[0])].events}
+
+
+def _page_steps_and_hand_steps(store: Store, keys: list[ShoeKey]) -> Iterator[tuple[Any, Any]]:
+    """For every round of ``keys``: its report page's context, made as a report's page
+    workers make it (one page scan, lean events and their facts), and the ``hand``
+    command's (the shoe's TEL/1 models from the store)."""
+    from audit.batch.pages import PagedShoe, PlannedRound, shoe_pages
+    from audit.batch.runner import replay_stored_shoe, shoe_contexts
+    from audit.profiles import load_registry
+    from audit.reports.hand import build_hand_context
+    from audit.reports.sources import event_sources
+    from audit.store.batches import Paged, decode_page_batch
+
+    registry = load_registry()
+    models = {k: store.load_shoe_events([k])[k] for k in keys}
+    rounds = {
+        k: sorted({e.round for e in v if getattr(e, "round", None)}) for k, v in models.items()
+    }
+    pages = {k: Paged(rounds[k], max(e.seq for e in models[k])) for k in keys}
+    infos, contexts = store.shoe_info(keys), shoe_contexts(store, keys)
+    paths = store.input_paths()
+    for batch in stream_shoe_batches(store, keys, 300, pages=pages):
+        for got in decode_page_batch(batch):
+            key = got.key
+            shoe = PagedShoe(
+                key,
+                infos[key].profile,
+                contexts[key],
+                tuple(PlannedRound(r, True, 1, "high") for r in rounds[key]),
+            )
+            sources = {i: (paths[f], n) for i, (f, n) in got.read_at.items()}
+            made = shoe_pages(shoe, got.events, sources, registry, True, logged_at=got.logged_at)
+            replay, events = replay_stored_shoe(store, registry, key)
+            where = event_sources(store.con, key.table, key.shoe)
+            for (_, page), rnd in zip(made, rounds[key], strict=True):
+                yield page, build_hand_context(replay, rnd, events=events, sources=where)
+
+
+def test_a_report_page_shows_each_step_as_the_hand_command_does_from_lean_events(
+    ingested: Callable[[int], Store],
+) -> None:
+    """A report's page scan carries its rounds' events lean, as ``run`` reads them, with
+    their local time and source beside (``PAGE_FACTS``): every step's time, source, card
+    face and decision, and the shoe's story, are those the ``hand`` command shows from
+    the TEL/1 models (issue 10, point 10)."""
+    with ingested(2) as store:
+        keys = sorted(store.shoe_info())[:4]
+        pairs = list(_page_steps_and_hand_steps(store, keys))
+    assert len(pairs) > 40
+    for page, hand in pairs:
+        assert page.steps == hand.steps and page.story == hand.story
+        assert all(s.ts and s.source for s in page.steps)
+    decisions = {s.decision for page, _ in pairs for s in page.steps}
+    assert {"hit", "stand", "insurance"} <= decisions
+
+
+def test_a_report_page_keeps_each_events_own_utc_offset_and_fraction_of_a_second(
+    tmp_path: Path,
+) -> None:
+    """``ts`` as logged, each event with its own offset (``Z``, ``+05:30``, ``-03:00``) and
+    microseconds, and a card dealt face down: the page scan's facts give the same
+    step lines as the models do."""
+    import datetime as dt
+    import json
+
+    from audit.ingest import ingest_paths
+    from audit.store import open_store
+
+    zones = [
+        dt.UTC,
+        dt.timezone(dt.timedelta(hours=5, minutes=30)),
+        dt.timezone(-dt.timedelta(hours=3)),
+    ]
+    worked = Path(__file__).resolve().parents[1] / "data" / "worked_example.jsonl"
+    lines = []
+    for n, line in enumerate(worked.read_text().splitlines()):
+        obj = json.loads(line)
+        if "round" in obj:
+            when = dt.datetime.fromisoformat(obj["ts"]) + dt.timedelta(microseconds=1000 * n + 7)
+            obj["ts"] = when.astimezone(zones[n % 3]).isoformat().replace("+00:00", "Z")
+            if obj["type"] == "card" and obj.get("to") == "dealer":
+                obj["face_up"] = False
+        lines.append(json.dumps(obj))
+    log = tmp_path / "T07.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    with open_store(tmp_path / "audit.duckdb") as store:
+        assert ingest_paths(store, [log]).rejected == 0
+        pairs = list(_page_steps_and_hand_steps(store, sorted(store.shoe_info())))
+    assert pairs
+    shown = [s for page, hand in pairs for s in page.steps]
+    for page, hand in pairs:
+        assert page.steps == hand.steps and page.story == hand.story
+    assert {s.ts[-6:] for s in shown if s.ts} >= {"+00:00", "+05:30", "-03:00"}
+    assert any(s.ts and "." in s.ts for s in shown)
+    assert any(s.card is not None and not s.card.face_up for s in shown)
