@@ -10,7 +10,7 @@ import datetime as dt
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from audit.store.ledger import TYPED_FINGERPRINT, fingerprint
 from audit.store.types import ShoeKey
@@ -438,21 +438,66 @@ def recorded_shoes(
     the entries of ``keys`` (all when None) come back.
     """
     where, params = _scope(None, keys)
-    rows = con.execute(
-        f"""SELECT no, ingest_id, table_id, shoe, n, typed, duckdb FROM (
-              SELECT no, r.ingest AS ingest_id, r.duckdb, e[1] AS table_id, e[2] AS shoe,
-                     CAST(e[3] AS BIGINT) AS n, e[4] AS typed
-              FROM (SELECT no, from_json(body, '{_INGEST_RECORD}') AS r
-                    FROM ledger WHERE kind = 'ingest'), LATERAL (SELECT unnest(r.shoes) AS e))
-            {where}""",
-        params,
-    ).fetchall()
+    rows = con.execute(f"SELECT * FROM ({_RECORDED_SHOES}) {where}", params).fetchall()
     return {(i, t, s): (no, int(n), typed, v) for no, i, t, s, n, typed, v in rows}
 
 
 _INGEST_RECORD = '{"ingest": "BIGINT", "duckdb": "VARCHAR", "shoes": [["VARCHAR"]]}'
 """The parts of an ``ingest`` record :func:`recorded_shoes` reads, as one JSON structure:
 parsed in one pass (extracting each entry's fields as JSON took ten times as long)."""
+
+_RECORDED_SHOES = f"""
+SELECT no, ingest_id, table_id, shoe, n, typed, duckdb FROM (
+  SELECT no, r.ingest AS ingest_id, r.duckdb, e[1] AS table_id, e[2] AS shoe,
+         CAST(e[3] AS BIGINT) AS n, e[4] AS typed
+  FROM (SELECT no, from_json(body, '{_INGEST_RECORD}') AS r FROM ledger WHERE kind = 'ingest'),
+       LATERAL (SELECT unnest(r.shoes) AS e))"""
+"""Every (ingest, shoe) entry of the ledger table's ``ingest`` records."""
+
+
+class IngestDifference(NamedTuple):
+    """A shoe's events of one ingest that differ from what its ``ingest`` record says:
+    stored (``n`` events, ``typed`` fingerprint; None when none is stored) against
+    recorded (record ``no``, ``recorded_n``, ``recorded_typed``, made by DuckDB
+    ``duckdb``; None when no record names them)."""
+
+    ingest: int | None
+    table: str
+    shoe: str
+    n: int | None
+    typed: str | None
+    no: int | None
+    recorded_n: int | None
+    recorded_typed: str | None
+    duckdb: str | None
+
+
+def ingest_differences(
+    con: Any, keys: Iterable[ShoeKey] | None, version: str
+) -> list[IngestDifference]:
+    """The (ingest, shoe) entries of ``keys`` (all when None) whose stored events differ
+    from their ingest record: a count, or a typed fingerprint made by the same DuckDB
+    ``version``, unlike; or stored with no record, or recorded with none stored.
+
+    Compared in one join, so a night of 300,000 shoes, nearly all unchanged, builds
+    no Python object for the unchanged (as two dicts compared in Python, 1.7 of the
+    report's 8 s evidence check at 1,000,000 rounds).
+    """
+    where, params = _scope(None, keys)
+    rows = con.execute(
+        f"""WITH stored AS (
+              SELECT ingest_id, table_id, shoe, count(*) AS n, {TYPED_FINGERPRINT} AS typed
+              FROM events {where} GROUP BY ALL),
+            recorded AS (SELECT * FROM ({_RECORDED_SHOES}) {where})
+            SELECT COALESCE(s.ingest_id, r.ingest_id), COALESCE(s.table_id, r.table_id),
+                   COALESCE(s.shoe, r.shoe), s.n, s.typed, r.no, r.n, r.typed, r.duckdb
+            FROM stored s FULL OUTER JOIN recorded r
+              ON s.ingest_id = r.ingest_id AND s.table_id = r.table_id AND s.shoe = r.shoe
+            WHERE r.no IS NULL OR s.n IS NULL OR s.n <> r.n
+               OR (r.duckdb = ? AND s.typed IS DISTINCT FROM r.typed)""",
+        [*params, *params, version],
+    ).fetchall()
+    return [IngestDifference(*r) for r in rows]
 
 
 def recorded_audits(

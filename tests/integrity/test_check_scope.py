@@ -75,3 +75,56 @@ def test_a_tampered_shoe_outside_those_checked_is_not(
 ) -> None:
     db, keys = tampered
     assert _named(db, [keys[i] for i in chosen]) == []
+
+
+def test_each_way_a_shoes_events_can_differ_from_their_ingest_is_named_in_order(
+    tmp_path: Path,
+) -> None:
+    """The cheap check's four differences of events (compared in one join,
+    ``ingest_differences``): a typed column edited, an event removed, events inserted
+    (one by copying an ingested one, one that no ingest added), and all of a shoe's
+    events removed, which comes last; the others in shoe order."""
+    logs = tmp_path / "logs"
+    simulate(logs, tables=4, shoes=1, rounds=6, profiles=["it-casino-6d"], seed=5)
+    (logs / "injected.jsonl").unlink(missing_ok=True)
+    db = tmp_path / "audit.duckdb"
+    assert CliRunner().invoke(app, ["ingest", "--db", str(db), str(logs)]).exit_code == 0
+    con = duckdb.connect(str(db))
+    try:
+        keys = [
+            ShoeKey(t, s)
+            for t, s in con.execute("SELECT table_id, shoe FROM shoes ORDER BY 1, 2").fetchall()
+        ]
+        was = {
+            t: (i, n)
+            for t, i, n in con.execute(
+                "SELECT table_id, min(ingest_id), count(*) FROM events GROUP BY 1"
+            ).fetchall()
+        }
+        one = "(SELECT min(id) FROM events WHERE type = 'settle' AND table_id = ?)"
+        con.execute(f"UPDATE events SET amount = amount + 1000 WHERE id = {one}", [keys[0].table])
+        con.execute(f"DELETE FROM events WHERE id = {one}", [keys[1].table])
+        for change in ("seq + 100000 AS seq", "NULL AS ingest_id"):
+            con.execute(
+                f"""INSERT INTO events SELECT * REPLACE (id || '-forged-{len(change)}' AS id,
+                      {change}) FROM events WHERE id = {one}""",
+                [keys[2].table],
+            )
+        con.execute("DELETE FROM events WHERE table_id = ?", [keys[3].table])
+    finally:
+        con.close()
+    with open_store(str(db)) as store:
+        found = check_shoes(store, None, audits=False)
+        some = check_shoes(store, keys[1:3], audits=False)
+    t0, t1, t2, t3 = (k.table for k in keys)
+    (i0, _), (i1, n1), (i2, n2), (i3, n3) = (was[t] for t in (t0, t1, t2, t3))
+    assert [(d.table, d.message.split(": ")[0]) for d in found] == [
+        (t0, f"typed columns of events of ingest {i0} changed since it "
+             "(run `shoe-audit verify` to name them)"),
+        (t1, f"1 events removed after ingest {i1} ({n1} recorded, {n1 - 1} stored)"),
+        (t2, "1 events no ingest added (ingest_id None)"),  # no ingest sorts first
+        (t2, f"1 events inserted after ingest {i2} ({n2} recorded, {n2 + 1} stored)"),
+        (t3, f"all {n3} events ingest {i3} added were removed"),
+    ]  # fmt: skip
+    assert len(found[2].events) == 1 and "-forged-" in found[2].events[0]
+    assert [d.table for d in some] == [t1, t2, t2]
