@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from collections import Counter
 from collections.abc import Iterator
 
@@ -42,6 +43,15 @@ def neighbour_pairs(earlier: list[str], later: list[str]) -> tuple[int, float]:
     n = len(later)
     pairs = set(itertools.pairwise(earlier))
     again = pairs & set(itertools.pairwise(later))
+    held = set(copies.values())
+    if len(held) == 1 and all(a in copies and b in copies for a, b in pairs):
+        # every card c times (a whole shoe): a pair's chance is one of two, by a = b; the
+        # sum pair by pair was 60% of the test's time over a night's 6,000 shoes
+        (c,) = held
+        same = sum(itertools.starmap(operator.eq, pairs))
+        return len(again), (len(pairs) - same) * (1 - math.exp(-c * c / n)) + same * (
+            1 - math.exp(-c * (c - 1) / n)
+        )
     expected = sum(1 - math.exp(-copies[a] * (copies[b] - (a == b)) / n) for a, b in pairs)
     return len(again), expected
 

@@ -8,6 +8,7 @@ wrong in each way, and a clean table sits beside them.
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 import pytest
 
@@ -139,6 +140,29 @@ def test_neighbour_pairs_of_a_shoe_and_of_itself() -> None:
     found, expected = neighbour_pairs(shoe, list(reversed(shoe)))
     assert found == 0 and expected == pytest.approx(51 * (1 - math.exp(-1 / 52)))
     assert neighbour_pairs(shoe, shoe)[0] == 51
+
+
+def test_neighbour_pairs_expect_the_sum_over_pairs_whatever_the_copies() -> None:
+    """The docstring's sum, pair by pair: for a whole six-deck shoe (every card six times,
+    the count taken by kind of pair), for one a card short, and against an earlier shoe
+    with a card the later one lacks (chance 0 for its pairs)."""
+    import random
+
+    deck = [f"{r}{s}" for r in "A23456789TJQK" for s in "SHDC"]
+    rng = random.Random(3)
+    earlier, later = deck * 6, deck * 6
+    rng.shuffle(earlier)
+    rng.shuffle(later)
+
+    def by_pair(a: list[str], b: list[str]) -> float:
+        c, n = Counter(b), len(b)
+        return sum(1 - math.exp(-c[x] * (c[y] - (x == y)) / n) for x, y in set(zip(a, a[1:])))
+
+    for a, b in ((earlier, later), (earlier, later[1:]), (earlier + ["XX"], later)):
+        found, expected = neighbour_pairs(a, b)
+        assert expected == pytest.approx(by_pair(a, b), rel=1e-12)
+        assert found == len(set(zip(a, a[1:])) & set(zip(b, b[1:])))
+    assert any(x == y for x, y in zip(earlier, earlier[1:]))  # pairs of one card are in it
 
 
 def test_a_hole_card_game_has_no_dealer_outcome_tests(biased_night: StatsData) -> None:
