@@ -215,8 +215,9 @@ class _PagesBeside:
     def __enter__(self) -> _PagesBeside:
         return self
 
-    def result(self) -> list[str]:
-        """The hrefs written (waits for the last page); the thread's error, if it failed."""
+    def result(self) -> dict[str, str]:
+        """The hrefs written, each with its page's SHA-256 (waits for the last page); the
+        thread's error, if it failed."""
         return self._done.result()
 
     def __exit__(self, *exc: object) -> None:

@@ -127,8 +127,9 @@ def write_hand_pages(
     *,
     workers: int | None = None,
     stop: threading.Event | None = None,
-) -> list[str]:
-    """Write every planned page into ``options.root``; return the hrefs written.
+) -> dict[str, str]:
+    """Write every planned page into ``options.root``; return the hrefs written, each with
+    the SHA-256 of the page's bytes (:meth:`audit.reports.folder.Staging.add`).
 
     ``stop``, once set, ends the work after the batches in flight (another thread's
     caller gave up: :func:`audit.batch.nightly.write_report`).
@@ -136,7 +137,7 @@ def write_hand_pages(
     from audit.batch.runner import shoe_contexts
 
     if not plan:
-        return []
+        return {}
     keys = sorted(plan)
     infos = store.shoe_info(keys)
     contexts = shoe_contexts(store, keys)
@@ -162,10 +163,10 @@ def write_hand_pages(
                 )
             yield PageBatch(events, tuple(shoes))
 
-    written: list[str] = []
+    written: dict[str, str] = {}
     if n_workers == 1:
         for batch in jobs():
-            written.extend(_write_batch(batch, registry, options))
+            written.update(_write_batch(batch, registry, options))
         return written
     with ProcessPoolExecutor(
         n_workers,
@@ -173,13 +174,13 @@ def write_hand_pages(
         initializer=_init_worker,
         initargs=(registry, options),
     ) as pool:
-        pending: deque[Future[list[str]]] = deque()
+        pending: deque[Future[dict[str, str]]] = deque()
         for batch in jobs():
             pending.append(pool.submit(_worker_batch, batch))
             while len(pending) > 2 * n_workers:
-                written.extend(pending.popleft().result())
+                written.update(pending.popleft().result())
         while pending:
-            written.extend(pending.popleft().result())
+            written.update(pending.popleft().result())
     return written
 
 
@@ -194,19 +195,22 @@ def _init_worker(registry: ProfileRegistry, options: PageOptions) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to report
 
 
-def _worker_batch(batch: PageBatch) -> list[str]:
+def _worker_batch(batch: PageBatch) -> dict[str, str]:
     assert _WORKER is not None, "worker started without its registry"
     return _write_batch(batch, *_WORKER)
 
 
-def _write_batch(batch: PageBatch, registry: ProfileRegistry, options: PageOptions) -> list[str]:
+def _write_batch(
+    batch: PageBatch, registry: ProfileRegistry, options: PageOptions
+) -> dict[str, str]:
+    from audit.reports.folder import write_text
     from audit.reports.templating import render
 
     decoded = decode_page_batch(batch.events)
     if [d.key for d in decoded] != [s.key for s in batch.shoes]:
         raise RuntimeError("a page batch's shoes and their plans disagree")
     paths = options.paths or {}
-    out: list[str] = []
+    out: dict[str, str] = {}
     made: set[Path] = set()  # a shoe's pages share a folder: one mkdir, not one a page
     for got, shoe in zip(decoded, batch.shoes, strict=True):
         sources = {i: (paths.get(f, "?"), n) for i, (f, n) in got.read_at.items()}
@@ -218,9 +222,7 @@ def _write_batch(batch: PageBatch, registry: ProfileRegistry, options: PageOptio
                 path.parent.mkdir(parents=True, exist_ok=True)
                 made.add(path.parent)
             text = render("hand/hand.html.j2", "html", ctx, templates_dir=options.templates_dir)
-            with path.open("w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-            out.append(href)
+            out[href] = write_text(path, text)
     return out
 
 

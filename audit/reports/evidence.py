@@ -84,8 +84,7 @@ def write_sums(stage: Staging) -> None:
 
     lines = []
     for rel in sorted(set(stage.files) - {SUMS_FILE, SUMS_HMAC_FILE}):
-        digest = hashlib.sha256((stage.root / rel).read_bytes()).hexdigest()
-        lines.append(f"{digest}  {Path(rel).as_posix()}\n")
+        lines.append(f"{stage.digests[rel]}  {Path(rel).as_posix()}\n")
     text = "".join(lines)
     stage.write(SUMS_FILE, text)
     key = key_from_env()

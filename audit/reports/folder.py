@@ -19,11 +19,12 @@ the previous report as it was:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,23 +38,35 @@ MARKER = ".shoe-audit-report"
 
 @dataclass
 class Staging:
-    """A fresh folder the report is written into; :meth:`write` records each file."""
+    """A fresh folder the report is written into; :meth:`write` records each file, and
+    the SHA-256 of the bytes it wrote (``digests``, for ``SHA256SUMS``)."""
 
     root: Path
     files: list[str] = field(default_factory=list)
+    digests: dict[str, str] = field(default_factory=dict)
 
     def write(self, rel: str, text: str) -> Path:
         """Write ``text`` as UTF-8 (``\\n`` line ends) at ``rel`` under the folder."""
         path = self.root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        self.digests[rel] = write_text(path, text)
         self.files.append(rel)
         return path
 
-    def add(self, rels: list[str]) -> None:
-        """Record files written into the folder by someone else (a worker process)."""
-        self.files.extend(rels)
+    def add(self, written: Mapping[str, str]) -> None:
+        """Record files written into the folder by someone else (a worker process): each
+        one's path under the folder, and the SHA-256 of the bytes written."""
+        self.files.extend(written)
+        self.digests.update(written)
+
+
+def write_text(path: Path, text: str) -> str:
+    """Write ``text`` at ``path`` as UTF-8, as it is (``\\n`` line ends stay ``\\n``);
+    return the SHA-256 of the bytes written (a report's ``SHA256SUMS`` lists it, so
+    the folder's ten thousand pages are not read back to be hashed)."""
+    data = text.encode("utf-8")
+    path.write_bytes(data)
+    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

@@ -444,6 +444,10 @@ def test_the_report_pins_its_ledger_head_and_its_own_files(sealed_db: Path, tmp_
     sums = (out / "SHA256SUMS").read_text().splitlines()
     listed = {line.split("  ", 1)[1]: line.split("  ", 1)[0] for line in sums}
     assert "index.html" in listed
+    # the hand pages too, whose digests their workers took of the bytes they wrote
+    assert any(name.startswith("hands/") for name in listed)
+    written = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()}
+    assert set(listed) == written - {"SHA256SUMS", "SHA256SUMS.hmac", ".shoe-audit-report"}
     for name, digest in listed.items():
         assert hashlib.sha256((out / name).read_bytes()).hexdigest() == digest
     import hmac as hmac_module
