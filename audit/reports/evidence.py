@@ -12,7 +12,6 @@ with ``SHOE_AUDIT_KEY``, ``SHA256SUMS.hmac`` an HMAC of it.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path

@@ -15,10 +15,10 @@ was logged), ``last_ts`` (the ``ts`` of its last event as the log wrote it),
 
 ``report_rounds``, one row per round of a replayed shoe (the columns of the
 store's ``rounds`` table that the report needs): ``table_id, shoe, round,
-gaming_day, profile_id, dealer, first_seq, last_seq, currency``. **Who dealt it** (issue 10, point 5): a round
-belongs to the dealer in charge when it opened, the ``dealer`` of the latest
-``shoe_open`` or ``dealer_change`` before the round's first event in ``seq``
-order, within the same table and shoe. This one attribution is used
+gaming_day, profile_id, dealer, first_seq, last_seq, currency``. **Who dealt it**
+(issue 10, point 5): a round belongs to the dealer in charge when it opened,
+the ``dealer`` of the latest ``shoe_open`` or ``dealer_change`` before the
+round's first event in ``seq`` order, within the same table and shoe. This one attribution is used
 everywhere in the report.
 
 ``report_findings``, every finding of the period, exactly what ``shoe-audit

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from itertools import pairwise
 
 import pytest
 
@@ -156,13 +157,13 @@ def test_neighbour_pairs_expect_the_sum_over_pairs_whatever_the_copies() -> None
 
     def by_pair(a: list[str], b: list[str]) -> float:
         c, n = Counter(b), len(b)
-        return sum(1 - math.exp(-c[x] * (c[y] - (x == y)) / n) for x, y in set(zip(a, a[1:])))
+        return sum(1 - math.exp(-c[x] * (c[y] - (x == y)) / n) for x, y in set(pairwise(a)))
 
-    for a, b in ((earlier, later), (earlier, later[1:]), (earlier + ["XX"], later)):
+    for a, b in ((earlier, later), (earlier, later[1:]), ([*earlier, "XX"], later)):
         found, expected = neighbour_pairs(a, b)
         assert expected == pytest.approx(by_pair(a, b), rel=1e-12)
-        assert found == len(set(zip(a, a[1:])) & set(zip(b, b[1:])))
-    assert any(x == y for x, y in zip(earlier, earlier[1:]))  # pairs of one card are in it
+        assert found == len(set(pairwise(a)) & set(pairwise(b)))
+    assert any(x == y for x, y in pairwise(earlier))  # pairs of one card are in it
 
 
 def test_a_hole_card_game_has_no_dealer_outcome_tests(biased_night: StatsData) -> None:
