@@ -60,6 +60,13 @@ def test_a_flagged_round_link_opens_its_hand_page_and_comes_back(page: Any, html
     page.locator("#flagged a.hand-link").first.click()
     assert "/hands/" in page.url
     assert page.locator("#step-table tbody tr").count() > 3
+    # a step's clock time on one line ("20:43:54" wrapped after the minutes once)
+    lines = page.evaluate(
+        """() => [...document.querySelectorAll('#step-table tbody td.time')].map(td => {
+             const r = document.createRange(); r.selectNodeContents(td);
+             return r.getClientRects().length; })"""
+    )
+    assert lines and set(lines) == {1}, lines
     page.screenshot(path=str(SHOTS / "hand-page.png"), full_page=True)
     page.locator("#to-report").click()
     assert page.url.endswith("/index.html")
