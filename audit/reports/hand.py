@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
@@ -61,10 +61,11 @@ class StepFacts(NamedTuple):
 
 
 def model_facts(ev: AnyEvent) -> StepFacts:
-    """The :class:`StepFacts` of a TEL/1 event."""
+    """The :class:`StepFacts` of a TEL/1 event (its schema's fields: a ``face_up`` beyond
+    its type's schema is not read, as the engine reads none)."""
     return StepFacts(
         ev.ts.isoformat(),
-        bool(getattr(ev, "face_up", True)),
+        bool(ev.__dict__.get("face_up", True)),
         ev.action if isinstance(ev, Action) else None,
     )
 
@@ -163,7 +164,7 @@ def build_hand_context(
         round=round_no,
         profile=_profile_view(profile, replay.profile_id),
         engine_version=engine_version or ENGINE_VERSION,
-        story=_story(replay, rnd, earlier, idx, first_seq, by_id, events or (), where),
+        story=_story(replay, rnd, earlier, idx, first_seq, by_id, events or (), where, facts_of),
         steps=steps,
         hands=tuple(
             _hand_view(h, rnd.wagers) for h in sorted(rnd.hands, key=lambda h: (h.box, h.hand))
@@ -500,6 +501,7 @@ def _story(
     by_id: dict[str, AnyEvent],
     events: Sequence[AnyEvent],
     where: Sources,
+    facts_of: Callable[[str], StepFacts | None],
 ) -> ShoeStory:
     before = [st for st in replay.shoe_steps if st.seq < first_seq]
     lines = []
@@ -514,7 +516,9 @@ def _story(
             StoryLine(
                 event_id=st.event_id,
                 seq=st.seq,
-                ts=ev.ts.isoformat() if ev is not None else None,
+                # a shoe event's model, or a round event's facts: one of an earlier
+                # round that came after that round was over (LOG_INCOMPLETE)
+                ts=fact.ts if (fact := facts_of(st.event_id)) is not None else None,
                 source=_source(where.get(st.event_id)),
                 type=st.type,
                 text=st.description,

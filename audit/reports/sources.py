@@ -208,6 +208,8 @@ SELECT f.table_id, f.shoe, f.round, r.gaming_day, r.dealer, r.currency, r.first_
        r.round IS NOT NULL AS replayed, coalesce(f.reviews, []) AS reviews
 FROM f LEFT JOIN {ROUNDS} r USING (table_id, shoe, round)
 LEFT JOIN events e ON e.table_id = r.table_id AND e.shoe = r.shoe AND e.seq = r.first_seq
+-- a seq logged twice in a shoe: its first event in the engine's order (seq, id), once
+QUALIFY row_number() OVER (PARTITION BY f.table_id, f.shoe, f.round ORDER BY e.id) = 1
 """
 
 FLAGGED_ORDER = (

@@ -320,3 +320,33 @@ def test_a_report_page_keeps_each_events_own_utc_offset_and_fraction_of_a_second
     assert {s.ts[-6:] for s in shown if s.ts} >= {"+00:00", "+05:30", "-03:00"}
     assert any(s.ts and "." in s.ts for s in shown)
     assert any(s.card is not None and not s.card.face_up for s in shown)
+
+
+def test_a_report_page_tells_the_time_of_an_earlier_rounds_late_event_as_hand_does(
+    tmp_path: Path,
+) -> None:
+    """A settle of round 1 logged after round 1 closed (``LOG_INCOMPLETE``, a line of the
+    shoe's story on the later rounds' pages): its time comes from the page scan's facts,
+    as the ``hand`` command takes it from the model."""
+    from audit.ingest import ingest_paths
+    from audit.store import open_store
+    from tests.ingest.helpers import shoe_events, write_events
+
+    events = shoe_events(shoe="S1", rounds=3)
+    close_1 = next(
+        i for i, e in enumerate(events) if e["type"] == "round_close" and e["round"] == 1
+    )
+    settle_1 = next(e for e in events if e["type"] == "settle" and e["round"] == 1)
+    events.insert(close_1 + 1, dict(settle_1))
+    for seq, e in enumerate(events, start=1):  # ids, seqs and times in the new order
+        e.update(id=f"T07-{seq}", seq=seq, ts=f"2026-11-28T20:{seq // 60:02d}:{seq % 60:02d}+01:00")
+    late = events[close_1 + 1]["id"]
+    log = write_events(tmp_path / "T07.jsonl", events)
+    with open_store(tmp_path / "audit.duckdb") as store:
+        assert ingest_paths(store, [log]).rejected == 0
+        pairs = list(_page_steps_and_hand_steps(store, sorted(store.shoe_info())))
+    assert len(pairs) == 3
+    for page, hand in pairs:
+        assert page.steps == hand.steps and page.story == hand.story
+    told = [line for page, _ in pairs[1:] for line in page.story.lines if line.event_id == late]
+    assert len(told) == 2 and all(line.ts and line.source for line in told)

@@ -128,3 +128,32 @@ def test_the_hand_command_keeps_the_words_on_utf8_and_folds_on_ascii(audited: Pa
         env = {**os.environ, "PYTHONIOENCODING": enc}
         done = subprocess.run([*args, str(audited)], capture_output=True, env=env, check=True)
         assert quote.encode(enc) in done.stdout
+
+
+def test_a_seq_logged_twice_still_lists_its_round_once(audited: Path, tmp_path: Path) -> None:
+    """``report_flagged`` takes a round's opening time from its first event (``seq`` =
+    ``first_seq``): a second event stored with that seq does not list the round twice."""
+    import duckdb
+
+    from audit.profiles import load_registry
+    from audit.reports.report import report_sources
+    from audit.reports.sources import FLAGGED
+    from audit.store import open_store
+
+    db = tmp_path / "audit.duckdb"
+    shutil.copy(audited, db)
+    con = duckdb.connect(str(db))
+    try:
+        con.execute(
+            """INSERT INTO events SELECT * REPLACE (id || '-again' AS id) FROM events
+               WHERE seq = (SELECT first_seq FROM rounds WHERE round = 1)"""
+        )
+    finally:
+        con.close()
+    with open_store(db, read_only=True) as store:
+        days = [
+            d for (d,) in store.con.execute("SELECT DISTINCT gaming_day FROM rounds").fetchall()
+        ]
+        with report_sources(store, days, load_registry(), {}) as src:
+            rows = src.all(f"SELECT table_id, shoe, round, opened_local FROM {FLAGGED}")
+    assert len(rows) == 1 and rows[0][2] == 1 and rows[0][3] is not None
