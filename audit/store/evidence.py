@@ -425,25 +425,8 @@ def baseline_bodies(store: Any) -> list[dict[str, Any]]:
 
 # --------------------------------------------------------------------------- what was recorded
 
-Recorded = tuple[int, int, str, str]
-"""(ledger record no, events, typed fingerprint, DuckDB version)."""
-
-
-def recorded_shoes(
-    con: Any, keys: Iterable[ShoeKey] | None = None
-) -> dict[tuple[int, str, str], Recorded]:
-    """(ingest_id, table, shoe) -> what the ledger table's ``ingest`` records say about them.
-
-    Read with DuckDB's JSON functions, so a long ledger costs one scan, and only
-    the entries of ``keys`` (all when None) come back.
-    """
-    where, params = _scope(None, keys)
-    rows = con.execute(f"SELECT * FROM ({_RECORDED_SHOES}) {where}", params).fetchall()
-    return {(i, t, s): (no, int(n), typed, v) for no, i, t, s, n, typed, v in rows}
-
-
 _INGEST_RECORD = '{"ingest": "BIGINT", "duckdb": "VARCHAR", "shoes": [["VARCHAR"]]}'
-"""The parts of an ``ingest`` record :func:`recorded_shoes` reads, as one JSON structure:
+"""The parts of an ``ingest`` record :data:`_RECORDED_SHOES` reads, as one JSON structure:
 parsed in one pass (extracting each entry's fields as JSON took ten times as long)."""
 
 _RECORDED_SHOES = f"""
