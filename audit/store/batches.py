@@ -577,6 +577,25 @@ _round_event = partial(tuple.__new__, RoundEvent)
 Python frame (a million calls a page batch stream)."""
 
 
+_SPOTS = RoundEvent._fields.index("spots")
+
+
+def _spots_tuples(spots: pa.ChunkedArray, column: list[Any]) -> list[Any]:
+    """``spots`` as :class:`RoundEvent` declares it: a tuple (Arrow gives a list) or None.
+
+    The compiled engine checks a field's declared type where it reads it: a list
+    there raised ``TypeError`` for every explicit ``spots`` (issue 28). Nearly every
+    row has none, so only the rows that do are rebuilt (found by Arrow, not a loop).
+    """
+    if spots.null_count == len(spots):
+        return column
+    import pyarrow.compute as pc
+
+    for i in pc.indices_nonzero(pc.is_valid(spots)).to_pylist():
+        column[i] = tuple(column[i])
+    return column
+
+
 def _decode_rows(
     table: pa.Table,
 ) -> tuple[list[ShoeKey], list[Any], list[int], list[ReadAt]]:
@@ -586,6 +605,7 @@ def _decode_rows(
         return [], [], [0], []
     starts = shoe_starts(table)
     lean = [table[name].to_pylist() for name in _LEAN]
+    lean[_SPOTS] = _spots_tuples(table.column("spots"), lean[_SPOTS])
     rows: list[Any] = list(map(_round_event, zip(*lean, strict=True)))
     read_at: list[ReadAt] = [{} for _ in starts[:-1]]
     shoe = 0
