@@ -35,7 +35,7 @@ from types import ModuleType
 from typing import Any
 
 from audit import __version__
-from audit.batch.runner import BatchFn, BatchResult, J
+from audit.batch.runner import BatchFn, BatchResult, J, LostBatch
 from audit.engine import ENGINE_VERSION
 from audit.errors import AuditError
 from audit.profiles import ProfileRegistry
@@ -101,13 +101,20 @@ def cluster_task(
 class DaskExecutor:
     """Batches as Dask tasks on a connected client (:class:`audit.batch.runner.BatchExecutor`)."""
 
-    def __init__(self, client: Any, label: str) -> None:
+    def __init__(self, client: Any, label: str, *, one_at_a_time: bool = False) -> None:
         self.client = client
         self.label = label
+        self.one_at_a_time = one_at_a_time
         self._ids = count()
+
+    def isolating(self) -> DaskExecutor:
+        """One task in flight at a time: a lost batch's shoes, each alone on the cluster."""
+        return DaskExecutor(self.client, self.label, one_at_a_time=True)
 
     def slots(self) -> int:
         """Tasks to keep in flight: two per worker thread, so none waits for the next batch."""
+        if self.one_at_a_time:
+            return 1
         try:
             threads = int(sum(self.client.nthreads().values()))
         except OSError:
@@ -116,11 +123,12 @@ class DaskExecutor:
 
     def map(
         self, fn: BatchFn[J], jobs: Iterable[J], registry: ProfileRegistry
-    ) -> Generator[BatchResult, None, None]:
+    ) -> Generator[BatchResult | LostBatch, None, None]:
         distributed = require_distributed()
         todo: Iterator[J] = iter(jobs)
         pending = distributed.as_completed()
         futures: set[Any] = set()
+        jobs_of: dict[str, J] = {}
 
         def submit_up_to(n: int) -> None:
             while len(futures) < n:
@@ -138,12 +146,13 @@ class DaskExecutor:
                 )
                 futures.add(fut)
                 pending.add(fut)
+                jobs_of[fut.key] = job
 
         try:
             submit_up_to(self.slots())
             for fut in pending:
                 futures.discard(fut)
-                result = self._result(fut)
+                result = self._result(fut, jobs_of.pop(fut.key))
                 fut.release()
                 submit_up_to(self.slots())
                 yield result
@@ -151,18 +160,16 @@ class DaskExecutor:
             if futures:
                 self.client.cancel(list(futures))
 
-    def _result(self, fut: Any) -> BatchResult:
-        """A task's result; Dask's own failures (a batch that kept killing workers) as one line."""
+    def _result(self, fut: Any, job: Any) -> BatchResult | LostBatch:
+        """A task's result; a batch that kept killing its workers as a :class:`LostBatch`
+        (``run`` replays it shoe by shoe), the scheduler lost as one line."""
         distributed = require_distributed()
         try:
             result: BatchResult = fut.result()
         except AuditError:
             raise
         except distributed.KilledWorker as exc:
-            raise AuditError(
-                f"a batch was lost with its Dask worker too many times ({exc}): "
-                "are the workers running out of memory?"
-            ) from None
+            return LostBatch(job, f"KilledWorker: {exc}")
         except (OSError, distributed.TimeoutError) as exc:
             raise AuditError(f"lost the Dask scheduler at {self.label}: {exc}") from None
         return result

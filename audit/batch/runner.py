@@ -36,11 +36,14 @@ import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing, contextmanager, suppress
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
+from audit.batch.faults import inject_fault, planned_faults
 from audit.batch.lifeline import stop_with_parent
 from audit.engine import (
     ENGINE_VERSION,
@@ -58,8 +61,9 @@ from audit.profiles import Profile, ProfileRegistry
 from audit.store import ShoeKey, Store
 from audit.store.batches import (
     AuditRecord,
+    ShoeFailure,
+    audited_keys,
     batch_keys,
-    clear_results,
     decode_batch,
     outcome_tables,
     stream_shoe_parts,
@@ -85,6 +89,8 @@ class RunSummary:
     by_code: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     skipped_current: int = 0
+    failed: list[ShoeFailure] = field(default_factory=list)
+    """The shoes whose replay failed (cli.md ``run``, exit 6): each kept its earlier results."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +118,17 @@ class BatchResult:
     audits: list[AuditRecord]
     rounds: pa.Table
     wagers: pa.Table
+    failed: list[ShoeFailure] = field(default_factory=list)
+    """The batch's shoes whose replay raised (not in ``audits``): each costs only itself."""
+
+
+@dataclass(frozen=True, slots=True)
+class LostBatch:
+    """A batch whose worker died under it (out of memory, a crash in compiled code, a
+    signal): :func:`run_audit` replays it again shoe by shoe to name the culprit."""
+
+    job: Any
+    error: str
 
 
 def note_tampered(summary: RunSummary, integrity: Integrity) -> None:
@@ -143,43 +160,97 @@ def audit_batch(job: BatchJob, registry: ProfileRegistry) -> BatchResult:
             gc.enable()
 
 
+_ONLY_SHOE: ContextVar[int | None] = ContextVar("only_shoe", default=None)
+"""Set while a lost batch is replayed shoe by shoe (:func:`audit_one_shoe`): the index
+of the one shoe of the batch to replay."""
+
+
 def _audit_batch(job: BatchJob, registry: ProfileRegistry) -> BatchResult:
     audits: list[AuditRecord] = []
-    rounds: list[RoundRow] = []
-    wagers: list[WagerRow] = []
+    failed: list[ShoeFailure] = []
+    outcomes: list[tuple[list[RoundRow], list[WagerRow]]] = []
     decoded = decode_batch(job.events)
     if [k for k, _ in decoded] != [m.key for m in job.shoes]:
         raise RuntimeError("a batch's shoes and their metadata disagree")
-    for (key, events), meta in zip(decoded, job.shoes, strict=True):
-        profile = profile_for(registry, meta.profile_id)
-        out = audit_shoe(key.table, key.shoe, events, profile, meta.context)
-        findings = [
-            replace(f, id=i) for f, i in zip(out.findings, assign_ids(out.findings), strict=True)
-        ]
-        staked: list[Any] = [w for w in out.wagers if w[_KIND] != "bonus"]
-        audits.append(
-            AuditRecord(
-                key=key,
-                engine_version=ENGINE_VERSION,
-                profile_id=meta.profile_id,
-                profile_digest=profile.digest if profile else None,
-                events_digest=meta.events_digest,
-                rounds=len(out.rounds),
-                wagers=len(staked),
-                handle_cents=sum(w[_STAKE] for w in staked),
-                findings=findings,
-                prefix_ranks=out.prefix_ranks,
-                context=(
-                    meta.context.first_shoe_of_gaming_day,
-                    meta.context.banker,
-                    meta.context.banker_rounds_before,
-                ),
-            )
+    faults = planned_faults()
+    only = _ONLY_SHOE.get()
+    for i, ((key, events), meta) in enumerate(zip(decoded, job.shoes, strict=True)):
+        if only is not None and i != only:
+            continue
+        try:
+            inject_fault(faults, key)
+            audit, rounds, wagers = _audit_one(key, events, meta, registry)
+        except Exception as exc:  # one shoe costs only itself (cli.md run, exit 6)
+            failed.append(ShoeFailure(key, _one_line(exc)))
+            continue
+        audits.append(audit)
+        outcomes.append((rounds, wagers))
+    return _batch_result(audits, outcomes, failed)
+
+
+def _audit_one(
+    key: ShoeKey, events: Any, meta: ShoeMeta, registry: ProfileRegistry
+) -> tuple[AuditRecord, list[RoundRow], list[WagerRow]]:
+    """One shoe's audit record and outcome rows, as ``run`` stores them."""
+    profile = profile_for(registry, meta.profile_id)
+    out = audit_shoe(key.table, key.shoe, events, profile, meta.context)
+    findings = [
+        replace(f, id=i) for f, i in zip(out.findings, assign_ids(out.findings), strict=True)
+    ]
+    staked: list[Any] = [w for w in out.wagers if w[_KIND] != "bonus"]
+    audit = AuditRecord(
+        key=key,
+        engine_version=ENGINE_VERSION,
+        profile_id=meta.profile_id,
+        profile_digest=profile.digest if profile else None,
+        events_digest=meta.events_digest,
+        rounds=len(out.rounds),
+        wagers=len(staked),
+        handle_cents=sum(w[_STAKE] for w in staked),
+        findings=findings,
+        prefix_ranks=out.prefix_ranks,
+        context=(
+            meta.context.first_shoe_of_gaming_day,
+            meta.context.banker,
+            meta.context.banker_rounds_before,
+        ),
+    )
+    return audit, list(out.rounds), list(out.wagers)
+
+
+def _batch_result(
+    audits: list[AuditRecord],
+    outcomes: list[tuple[list[RoundRow], list[WagerRow]]],
+    failed: list[ShoeFailure],
+) -> BatchResult:
+    """The batch's outcome rows as Arrow tables; a shoe whose rows Arrow refuses fails alone."""
+    try:
+        tables = outcome_tables(
+            [r for rounds, _ in outcomes for r in rounds],
+            [w for _, wagers in outcomes for w in wagers],
         )
-        rounds.extend(out.rounds)
-        wagers.extend(out.wagers)
-    round_table, wager_table = outcome_tables(rounds, wagers)
-    return BatchResult(audits, round_table, wager_table)
+    except Exception:
+        kept: list[int] = []
+        for i, (rounds, wagers) in enumerate(outcomes):
+            try:
+                outcome_tables(rounds, wagers)
+            except Exception as exc:
+                failed.append(ShoeFailure(audits[i].key, _one_line(exc)))
+            else:
+                kept.append(i)
+        audits = [audits[i] for i in kept]
+        outcomes = [outcomes[i] for i in kept]
+        tables = outcome_tables(
+            [r for rounds, _ in outcomes for r in rounds],
+            [w for _, wagers in outcomes for w in wagers],
+        )
+    return BatchResult(audits, tables[0], tables[1], failed)
+
+
+def _one_line(exc: BaseException) -> str:
+    """An error as ``run`` names it on stderr: its type and its first line."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 _KIND, _STAKE = WagerRow._fields.index("kind"), WagerRow._fields.index("stake")
@@ -230,48 +301,129 @@ class BatchExecutor(Protocol):
 
     def map(
         self, fn: BatchFn[J], jobs: Iterable[J], registry: ProfileRegistry
-    ) -> Generator[BatchResult, None, None]:
+    ) -> Generator[BatchResult | LostBatch, None, None]:
         """``fn(job, registry)`` of every job, wherever it runs; one result per job, in any order.
 
-        Reads ``jobs`` lazily, holding only a few in flight, so memory stays flat;
-        closing the generator stops the work still in flight.
+        A job whose worker died under it (and, with local processes, every job that
+        was in flight with it) comes back as a :class:`LostBatch`, and the work goes
+        on with the others. Reads ``jobs`` lazily, holding only a few in flight, so
+        memory stays flat; closing the generator stops the work still in flight.
         """
         ...
+
+    def isolating(self) -> BatchExecutor:
+        """The same place, one job at a time: a worker that dies then names its one job."""
+        ...
+
+
+_END: Any = object()
 
 
 @dataclass(frozen=True, slots=True)
 class LocalProcesses:
-    """``workers`` processes of this machine (spawned, each given the registry once); 1: here."""
+    """``workers`` processes of this machine (spawned, each given the registry once); 1: here.
+
+    ``one_at_a_time``: a single worker process with one job in flight (replaying a
+    lost batch shoe by shoe: a worker that dies then names its shoe)."""
 
     workers: int
+    one_at_a_time: bool = False
+
+    def isolating(self) -> LocalProcesses:
+        return LocalProcesses(1, one_at_a_time=True)
 
     def map(
         self, fn: BatchFn[J], jobs: Iterable[J], registry: ProfileRegistry
-    ) -> Generator[BatchResult, None, None]:
-        if self.workers == 1:
+    ) -> Generator[BatchResult | LostBatch, None, None]:
+        if self.workers == 1 and not self.one_at_a_time:
             for job in jobs:
                 yield fn(job, registry)
             return
-        with ProcessPoolExecutor(
-            self.workers,
-            mp_context=get_context("spawn"),
-            initializer=_init_worker,
-            initargs=(registry,),
-        ) as pool:
-            pending: deque[Future[BatchResult]] = deque()
+        todo = iter(jobs)
+        in_flight = 1 if self.one_at_a_time else 2 * self.workers + 1
+        while True:  # a new pool after one broke: the jobs left go on
+            broke = False
+            pool = ProcessPoolExecutor(
+                self.workers,
+                mp_context=get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(registry,),
+            )
+            pending: deque[tuple[J, Future[BatchResult]]] = deque()
             try:
-                for job in jobs:
-                    with _sigint_ignored():  # a worker may be started here
-                        pending.append(pool.submit(_worker_call, fn, job))
-                    while len(pending) > 2 * self.workers:
-                        yield pending.popleft().result()
-                while pending:
-                    yield pending.popleft().result()
+                while True:
+                    while len(pending) < in_flight and (job := next(todo, _END)) is not _END:
+                        with _sigint_ignored():  # a worker may be started here
+                            pending.append((job, pool.submit(_worker_call, fn, job)))
+                    if not pending:
+                        break
+                    job, future = pending.popleft()
+                    try:
+                        result = future.result()
+                    except BrokenProcessPool as exc:
+                        # A worker died: this job and every one still in flight are lost
+                        # (those that finished first keep their results).
+                        broke = True
+                        yield LostBatch(job, _one_line(exc))
+                        for job, future in pending:
+                            if future.done() and future.exception() is None:
+                                yield future.result()
+                            else:
+                                yield LostBatch(job, _one_line(exc))
+                        pending.clear()
+                        break
+                    yield result
             except (KeyboardInterrupt, GeneratorExit):
                 # Ctrl-C here, or in the caller while it writes a batch (which closes this
                 # generator): do not wait for the queued batches; what is written stays.
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
+            pool.shutdown(wait=True)
+            if not broke:
+                return
+
+
+def audit_one_shoe(fn: BatchFn[J], job: tuple[J, int], registry: ProfileRegistry) -> BatchResult:
+    """``fn`` of a batch with only its shoe number ``job[1]`` replayed (a lost batch's shoes,
+    one at a time: :func:`replay_batches`)."""
+    batch, index = job
+    token = _ONLY_SHOE.set(index)
+    try:
+        return fn(batch, registry)
+    finally:
+        _ONLY_SHOE.reset(token)
+
+
+def replay_batches(
+    executor: BatchExecutor, fn: BatchFn[J], jobs: Iterable[J], registry: ProfileRegistry
+) -> Generator[BatchResult, None, None]:
+    """Every job's result from ``executor``; a lost batch replayed again shoe by shoe, one at
+    a time, so that only the shoe whose replay kills its worker is lost (named as failed).
+
+    A worker that dies costs its batch only until then (cli.md ``run``, issue 28)."""
+    with closing(executor.map(fn, jobs, registry)) as results:
+        for out in results:
+            if isinstance(out, LostBatch):
+                yield from _replay_lost(executor, fn, out, registry)
+            else:
+                yield out
+
+
+def _replay_lost(
+    executor: BatchExecutor, fn: BatchFn[Any], lost: LostBatch, registry: ProfileRegistry
+) -> Iterator[BatchResult]:
+    """A lost batch's shoes one at a time: the one whose worker dies again is the culprit."""
+    shoes = [m.key for m in lost.job.shoes]
+    one: BatchFn[Any] = functools.partial(audit_one_shoe, fn)
+    singles = [(lost.job, i) for i in range(len(shoes))]
+    with closing(executor.isolating().map(one, singles, registry)) as results:
+        for single in results:
+            if isinstance(single, LostBatch):
+                key = shoes[single.job[1]]
+                died = f"its worker process died while replaying it ({single.error})"
+                yield BatchResult([], *outcome_tables([], []), [ShoeFailure(key, died)])
+            else:
+                yield single
 
 
 class RunMeta:
@@ -394,8 +546,10 @@ def run_audit(
     progress: Callable[[int, int], None] | None = None,
     executor: BatchExecutor | None = None,
     source: str | None = None,
+    on_stop: Callable[[Sequence[ShoeKey], int], None] | None = None,
 ) -> RunSummary:
-    """Audit every shoe that is new, changed, or audited by another engine/profile version.
+    """Audit every shoe that is new, changed, failed last time, or audited by another
+    engine/profile version.
 
     ``all_shoes`` re-audits everything; ``table`` and ``gaming_day`` narrow the
     selection. ``workers`` processes replay in parallel (default: one per core;
@@ -406,6 +560,12 @@ def run_audit(
     workers read themselves (:mod:`audit.batch.source`), instead of the events
     this process reads from the database. DuckDB's memory is
     :data:`audit.store.store.RUN_MEMORY_LIMIT` for the run unless one was chosen.
+
+    Each batch replaces its shoes' earlier results in the transaction that writes
+    the new ones: a run stopped part-way (Ctrl-C, a full disk, a refused source)
+    leaves every shoe re-audited or as it was, and ``on_stop(not_done, selected)``
+    is told which were not re-audited before the exception goes on. A shoe whose
+    replay fails costs only itself (:attr:`RunSummary.failed`).
     """
     t0 = time.perf_counter()
     digests = {p.id: p.digest for p in registry.all()}
@@ -413,19 +573,63 @@ def run_audit(
         ENGINE_VERSION, digests, all=all_shoes, table=table, gaming_day=gaming_day
     )
     summary = RunSummary()
-    note_tampered(summary, check_before(store, keys, record=True))  # tamper evidence (issue 14)
+    integrity = check_before(store, keys, record=True, sweep=not all_shoes)  # issues 14, 28
+    note_tampered(summary, integrity)
+    if not all_shoes:
+        # A shoe whose stored events changed since its ingest record (an UPDATE that left
+        # `raw` alone) is audited again, as `run --all` would (issue 28, point 7).
+        changed = set(integrity.tampered_shoes()) - set(keys)
+        keys = sorted([*keys, *(k for k in changed if _selected(store, k, table, gaming_day))])
     if not keys:
         summary.seconds = time.perf_counter() - t0
         return summary
     if progress is not None:
         progress(0, len(keys))
+    written: set[ShoeKey] = set()
+    try:
+        _replay_and_write(
+            store, registry, keys, summary, written, workers, batch_events, progress,
+            executor, source,
+        )  # fmt: skip
+    except BaseException:
+        if on_stop is not None:
+            on_stop([k for k in keys if k not in written], len(keys))
+        raise
+    summary.seconds = time.perf_counter() - t0
+    summary.by_code = dict(sorted(summary.by_code.items(), key=lambda kv: Code(kv[0]).value))
+    return summary
+
+
+def _selected(store: Store, key: ShoeKey, table: str | None, gaming_day: dt.date | None) -> bool:
+    """Whether ``run --table/--date`` selects ``key``."""
+    if table is not None and key.table != table:
+        return False
+    if gaming_day is None:
+        return True
+    info = store.shoe_info([key]).get(key)
+    return info is not None and info.gaming_day == gaming_day
+
+
+def _replay_and_write(
+    store: Store,
+    registry: ProfileRegistry,
+    keys: list[ShoeKey],
+    summary: RunSummary,
+    written: set[ShoeKey],
+    workers: int | None,
+    batch_events: int,
+    progress: Callable[[int, int], None] | None,
+    executor: BatchExecutor | None,
+    source: str | None,
+) -> None:
+    """Replay ``keys`` in batches and write each batch as it comes (:func:`run_audit`)."""
     meta = RunMeta(store, keys)
     fn: BatchFn[Any] = audit_batch
     jobs: Iterable[Any]
     if source is not None:
         from audit.batch.source import audit_source_batch, plan_source_jobs
 
-        # Planned (and the export checked) before any result is cleared: a stale export
+        # Planned (and the export checked) before any result is written: a stale export
         # is refused with the database as it was.
         fn = audit_source_batch
         infos = store.shoe_info(keys)
@@ -439,28 +643,28 @@ def run_audit(
                     yield BatchJob(events, tuple(metas[k] for k in batch_keys(events)))
 
         jobs = batch_jobs()
-    clear_results(store, keys)
-    done = 0
+    replaced = audited_keys(store, keys)
 
     def record(result: BatchResult) -> None:
-        nonlocal done
-        write_results(store, result.audits, result.rounds, result.wagers)
+        write_results(
+            store, result.audits, result.rounds, result.wagers,
+            failed=result.failed, replaced=replaced,
+        )  # fmt: skip
         for a in result.audits:
             summary.shoes += 1
             summary.rounds += a.rounds
             summary.findings += len(a.findings)
             for f in a.findings:
                 summary.by_code[str(f.code)] = summary.by_code.get(str(f.code), 0) + 1
-        done += len(result.audits)
+            written.add(a.key)
+        summary.failed.extend(result.failed)
+        written.update(f.key for f in result.failed)
         if progress is not None:
-            progress(done, len(keys))
+            progress(len(written), len(keys))
 
     if executor is None:
         n_workers = workers or os.cpu_count() or 1
         executor = LocalProcesses(max(1, min(n_workers, len(keys) // 4 or 1)))
-    with closing(executor.map(fn, jobs, registry)) as results:
+    with closing(replay_batches(executor, fn, jobs, registry)) as results:
         for result in results:
             record(result)
-    summary.seconds = time.perf_counter() - t0
-    summary.by_code = dict(sorted(summary.by_code.items(), key=lambda kv: Code(kv[0]).value))
-    return summary

@@ -6,7 +6,7 @@ import datetime as dt
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from audit.ingest.reader import Batch
     from audit.ingest.summary import ValidationReport
     from audit.review import Review
+    from audit.store import ShoeKey
 
 PathsArg = Annotated[
     list[Path],
@@ -309,6 +310,10 @@ def ingest_cmd(
 # --------------------------------------------------------------------------- run
 
 
+EXIT_NOT_REPLAYED = 6
+"""cli.md ``run``/``nightly``: some shoes could not be replayed (each named on stderr)."""
+
+
 def _run_json(summary: RunSummary) -> dict[str, object]:
     return {
         "shoes": summary.shoes,
@@ -316,7 +321,33 @@ def _run_json(summary: RunSummary) -> dict[str, object]:
         "findings": summary.findings,
         "by_code": summary.by_code,
         "seconds": round(summary.seconds, 3),
+        "failed": [
+            {"table": f.key.table, "shoe": f.key.shoe, "error": f.error} for f in summary.failed
+        ],
     }
+
+
+def _name_failed(summary: RunSummary) -> None:
+    """Each shoe whose replay failed, on stderr, with its error (printed even with --quiet)."""
+    for f in summary.failed:
+        fail(f"shoe {f.key.table}/{f.key.shoe} could not be audited: {f.error}")
+    if summary.failed:
+        fail(
+            f"{len(summary.failed):,} shoe(s) could not be audited: each keeps its earlier "
+            "audit's results, if it had one, and the next `run` tries it again"
+        )
+
+
+def _name_not_done(not_done: Sequence[ShoeKey], selected: int) -> None:
+    """A run stopped part-way: which shoes it did not re-audit (they are as they were)."""
+    if not not_done:
+        return
+    shown = ", ".join(f"{k.table}/{k.shoe}" for k in not_done[:5])
+    more = f" and {len(not_done) - 5:,} more" if len(not_done) > 5 else ""
+    fail(
+        f"{len(not_done):,} of {selected:,} shoes were not re-audited and keep their earlier "
+        f"results, if any ({shown}{more}): run again to finish"
+    )
 
 
 def _run(
@@ -351,7 +382,9 @@ def _run(
             progress=tick,
             executor=executor,
             source=None if source is None else str(source),
+            on_stop=_name_not_done,
         )
+    _name_failed(summary)
     if not quiet:
         rate = summary.rounds / summary.seconds if summary.seconds else 0.0
         say(
@@ -389,9 +422,11 @@ def run_cmd(
 
     Replays every shoe not yet audited, whose events changed since its audit,
     or that was audited with another engine or profile version; --all
-    re-audits everything. Shows progress on a terminal. Exit 1 when there is
-    no database. --cluster replays on a Dask cluster with the same results,
-    and --source has its workers read the shoes from an `export --parquet`.
+    re-audits everything. Shows progress on a terminal. A shoe whose replay
+    fails costs only itself: it is named on stderr, keeps its earlier results
+    and is tried again by the next run (exit 6). Exit 1 when there is no
+    database. --cluster replays on a Dask cluster with the same results, and
+    --source has its workers read the shoes from an `export --parquet`.
 
     \b
     Examples:
@@ -415,6 +450,8 @@ def run_cmd(
     )
     if json:
         print_json(_run_json(summary))
+    if summary.failed:
+        raise typer.Exit(EXIT_NOT_REPLAYED)
 
 
 # --------------------------------------------------------------------------- findings
@@ -696,7 +733,8 @@ def nightly_cmd(
     """The nightly job: ingest, run, and report every gaming day the given files hold.
 
     Exit 0, or 3 with --fail-on when such findings exist in those gaming days (whether
-    their events were new or already stored), else 5 when some input files could not be read.
+    their events were new or already stored), else 6 when some shoes could not be
+    replayed (each named on stderr), else 5 when some input files could not be read.
 
     \b
     Examples:
@@ -735,6 +773,8 @@ def nightly_cmd(
     if bad:
         fail(f"{bad:,} findings of severity {fail_on} or worse")
         raise typer.Exit(3)
+    if run.failed:
+        raise typer.Exit(EXIT_NOT_REPLAYED)
     if summary.errors:
         raise typer.Exit(EXIT_UNREAD)
 

@@ -42,6 +42,7 @@ EXIT_CODES: list[tuple[str, str]] = [
     ("3", "nightly --fail-on: such findings exist; stats --fail-on-flag: a test flags"),
     ("4", "verify: a difference from what was ingested"),
     ("5", "ingest/nightly: ingested, but some input files could not be read"),
+    ("6", "run/nightly: some shoes could not be replayed (each named on stderr)"),
     ("130", "interrupted (Ctrl-C); the database is as of the last finished transaction"),
 ]
 """cli.md's exit codes, as the top-level ``--help`` and the README list them."""

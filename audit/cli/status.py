@@ -78,7 +78,16 @@ def status_lines(s: DatabaseStatus) -> list[str]:
         (
             "shoes",
             f"{s.shoes:,}: {s.shoes_audited:,} audited, {s.shoes_not_audited:,} not yet audited, "
-            f"{s.shoes_out_of_date:,} out of date, {s.shoes_open:,} still open",
+            f"{s.shoes_out_of_date:,} out of date, {s.shoes_open:,} still open"
+            + (f", {len(s.failed):,} could not be audited" if s.failed else ""),
+        ),
+        *(
+            (
+                "  failed",
+                f"{f['table']}/{f['shoe']}: {f['error']}"
+                + (" (keeps its audit of " + f["kept_audit"][:19] + ")" if f["kept_audit"] else ""),
+            )
+            for f in s.failed[:20]
         ),
         ("rounds", f"{s.rounds:,} stored, {s.rounds_audited:,} audited"),
         ("findings", ", ".join(f"{n:,} {sev}" for sev, n in s.findings.items())),

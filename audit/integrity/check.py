@@ -88,6 +88,17 @@ class Integrity:
     def findings(self) -> list[Finding]:
         return [d.finding() for d in self.differences]
 
+    def tampered_shoes(self) -> list[ShoeKey]:
+        """The shoes whose stored events differ from their ingest records (a plain ``run``
+        audits them again, as ``run --all`` would)."""
+        return sorted(
+            {
+                ShoeKey(d.table, d.shoe)
+                for d in self.differences
+                if d.where == "events" and d.table is not None and d.shoe is not None
+            }
+        )
+
 
 NO_KEY_NOTE = "SHOE_AUDIT_KEY is not set: the ledger file's HMACs were not checked"
 """The note of a check made without the key (a report's first line already says so)."""
@@ -362,9 +373,19 @@ def _duckdb_version() -> str:
 
 
 def check_before(
-    store: Store, keys: Iterable[ShoeKey] | None, *, record: bool, at: dt.datetime | None = None
+    store: Store,
+    keys: Iterable[ShoeKey] | None,
+    *,
+    record: bool,
+    at: dt.datetime | None = None,
+    sweep: bool = False,
 ) -> Integrity:
     """The cheap check ``run`` (``record=True``: its findings are stored) and ``report`` do.
+
+    ``sweep``: the shoes of every table whose events no longer add up to their ingest
+    records are checked too (one pass over the events, compared per table first:
+    :func:`audit.store.evidence.tables_changed_since_ingest`), so a plain ``run`` that
+    replays none of them still notices an ``UPDATE`` made since their audit.
 
     A database migrated to schema 4 first records what it holds (a ``baseline``);
     a read-only check of one that has not yet only checks the ledger's head.
@@ -382,6 +403,12 @@ def check_before(
             "(the next ingest or run records it): its contents were not checked"
         )
     else:
+        if sweep and shoes is not None:
+            from audit.store.evidence import shoes_of_tables, tables_changed_since_ingest
+
+            changed = tables_changed_since_ingest(store.con, _duckdb_version())
+            if changed:
+                shoes = list(set(shoes) | set(shoes_of_tables(store.con, changed)))
         out.differences += check_shoes(store, shoes)
         out.checked_shoes = len(shoes) if shoes is not None else -1
     if record:

@@ -742,15 +742,18 @@ class PendingShoe:
         table: the table id.
         shoe: the shoe id.
         gaming_day: its gaming day (ISO date).
-        state: ``not_audited`` (never audited: run ``shoe-audit run``) or ``stale``
+        state: ``not_audited`` (never audited: run ``shoe-audit run``), ``stale``
             (its events, the engine or its profile changed since its audit; the figures
-            are those of that audit).
+            are those of that audit) or ``failed`` (its last replay failed; the figures
+            are those of its earlier audit, if it had one).
+        error: why its replay failed (``failed`` only).
     """
 
     table: str
     shoe: str
     gaming_day: str
     state: str
+    error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -764,12 +767,14 @@ class Coverage:
             engine or profile changed, by day, table and shoe.
         not_audited: how many of ``pending`` were never audited.
         stale: how many of ``pending`` are stale.
+        failed: the shoes of ``pending`` whose last replay failed (cli.md ``run``).
     """
 
     days_without_rounds: tuple[str, ...]
     pending: tuple[PendingShoe, ...]
     not_audited: int
     stale: int
+    failed: tuple[PendingShoe, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -183,7 +183,8 @@ def check_audited(src: Sources, days: Sequence[dt.date]) -> None:
     """Raise :class:`NothingAuditedError` when the period has no audited round."""
     rounds, shoes, pending = src.one(
         f"""SELECT (SELECT count(*) FROM {ROUNDS}), count(*),
-                   count(*) FILTER (WHERE audit_state = 'not_audited') FROM {SHOES}"""
+                   count(*) FILTER (WHERE audit_state IN ('not_audited', 'failed'))
+            FROM {SHOES}"""
     )
     if rounds:
         return
@@ -648,9 +649,9 @@ def coverage(src: Sources, days: Sequence[dt.date]) -> Coverage:
     """Days with no audited round, and shoes not (or no longer) audited."""
     with_rounds = {d for (d,) in src.all(f"SELECT DISTINCT gaming_day FROM {ROUNDS}")}
     pending = tuple(
-        PendingShoe(table=t, shoe=s, gaming_day=d.isoformat(), state=st)
-        for t, s, d, st in src.all(
-            f"""SELECT table_id, shoe, gaming_day, audit_state FROM {SHOES}
+        PendingShoe(table=t, shoe=s, gaming_day=d.isoformat(), state=st, error=why)
+        for t, s, d, st, why in src.all(
+            f"""SELECT table_id, shoe, gaming_day, audit_state, failure FROM {SHOES}
                 WHERE audit_state <> 'audited' ORDER BY gaming_day, table_id, shoe"""
         )
     )
@@ -659,6 +660,7 @@ def coverage(src: Sources, days: Sequence[dt.date]) -> Coverage:
         pending=pending,
         not_audited=sum(1 for p in pending if p.state == "not_audited"),
         stale=sum(1 for p in pending if p.state == "stale"),
+        failed=tuple(p for p in pending if p.state == "failed"),
     )
 
 

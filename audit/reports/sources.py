@@ -10,8 +10,10 @@ dealer`` (the dealer who opened the shoe), ``gaming_day, currency``
 was logged), ``last_ts`` (the ``ts`` of its last event as the log wrote it),
 ``rounds, wagers, handle`` (as the engine counted them, ``shoe_audits``),
 ``engine_version``, ``replayed`` (audited under a known profile), and
-``audit_state``: ``audited``, ``not_audited`` (no audit yet) or ``stale``
-(its events, the engine or its profile changed since its audit).
+``audit_state``: ``audited``, ``not_audited`` (no audit yet), ``stale``
+(its events, the engine or its profile changed since its audit) or ``failed``
+(its last replay failed: ``failure`` says why; it keeps its earlier audit's
+results, if any).
 
 ``report_rounds``, one row per round of a replayed shoe (the columns of the
 store's ``rounds`` table that the report needs): ``table_id, shoe, round,
@@ -101,7 +103,9 @@ SELECT s.table_id, s.shoe, s.profile, s.dealer, s.gaming_day, e.currency,
        coalesce(a.rounds, 0) AS rounds, coalesce(a.wagers, 0) AS wagers,
        coalesce(a.handle, 0) AS handle, a.engine_version,
        a.profile_digest IS NOT NULL AS replayed,
-       CASE WHEN a.table_id IS NULL THEN 'not_audited'
+       f.error AS failure,
+       CASE WHEN f.table_id IS NOT NULL THEN 'failed'
+            WHEN a.table_id IS NULL THEN 'not_audited'
             WHEN a.events_digest IS DISTINCT FROM s.events_digest
               OR a.engine_version IS DISTINCT FROM $engine
               OR a.profile_id IS DISTINCT FROM s.profile
@@ -109,6 +113,7 @@ SELECT s.table_id, s.shoe, s.profile, s.dealer, s.gaming_day, e.currency,
             ELSE 'audited' END AS audit_state
 FROM s LEFT JOIN e USING (table_id, shoe) LEFT JOIN last USING (table_id, shoe)
 LEFT JOIN shoe_audits a USING (table_id, shoe)
+LEFT JOIN shoe_failures f USING (table_id, shoe)
 LEFT JOIN d ON d.profile = s.profile
 """
 

@@ -721,33 +721,83 @@ def audited_contexts(
     return {ShoeKey(t, s): (bool(f), b, int(n)) for t, s, f, b, n in rows}
 
 
-def clear_results(store: Store, keys: Sequence[ShoeKey]) -> None:
-    """Forget the replay results of ``keys`` (one transaction), before they are re-audited.
-
-    A shoe then counts as not audited until its batch is written, so an
-    interrupted run is completed by the next one.
-    """
+def _delete_results(con: Any, keys: Sequence[ShoeKey]) -> None:
+    """Delete the replay results of ``keys`` (inside the caller's transaction)."""
     if not keys:
         return
-    with store.transaction() as con:
-        con.execute("CREATE OR REPLACE TEMP TABLE _clear (table_id VARCHAR, shoe VARCHAR)")
+    con.execute("CREATE OR REPLACE TEMP TABLE _clear (table_id VARCHAR, shoe VARCHAR)")
+    con.execute(
+        "INSERT INTO _clear SELECT unnest(?), unnest(?)",
+        [[k.table for k in keys], [k.shoe for k in keys]],
+    )
+    for table, extra in (
+        ("findings", "origin = 'replay' AND "),
+        ("rounds", ""),
+        ("wagers", ""),
+        ("shoe_audits", ""),
+    ):
         con.execute(
-            "INSERT INTO _clear SELECT unnest(?), unnest(?)",
-            [[k.table for k in keys], [k.shoe for k in keys]],
+            f"DELETE FROM {table} WHERE {extra}(table_id, shoe) IN "
+            "(SELECT table_id, shoe FROM _clear)"
         )
-        for table, extra in (
-            ("findings", "origin = 'replay' AND "),
-            ("rounds", ""),
-            ("wagers", ""),
-            ("shoe_audits", ""),
-        ):
-            con.execute(
-                f"DELETE FROM {table} WHERE {extra}(table_id, shoe) IN "
-                "(SELECT table_id, shoe FROM _clear)"
-            )
-        # The ledger records the cleared state too, so a run interrupted before it
-        # wrote these shoes again is no "finding removed by hand" (issue 14, point 15).
-        chain_audits(store, keys, dt.datetime.now(dt.UTC))
+
+
+def audited_keys(store: Store, keys: Sequence[ShoeKey]) -> set[ShoeKey]:
+    """The shoes of ``keys`` that hold an earlier audit's results (a ``shoe_audits`` row)."""
+    if not keys:
+        return set()
+    rows = store.con.execute(
+        """SELECT table_id, shoe FROM shoe_audits
+           WHERE (table_id, shoe) IN (SELECT unnest(?), unnest(?))""",
+        [[k.table for k in keys], [k.shoe for k in keys]],
+    ).fetchall()
+    return {ShoeKey(t, s) for t, s in rows}
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeFailure:
+    """A shoe whose replay failed: the error, in one line (cli.md ``run``, exit 6)."""
+
+    key: ShoeKey
+    error: str
+
+
+def failed_shoes(con: Any) -> list[tuple[ShoeFailure, dt.datetime, dt.datetime | None]]:
+    """Each shoe whose last replay failed, when, and when its kept earlier audit was made
+    (None: it has none), by table and shoe."""
+    rows = con.execute(
+        """SELECT f.table_id, f.shoe, f.error, f.failed_at, a.audited_at
+           FROM shoe_failures f LEFT JOIN shoe_audits a USING (table_id, shoe)
+           ORDER BY f.table_id, f.shoe"""
+    ).fetchall()
+    return [(ShoeFailure(ShoeKey(t, s), e), at, kept) for t, s, e, at, kept in rows]
+
+
+def _record_failures(
+    con: Any, audited: Sequence[ShoeKey], failed: Sequence[ShoeFailure], at: dt.datetime
+) -> None:
+    """A shoe audited now is no longer failed; a shoe that failed now is recorded so."""
+    keys = [*audited, *(f.key for f in failed)]
+    if not keys:
+        return
+    con.execute(
+        "DELETE FROM shoe_failures WHERE (table_id, shoe) IN (SELECT unnest(?), unnest(?))",
+        [[k.table for k in keys], [k.shoe for k in keys]],
+    )
+    if failed:
+        from audit.engine import ENGINE_VERSION
+
+        con.execute(
+            """INSERT INTO shoe_failures
+               SELECT unnest(?), unnest(?), unnest(?), ?, ?""",
+            [
+                [f.key.table for f in failed],
+                [f.key.shoe for f in failed],
+                [f.error for f in failed],
+                at,
+                ENGINE_VERSION,
+            ],
+        )
 
 
 # Cents to money as DECIMAL(38,0) * 0.01: exact (in DuckDB a DECIMAL divided by 100 is a
@@ -776,14 +826,25 @@ FROM _new_wagers w LEFT JOIN shoes s USING (table_id, shoe)
 
 
 def write_results(
-    store: Store, audits: Sequence[AuditRecord], rounds: pa.Table, wagers: pa.Table
+    store: Store,
+    audits: Sequence[AuditRecord],
+    rounds: pa.Table,
+    wagers: pa.Table,
+    *,
+    failed: Sequence[ShoeFailure] = (),
+    replaced: Collection[ShoeKey] | None = None,
 ) -> None:
     """Store one batch of audited shoes in one transaction: findings, outcomes, audit records.
 
-    The shoes' earlier results were removed by :func:`clear_results`; a shoe
-    is audited exactly when its ``shoe_audits`` row is there. Every insert is
-    one statement over an Arrow table (DuckDB's ``executemany`` costs about
-    20 ms a row).
+    The shoes' earlier results are replaced inside the same transaction (issue 28,
+    point 7): a run stopped part-way, by Ctrl-C, a full disk or a refused source,
+    leaves each shoe either re-audited or exactly as it was. ``replaced`` names the
+    shoes that may hold earlier results (None: any of them; a first run's shoes hold
+    none, and their delete would scan the outcome tables for nothing). ``failed``:
+    the batch's shoes whose replay failed: recorded as such (``shoe_failures``), each
+    keeping its earlier results; a shoe audited now is no longer failed. A shoe is
+    audited exactly when its ``shoe_audits`` row is there. Every insert is one
+    statement over an Arrow table (DuckDB's ``executemany`` costs about 20 ms a row).
     """
     import pyarrow as pa
 
@@ -841,7 +902,10 @@ def write_results(
         }
     )
     returned: dict[str, list[Any]] = {"_new_findings": [], "_new_audits": []}
+    keys = [a.key for a in audits]
     with store.transaction() as con:
+        _delete_results(con, [k for k in keys if replaced is None or k in replaced])
+        _record_failures(con, keys, failed, now)
         for name, table, sql in (
             ("_new_findings", findings, _FINDING_INSERT),
             ("_new_rounds", rounds, _ROUND_INSERT),

@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from audit.store.ledger import TYPED_FINGERPRINT, fingerprint
+from audit.store.ledger import TYPED_FINGERPRINT, TYPED_SUM, fingerprint
 from audit.store.types import ShoeKey
 
 
@@ -357,9 +357,8 @@ def audit_body(
 ) -> dict[str, Any]:
     """The ledger record of one ``run`` transaction over ``keys``.
 
-    Every key is named, also a shoe the transaction left without results (``clear_results``:
-    an empty entry), so the record supersedes the shoe's earlier one: a run interrupted
-    between clearing and rewriting a shoe is not "results removed by hand". ``entries``:
+    Every key is named, also a shoe the transaction left without results (an empty
+    entry), so the record supersedes the shoe's earlier one. ``entries``:
     the keys' entries made (:func:`entries_of`) from the rows the transaction's inserts
     returned; None: read back (:func:`audit_entries`).
     """
@@ -481,6 +480,45 @@ def ingest_differences(
         [*params, *params, version],
     ).fetchall()
     return [IngestDifference(*r) for r in rows]
+
+
+def tables_changed_since_ingest(con: Any, version: str) -> list[str]:
+    """The tables whose stored events no longer add up to their ingest records: a count,
+    or (where every record was made by DuckDB ``version``) the sum of the typed
+    fingerprints (each a sum of 64-bit hashes, so a table's is the sum of its shoes').
+
+    One pass over ``events`` with no per-shoe grouping: what a plain ``run`` checks of
+    the shoes it does not replay, before it compares those tables shoe by shoe
+    (:func:`ingest_differences`; issue 28, point 7)."""
+    rows = con.execute(
+        f"""WITH stored AS (
+              SELECT table_id, count(*) AS n, {TYPED_SUM} AS typed
+              FROM events GROUP BY table_id),
+            recorded AS (
+              SELECT table_id, sum(n) AS n, sum(CAST(typed AS HUGEINT)) AS typed,
+                     bool_and(duckdb = ?) AS comparable
+              FROM ({_RECORDED_SHOES}) GROUP BY table_id)
+            SELECT COALESCE(s.table_id, r.table_id) AS t
+            FROM stored s FULL OUTER JOIN recorded r ON s.table_id = r.table_id
+            WHERE r.n IS NULL OR s.n IS NULL OR s.n <> r.n
+               OR (r.comparable AND s.typed IS DISTINCT FROM r.typed)
+            ORDER BY t""",
+        [version],
+    ).fetchall()
+    return [t for (t,) in rows]
+
+
+def shoes_of_tables(con: Any, tables: Sequence[str]) -> list[ShoeKey]:
+    """Every shoe stored of ``tables``, also one whose events are all gone (by its records)."""
+    rows = con.execute(
+        f"""SELECT DISTINCT table_id, shoe FROM (
+              SELECT table_id, shoe FROM shoes WHERE table_id IN (SELECT unnest($1))
+              UNION ALL
+              SELECT table_id, shoe FROM ({_RECORDED_SHOES}) WHERE table_id IN (SELECT unnest($1)))
+            ORDER BY 1, 2""",
+        [list(tables)],
+    ).fetchall()
+    return [ShoeKey(t, s) for t, s in rows]
 
 
 def recorded_audits(

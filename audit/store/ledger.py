@@ -62,9 +62,10 @@ file, event-log.md). For a file every line of which went in, it is the file's
 own SHA-256. It is taken from the bytes as they are read, and recomputed by
 ``verify`` from the stored ``raw`` column."""
 
-TYPED_FINGERPRINT = (
-    "CAST(sum(hash(" + ", ".join(f'"{c}"' for c in TYPED_COLUMNS) + ")::HUGEINT) AS VARCHAR)"
-)
+TYPED_SUM = "sum(hash(" + ", ".join(f'"{c}"' for c in TYPED_COLUMNS) + ")::HUGEINT)"
+"""The sum of DuckDB's 64-bit hash of each event's typed columns, as a HUGEINT."""
+
+TYPED_FINGERPRINT = f"CAST({TYPED_SUM} AS VARCHAR)"
 """Per shoe: the sum of DuckDB's 64-bit hash of each event's typed columns. A cheap
 tripwire that ``run`` and ``report`` recompute for the shoes they read (an
 ``UPDATE`` of ``amount`` that leaves ``raw`` alone changes it); it is not a

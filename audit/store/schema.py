@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from audit.store.fields import COLUMN_TYPES
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 APP_ID = "shoe-audit"
 
 _TYPED = ",\n    ".join(f'"{name}" {sql_type}' for name, sql_type in COLUMN_TYPES.items())
@@ -142,6 +142,19 @@ CREATE TABLE parquet_files (
 in the export folder, its partition, its SHA-256 (workers check it before reading), and the
 digest of its partition's shoes when it was written (a stale export is refused)."""
 
+_FAILURES_DDL = """
+CREATE TABLE shoe_failures (
+    table_id VARCHAR NOT NULL,
+    shoe VARCHAR NOT NULL,
+    error VARCHAR NOT NULL,
+    failed_at TIMESTAMPTZ NOT NULL,
+    engine_version VARCHAR NOT NULL,
+    PRIMARY KEY (table_id, shoe)
+);
+"""
+"""The shoes whose last replay failed (cli.md ``run``, issue 28): each keeps its earlier
+audit's results, if it had one, and the next ``run`` tries it again."""
+
 DDL = f"""
 CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
 CREATE SEQUENCE file_ids START 1;
@@ -231,6 +244,7 @@ CREATE TABLE findings ({_FINDING_COLUMNS},
 {_OUTCOME_DDL}
 {_V4}
 {_PARQUET_DDL}
+{_FAILURES_DDL}
 """
 """The current schema, created in one transaction on a new database."""
 
@@ -291,6 +305,8 @@ MIGRATIONS: dict[int, str] = {
     ALTER TABLE shoe_audits ADD COLUMN context_banker VARCHAR;
     ALTER TABLE shoe_audits ADD COLUMN context_banker_rounds BIGINT;
     """,
+    # Version 8: the shoes whose replay failed (a shoe costs only itself, issue 28).
+    8: _FAILURES_DDL,
 }
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from audit.findings import Severity
+from audit.store.batches import failed_shoes
 from audit.store.store import Store
 
 
@@ -48,6 +49,10 @@ class DatabaseStatus:
     """The engine of this program."""
     audited_with: dict[str, int] = field(default_factory=dict)
     """Shoes by the engine version that audited them."""
+    failed: list[dict[str, Any]] = field(default_factory=list)
+    """The shoes whose last replay failed (counted as not audited): ``table``, ``shoe``,
+    ``error``, ``failed_at``, and ``kept_audit``, when the earlier audit whose results
+    they keep was made (None: none)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -64,6 +69,7 @@ class DatabaseStatus:
                 "not_audited": self.shoes_not_audited,
                 "out_of_date": self.shoes_out_of_date,
                 "open": self.shoes_open,
+                "failed": len(self.failed),
             },
             "rounds": {"total": self.rounds, "audited": self.rounds_audited},
             "findings": self.findings,
@@ -71,6 +77,7 @@ class DatabaseStatus:
             "last_run": self.last_run.isoformat() if self.last_run else None,
             "engine_version": self.engine_version,
             "audited_with": self.audited_with,
+            "failed": self.failed,
         }
 
 
@@ -98,9 +105,20 @@ def database_status(
     status.events = _one(store, "SELECT count(*) FROM events")
     status.quarantined = _one(store, "SELECT count(*) FROM quarantine")
     status.shoes = _one(store, "SELECT count(*) FROM shoes")
+    status.failed = [
+        {
+            "table": f.key.table,
+            "shoe": f.key.shoe,
+            "error": f.error,
+            "failed_at": at.isoformat(),
+            "kept_audit": kept.isoformat() if kept is not None else None,
+        }
+        for f, at, kept in failed_shoes(con)
+    ]
+    # A failed shoe counts as not audited, also one that keeps an earlier audit's results.
     status.shoes_not_audited = _one(
         store, "SELECT count(*) FROM shoes s ANTI JOIN shoe_audits a USING (table_id, shoe)"
-    )
+    ) + sum(f["kept_audit"] is not None for f in status.failed)
     pending = len(store.shoes_to_audit(engine_version, profile_digests))
     status.shoes_out_of_date = pending - status.shoes_not_audited
     status.shoes_audited = status.shoes - pending

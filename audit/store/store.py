@@ -251,7 +251,8 @@ class Store:
         table: str | None = None,
         gaming_day: dt.date | None = None,
     ) -> list[ShoeKey]:
-        """Shoes not yet audited, or whose events, engine or profile changed.
+        """Shoes not yet audited, whose last replay failed, or whose events, engine or
+        profile changed.
 
         A shoe whose profile is not in ``profile_digests`` (unknown to the
         auditor, or no ``shoe_open`` stored) is listed until it is audited with
@@ -269,13 +270,15 @@ class Store:
                 """(a.table_id IS NULL OR a.engine_version IS DISTINCT FROM ?
                     OR a.events_digest IS DISTINCT FROM s.events_digest
                     OR a.profile_id IS DISTINCT FROM s.profile
-                    OR a.profile_digest IS DISTINCT FROM d.digest)"""
+                    OR a.profile_digest IS DISTINCT FROM d.digest
+                    OR f.table_id IS NOT NULL)"""
             )
             params.append(engine_version)
         rows = self.con.execute(
             f"""SELECT s.table_id, s.shoe FROM shoes s
                 LEFT JOIN shoe_audits a USING (table_id, shoe)
                 LEFT JOIN _digests d ON d.profile = s.profile
+                LEFT JOIN shoe_failures f USING (table_id, shoe)
                 WHERE {" AND ".join(conds)}
                 ORDER BY s.table_id, s.shoe""",
             params,
@@ -338,13 +341,12 @@ class Store:
 
     def replace_findings(self, results: Sequence[ShoeAuditResult]) -> None:
         """Record shoe audits without outcome rows (what an older runner wrote), each shoe's
-        earlier results replaced: the same two steps ``run`` takes
-        (:func:`audit.store.batches.clear_results`, then
-        :func:`~audit.store.batches.write_results`), ids assigned as ``run`` does."""
+        earlier results replaced in the same transaction, as ``run`` does
+        (:func:`audit.store.batches.write_results`), ids assigned as ``run`` does."""
         from dataclasses import replace
 
         from audit.findings import assign_ids
-        from audit.store.batches import AuditRecord, clear_results, outcome_tables, write_results
+        from audit.store.batches import AuditRecord, outcome_tables, write_results
 
         if not results:
             return
@@ -368,7 +370,6 @@ class Store:
             )
             for r in results
         ]
-        clear_results(self, [a.key for a in audits])
         rounds, wagers = outcome_tables([], [])
         write_results(self, audits, rounds, wagers)
 

@@ -72,12 +72,12 @@ def test_interrupted_run_leaves_whole_shoes_and_a_rerun_completes(
         real = runner.write_results
         calls = 0
 
-        def crash_on_second_batch(*args: Any) -> None:
+        def crash_on_second_batch(*args: Any, **kwargs: Any) -> None:
             nonlocal calls
             calls += 1
             if calls == 2:
                 raise KeyboardInterrupt
-            real(*args)
+            real(*args, **kwargs)
 
         monkeypatch.setattr(runner, "write_results", crash_on_second_batch)
         with pytest.raises(KeyboardInterrupt):

@@ -21,9 +21,11 @@ Usage: shoe-audit run [OPTIONS]
 
   Replays every shoe not yet audited, whose events changed since its audit, or
   that was audited with another engine or profile version; --all re-audits
-  everything. Shows progress on a terminal. Exit 1 when there is no database.
-  --cluster replays on a Dask cluster with the same results, and --source has
-  its workers read the shoes from an `export --parquet`.
+  everything. Shows progress on a terminal. A shoe whose replay fails costs only
+  itself: it is named on stderr, keeps its earlier results and is tried again by
+  the next run (exit 6). Exit 1 when there is no database. --cluster replays on
+  a Dask cluster with the same results, and --source has its workers read the
+  shoes from an `export --parquet`.
 
   Examples:
     shoe-audit run
@@ -104,7 +106,7 @@ def test_top_level_help_lists_the_exit_codes_and_the_global_flags() -> None:
     assert [line.split()[0] for line in codes.splitlines() if line[:3].strip().isdigit()] == [
         code for code, _ in EXIT_CODES
     ]
-    assert [code for code, _ in EXIT_CODES] == ["0", "1", "2", "3", "4", "5", "130"]
+    assert [code for code, _ in EXIT_CODES] == ["0", "1", "2", "3", "4", "5", "6", "130"]
     assert "--debug" in text and "-q, --quiet" in text
     assert "sample_logs/2026-11-28/" in text  # the example ingests a log folder, not the manifest
 

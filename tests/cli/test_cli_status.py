@@ -30,14 +30,28 @@ def test_status_follows_ingest_run_and_a_changed_shoe(tmp_path: Path) -> None:
     s = status(db)
     assert s["gaming_days"] == ["2026-11-28"] and s["tables"] == ["T07"]
     assert (s["files"], s["events"], s["quarantined"]) == (1, 26, 0)
-    assert s["shoes"] == {"total": 1, "audited": 0, "not_audited": 1, "out_of_date": 0, "open": 1}
+    assert s["shoes"] == {
+        "total": 1,
+        "audited": 0,
+        "not_audited": 1,
+        "out_of_date": 0,
+        "open": 1,
+        "failed": 0,
+    }
     assert s["rounds"] == {"total": 1, "audited": 0}
     assert s["findings"] == {"critical": 0, "major": 0, "minor": 0, "info": 0}
     assert s["last_ingest"] is not None and s["last_run"] is None
 
     assert cli("run", "--db", str(db), "--workers", "1").exit_code == 0
     s = status(db)
-    assert s["shoes"] == {"total": 1, "audited": 1, "not_audited": 0, "out_of_date": 0, "open": 1}
+    assert s["shoes"] == {
+        "total": 1,
+        "audited": 1,
+        "not_audited": 0,
+        "out_of_date": 0,
+        "open": 1,
+        "failed": 0,
+    }
     assert s["rounds"] == {"total": 1, "audited": 1}
     assert s["findings"] == {"critical": 1, "major": 0, "minor": 0, "info": 0}
     assert s["last_run"] is not None
@@ -47,7 +61,14 @@ def test_status_follows_ingest_run_and_a_changed_shoe(tmp_path: Path) -> None:
         fh.write(EXTRA)
     assert cli("ingest", "--db", str(db), str(log)).exit_code == 0
     s = status(db)
-    assert s["shoes"] == {"total": 1, "audited": 0, "not_audited": 0, "out_of_date": 1, "open": 0}
+    assert s["shoes"] == {
+        "total": 1,
+        "audited": 0,
+        "not_audited": 0,
+        "out_of_date": 1,
+        "open": 0,
+        "failed": 0,
+    }
 
 
 def test_status_text(tmp_path: Path) -> None:

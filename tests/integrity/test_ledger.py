@@ -498,9 +498,10 @@ def test_a_migrated_database_records_a_baseline(migrated: Path, night: Path) -> 
 
 
 def test_a_re_audit_interrupted_after_its_first_batch_is_no_tampering(db: Path) -> None:
-    """A `run --all` over an audited night, stopped after one batch, then a plain run: the
-    shoes it had cleared are recorded as cleared, so neither the next run nor verify sees
-    "results removed by hand" (the cleared shoes' earlier audit records are superseded)."""
+    """A `run --all` over an audited night, stopped after one batch, then a plain run: each
+    batch replaced its shoes' results in the transaction that wrote them, so the shoes it
+    did not reach keep their earlier results (issue 28, point 7): the next run has nothing
+    to redo, and neither it nor verify sees "results removed by hand"."""
     from audit.batch import run_audit
     from audit.profiles import load_registry
 
@@ -509,6 +510,7 @@ def test_a_re_audit_interrupted_after_its_first_batch_is_no_tampering(db: Path) 
             raise KeyboardInterrupt
 
     with open_store(db) as store:
+        before = store.con.execute("SELECT count(*) FROM findings").fetchall()
         with pytest.raises(KeyboardInterrupt):
             run_audit(
                 store,
@@ -518,6 +520,7 @@ def test_a_re_audit_interrupted_after_its_first_batch_is_no_tampering(db: Path) 
                 batch_events=300,
                 progress=stop_after_the_first_batch,
             )
+        assert store.con.execute("SELECT count(*) FROM findings").fetchall() == before
         resumed = run_audit(store, load_registry(), workers=1)
-    assert resumed.shoes > 0 and "LOG_TAMPERED" not in resumed.by_code
+    assert resumed.shoes == 0 and "LOG_TAMPERED" not in resumed.by_code
     assert verify(db) == (0, [])

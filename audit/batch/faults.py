@@ -1,0 +1,47 @@
+"""A fault hook for testing that one shoe costs only itself (issue 28, point 2).
+
+``SHOE_AUDIT_FAULT`` names shoes whose replay should fail, as a comma-separated
+list of ``ACTION:TABLE/SHOE``:
+
+* ``raise:T01/T01-20261128-02``: the shoe's replay raises ``RuntimeError``, as an
+  internal error of the auditor would;
+* ``kill:T02/T02-20261128-01``: the worker process replaying the shoe is killed
+  (``SIGKILL``), as the kernel's out-of-memory killer or a crash in compiled code
+  would. In the ``run`` process itself (``workers=1``) it raises instead: killing
+  the command would test nothing.
+
+The hook lives in the batch runner, outside the engine, which stays pure. It is read
+once a batch in the process that replays it (workers inherit the environment, a Dask
+``local:N`` cluster's too); unset, it costs one dictionary lookup a batch.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+
+from audit.store.types import ShoeKey
+
+FAULT_ENV = "SHOE_AUDIT_FAULT"
+
+
+def planned_faults() -> dict[str, str]:
+    """``TABLE/SHOE`` -> action, from :data:`FAULT_ENV` (empty when unset)."""
+    text = os.environ.get(FAULT_ENV, "")
+    out = {}
+    for item in text.split(","):
+        action, _, where = item.strip().partition(":")
+        if action in ("raise", "kill") and where:
+            out[where] = action
+    return out
+
+
+def inject_fault(faults: dict[str, str], key: ShoeKey) -> None:
+    """Fail the replay of ``key`` as :data:`FAULT_ENV` asks (nothing when it names it not)."""
+    action = faults.get(f"{key.table}/{key.shoe}")
+    if action is None:
+        return
+    if action == "kill" and multiprocessing.parent_process() is not None:
+        os.kill(os.getpid(), signal.SIGKILL)
+    raise RuntimeError(f"a fault injected by {FAULT_ENV} ({action})")
