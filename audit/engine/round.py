@@ -837,7 +837,7 @@ class Round:
         self,
         e: RoundEvent,
         violation: tuple[str, str] | None,
-        unconsented: str | None,
+        unconsented: tuple[str, str] | None,
         evidence: list[str],
         illegal: Code,
     ) -> tuple[bool, str | None]:
@@ -857,17 +857,18 @@ class Round:
             )
             return False, reason
         if unconsented is not None:
+            rule, reason = unconsented
             self.flag(
                 Breach(
                     Code.PLAY_UNCONSENTED,
-                    f"box {e.box} hand {hand_no}: {e.word} went ahead though {unconsented}",
-                    (*evidence, e.id),
+                    f"box {e.box} hand {hand_no}: {e.word} went ahead though {reason}",
+                    (*(evidence if rule == "split_double_unanimity" else ()), e.id),
                     box=e.box,
                     hand=hand_no,
-                    rule="split_double_unanimity",
+                    rule=rule,
                 )
             )
-            return False, unconsented
+            return False, reason
         return True, None
 
     def _spots(self, e: RoundEvent, h: Hand) -> list[int]:

@@ -143,6 +143,12 @@ class Rules(BaseModel):
         description="every bettor of a box must agree to a split or double; "
         "one objection forbids it"
     )
+    split_double_every_spot: bool = Field(
+        default=True,
+        description="every staked spot of the box takes part in a double or split (an action "
+        "whose spots leaves one out is PLAY_UNCONSENTED), whether the bettors agree to it "
+        "(split_double_unanimity) or the box holder binds them",
+    )
     # the deal
     initial_deal: Deal = Field(
         description="the initial deal: two passes in box order, the dealer's cards last in "
@@ -215,6 +221,11 @@ class Rules(BaseModel):
 
 
 _DEFAULT_SOURCES = {
+    "split_double_every_spot": RuleSource(
+        source="rules.md v1.2: under every casino profile every staked spot takes part in a "
+        "double or split; house default for a profile file that does not name it",
+        house_default=True,
+    ),
     "house_edge": RuleSource(
         source="house default: not in the profile file, so no expected edge", house_default=True
     ),
