@@ -25,6 +25,7 @@ from audit.engine.hands import best_total
 from audit.engine.payout import (
     amounts_match,
     due_main,
+    house_rounding,
     paid_at_once,
     pay_code,
     payout,
@@ -96,7 +97,7 @@ def _build_wagers(rnd: Round) -> list[Wager]:
             w.at_once = paid_at_once(h, spot, d_nat, upcard, rules) and not rnd.voided
             wagers.append(w)
             if rules.three_sevens_pays is not None and h.three_sevens and not rnd.voided:
-                prize = payout(base, rules.three_sevens_pays)
+                prize = payout(base, rules.three_sevens_pays, house_rounding(rules))
                 words = f"21 with three sevens: {ratio_words(rules.three_sevens_pays)}"
                 wagers.append(
                     Wager(h.box, h.number, spot, "bonus", base, base, player, prize, words,
@@ -106,7 +107,7 @@ def _build_wagers(rnd: Round) -> list[Wager]:
         if rnd.voided:
             due, words = 0, "void: stake returned"
         elif d_nat:
-            due = payout(amount, rules.insurance_pays)
+            due = payout(amount, rules.insurance_pays, house_rounding(rules))
             words = f"dealer blackjack: insurance wins {ratio_words(rules.insurance_pays)}"
         else:
             due, words = -amount, "no dealer blackjack: insurance lost"

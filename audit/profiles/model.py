@@ -209,6 +209,12 @@ class Rules(BaseModel):
     )
     win_pays: Ratio
     settlement_order: Literal["any", "high_to_low"]
+    payout_rounding: Literal["half_away_from_zero", "house"] = Field(
+        default="half_away_from_zero",
+        description="a due finer than a cent (3:2 of 10.01 is 15.015) is judged rounded to "
+        "the cent: half_away_from_zero (15.02); house: a payment rounds down (15.01), a take "
+        "rounds up in size",
+    )
     # the statistics (rules.md is silent: added for the statistical audit)
     house_edge: Decimal | None = Field(
         default=None,
@@ -221,6 +227,11 @@ class Rules(BaseModel):
 
 
 _DEFAULT_SOURCES = {
+    "payout_rounding": RuleSource(
+        source="rules.md v1.2: «Money due is exact» ... half away from zero (the seeds are "
+        "silent); house default for a profile file that does not name it",
+        house_default=True,
+    ),
     "split_double_every_spot": RuleSource(
         source="rules.md v1.2: under every casino profile every staked spot takes part in a "
         "double or split; house default for a profile file that does not name it",

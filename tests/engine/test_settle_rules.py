@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from audit.engine import ShoeContext
-from tests.engine.builders import ShoeLog, clean, codes, only, where
+import pytest
+
+from audit.engine import ShoeContext, ShoeReplay, replay_shoe
+from tests.engine.builders import REGISTRY, ShoeLog, clean, codes, only, where
 
 # ---------------------------------------------------------------- amounts and codes
 
@@ -122,6 +124,73 @@ def test_insurance_needs_the_dealer_second_card_000() -> None:
     r.deal({1: "AS KD"}, dealer="AH").insurance(1, 5).settle(1, -5, kind="insurance")
     r.settle(1, 15).close()
     assert codes(log.replay()) == ["DEALER_STOOD_ON_DRAW"]
+
+
+# ---------------------------------------------------------------- money due is exact (v1.2)
+
+
+def _blackjack(stake: str, paid: str) -> ShoeLog:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: stake})
+    return r.deal({1: "AS KD"}, dealer="9H").dealer("8C").settle(1, paid).close()
+
+
+def _house_rounding(log: ShoeLog) -> ShoeReplay:
+    """The shoe replayed under a copy of its profile with ``payout_rounding = "house"``."""
+    p = REGISTRY.get(log.profile)
+    house = p.model_copy(update={"rules": p.rules.model_copy(update={"payout_rounding": "house"})})
+    return replay_shoe(log.parsed(), house)
+
+
+def test_due_rounded_to_the_cent_half_away_from_zero_v12() -> None:
+    """rules.md v1.2, «Money due is exact»: 3:2 of 10.03 is 15.045, 15.05 is right; 3:2 of
+    10.01 is 15.015, judged as 15.02."""
+    clean(_blackjack("10.03", "15.05").replay())
+    clean(_blackjack("10.01", "15.02").replay())
+
+
+def test_due_rounded_the_other_way_is_short_v12() -> None:
+    """15.04 for 15.045 due is a cent short: ``expected`` shows the rounded due."""
+    f = only(_blackjack("10.03", "15.04").replay())
+    assert where(f) == ("PAY_BLACKJACK_SHORT", 1, 1, 0)
+    assert (f.expected, f.actual, str(f.impact)) == ("15.05", "15.04", "-0.01")
+    f = only(_blackjack("10.01", "15.03").replay())
+    assert (str(f.code), f.expected, f.actual, str(f.impact)) == (
+        "PAY_WRONG_AMOUNT",
+        "15.02",
+        "15.03",
+        "0.01",
+    )
+
+
+def test_house_rounding_pays_the_fraction_down_v12() -> None:
+    """rules.md v1.2: ``payout_rounding = "house"``, «a payment rounds down, 15.01»;
+    games.md: 15.02 where 15.01 is due is ``PAY_WRONG_AMOUNT`` (impact 0.01)."""
+    clean(_house_rounding(_blackjack("10.01", "15.01")))
+    f = only(_house_rounding(_blackjack("10.01", "15.02")))
+    assert (str(f.code), f.expected, f.actual, str(f.impact)) == (
+        "PAY_WRONG_AMOUNT",
+        "15.01",
+        "15.02",
+        "0.01",
+    )
+
+
+@pytest.mark.parametrize("house", [False, True])
+def test_a_take_rounds_up_in_size_v12(house: bool) -> None:
+    """rules.md v1.2: a take rounds up in size under ``house``, and half away from zero
+    otherwise: a surrender (judged as it happened) of 10.01 is -5.01 both ways."""
+
+    def surrender(settled: str) -> ShoeReplay:
+        log = ShoeLog("it-casino-6d").start()
+        r = log.round(1).bets({1: "10.01"})
+        r.deal({1: "TS 6D"}, dealer="TH").action(1, "surrender").settle(1, settled)
+        log = r.dealer("8C").close()
+        return _house_rounding(log) if house else log.replay()
+
+    assert codes(surrender("-5.01")) == ["PLAY_SURRENDER"]
+    bad = surrender("-5.00").findings[1]
+    assert (str(bad.code), bad.expected, bad.actual) == ("PAY_WRONG_AMOUNT", "-5.01", "-5")
 
 
 # ---------------------------------------------------------------- three sevens (001)
