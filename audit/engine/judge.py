@@ -232,13 +232,27 @@ def _judge_wager(rnd: Round, w: Wager, quiet_missing: bool) -> Breach | None:
             events=[*(h.card_events[-1:] if h else []), s.event_id],
             **common,  # type: ignore[arg-type]
         )
+    paid = money_str(money(s.amount))
+    if s.late:
+        # rules.md v1.2: right amount after the round was over
+        w.verdict = str(Code.PAY_TIMING)
+        return Breach(
+            Code.PAY_TIMING,
+            f"{where}: settled {paid} after round {rnd.number} was over",
+            (s.event_id,),
+            box=w.box,
+            hand=w.hand,
+            spot=w.spot,
+            expected=paid,
+            actual=paid,
+            impact=money(0),
+        )
     if rnd.voided:
         return None
     late = _timing(rnd, w, s)
     if late is None:
         return None
     rule, why = late
-    paid = money_str(money(s.amount))
     w.verdict = str(Code.PAY_TIMING)
     return Breach(
         Code.PAY_TIMING,
@@ -273,7 +287,7 @@ def _order_breach(rnd: Round, wagers: list[Wager]) -> Breach | None:
     prev: SettleRec | None = None
     for s in rnd.settles:
         key = (s.box, s.hand, s.spot, s.kind)
-        if s.at < complete or key not in known or key in skip or key in seen:
+        if s.late or s.at < complete or key not in known or key in skip or key in seen:
             continue
         seen.add(key)
         if prev is not None and s.box > prev.box:
@@ -392,6 +406,11 @@ def judge_round(rnd: Round) -> tuple[list[Wager], list[Breach]]:
     return wagers, breaches
 
 
+def settle_words(box: int, hand: int, spot: int, kind: str, amount: int) -> str:
+    """A settlement's step, as the trace tells it before it is judged."""
+    return f"settle box {box} hand {hand} spot {spot} {kind}: {money(amount)}"
+
+
 def _annotate_settle_steps(rnd: Round, wagers: list[Wager]) -> None:
     from dataclasses import replace
 
@@ -401,9 +420,10 @@ def _annotate_settle_steps(rnd: Round, wagers: list[Wager]) -> None:
             if s.step < 0:
                 continue
             st = rnd.steps[s.step]
+            words = settle_words(s.box, s.hand, s.spot, s.kind, s.amount)
             rnd.steps[s.step] = replace(
                 st,
-                description=f"{st.description} (due {money_str(money(w.due))}: {w.outcome})",
+                description=f"{words} (due {money_str(money(w.due))}: {w.outcome})",
                 allowed=w.verdict == "ok",
             )
 

@@ -275,6 +275,87 @@ def test_settle_for_a_wager_that_does_not_exist() -> None:
     assert (f.expected, f.actual) == ("0", "10")
 
 
+# ---------------------------------------------------------------- settled after the round (v1.2)
+
+
+def _won_round(log: ShoeLog, close: bool = True) -> ShoeLog:
+    """Round 1: 10 on box 1, T,9 against 9,8: due +10, and not settled in the round."""
+    r = log.round(1).bets({1: 10}).deal({1: "TS 9D"}, dealer="9H").dealer("8C")
+    return r.close() if close else log
+
+
+def test_settled_after_round_close_is_timing_v12() -> None:
+    """rules.md v1.2: «A settlement that comes after its round is over (after round_close ...)
+    is late: PAY_TIMING when its amount is right»; not PAY_MISSING, not LOG_INCOMPLETE."""
+    log = _won_round(ShoeLog("it-casino-6d").start())
+    log.late(1).settle(1, 10)
+    replay = log.replay()
+    f = only(replay)
+    assert where(f) == ("PAY_TIMING", 1, 1, 0)
+    assert (f.expected, f.actual, str(f.impact), f.rule) == ("10", "10", "0", None)
+    assert f.events == (log.events[-1]["id"],)
+    assert [w.verdict for w in replay.rounds[0].wagers] == ["PAY_TIMING"]
+
+
+def test_settled_after_round_close_wrongly_is_its_amount_code_v12() -> None:
+    """rules.md v1.2: «its amount code otherwise» (a wager settled both wrongly and late is its
+    PAY_ amount code only)."""
+    log = _won_round(ShoeLog("it-casino-6d").start())
+    log.late(1).settle(1, 5)
+    f = only(log.replay())
+    assert (str(f.code), f.expected, f.actual) == ("PAY_WRONG_AMOUNT", "10", "5")
+
+
+def test_settled_after_the_next_round_open_is_timing_v12() -> None:
+    """rules.md v1.2: the next round_open ends the round too (left unclosed: LOG_INCOMPLETE)."""
+    log = _won_round(ShoeLog("it-casino-6d").start(), close=False)
+    r2 = log.round(2).bets({2: 10})
+    log.late(1).settle(1, 10)
+    r2.deal({2: "TS 7D"}, dealer="9H").dealer("8C").settle(2, 0).close()
+    assert [where(f) for f in log.replay().findings] == [
+        ("LOG_INCOMPLETE", 1, None, None),
+        ("PAY_TIMING", 1, 1, 0),
+    ]
+
+
+def test_settled_after_the_shoe_close_is_timing_v12() -> None:
+    """rules.md v1.2: «or the shoe's shoe_close»: the settlement is PAY_TIMING alone (not also
+    an event after the close, LOG_INCOMPLETE)."""
+    log = _won_round(ShoeLog("it-casino-6d").start()).close()
+    log.late(1).settle(1, 10)
+    assert [where(f) for f in log.replay().findings] == [("PAY_TIMING", 1, 1, 0)]
+
+
+def test_settled_in_the_round_and_again_after_it_is_duplicate_v12() -> None:
+    """rules.md v1.2: «a wager settled in its round and again after it is PAY_DUPLICATE»."""
+    log = ShoeLog("it-casino-6d").start()
+    log.round(1).bets({1: 10}).deal({1: "TS 9D"}, dealer="9H").dealer("8C").settle(1, 10).close()
+    log.late(1).settle(1, 10)
+    f = only(log.replay())
+    assert where(f) == ("PAY_DUPLICATE", 1, 1, 0)
+    assert (f.expected, f.actual, str(f.impact)) == ("10", "20", "10")
+
+
+def test_settled_in_its_round_is_on_time_v12() -> None:
+    """The round that obeys: every wager settled before round_close."""
+    log = ShoeLog("it-casino-6d").start()
+    log.round(1).bets({1: 10}).deal({1: "TS 9D"}, dealer="9H").dealer("8C").settle(1, 10).close()
+    clean(log.replay())
+
+
+def test_late_events_other_than_settlements_are_one_log_incomplete_per_round_v12() -> None:
+    """rules.md v1.2: «Any other round event after its round is over is LOG_INCOMPLETE, once
+    per round»; the settlement among them is judged as above."""
+    log = _won_round(ShoeLog("it-casino-6d").start())
+    late = log.late(1).stand(1)
+    first = log.events[-1]["id"]
+    late.action(1, "hit").settle(1, 10).ev("void", reason="misdeal")
+    assert [(where(f), f.events) for f in log.replay().findings] == [
+        (("LOG_INCOMPLETE", 1, None, None), (first,)),
+        (("PAY_TIMING", 1, 1, 0), (log.events[-2]["id"],)),
+    ]
+
+
 # ---------------------------------------------------------------- order and timing
 
 
