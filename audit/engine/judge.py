@@ -339,8 +339,10 @@ def judge_round(rnd: Round) -> tuple[list[Wager], list[Breach]]:
     """Judge every wager of a finished round (rules.md, the ``PAY_`` codes).
 
     ``PAY_MISSING`` (never settled; a missing prize is ``PAY_BONUS``),
-    ``PAY_DUPLICATE``, the amount codes, ``PAY_INSURANCE``, ``PAY_BONUS``,
-    ``PAY_UNKNOWN_WAGER``, ``PAY_TIMING`` (correct amount, wrong moment) and
+    ``PAY_DUPLICATE``, the amount codes, ``PAY_INSURANCE``, ``PAY_BONUS`` (a prize
+    paid where none is due, under a profile with the prize; v1.2),
+    ``PAY_UNKNOWN_WAGER`` (no such wager, or any bonus under a profile without the
+    prize; v1.2), ``PAY_TIMING`` (correct amount, wrong moment, or after the round; v1.2) and
     ``PAY_ORDER`` (once per round, ``settlement_order`` high_to_low); and the
     ``DEAL_OUT_OF_TURN`` of a late double or split, priced here.
     """
@@ -373,7 +375,9 @@ def judge_round(rnd: Round) -> tuple[list[Wager], list[Breach]]:
         box, hand, spot, kind = key
         total = sum(s.amount for s in ss)
         main = by_key.get((box, hand, spot, "main"))
-        if kind == "bonus" and main is not None:
+        # rules.md v1.2: a bonus where no prize is due is PAY_BONUS where the profile has
+        # the prize; under a profile without it, any bonus names no wager (PAY_UNKNOWN_WAGER)
+        if kind == "bonus" and main is not None and rules.three_sevens_pays is not None:
             cards = ",".join(main.play_hand.cards if main.play_hand else ())
             code, msg, rule = (
                 Code.PAY_BONUS,

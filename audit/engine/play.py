@@ -31,12 +31,19 @@ def hit_violation(hand: Hand, rules: Rules) -> Code | None:
     ``PLAY_SPLIT_ACES_CARDS`` (000: one card each), ``PLAY_DOUBLE_CARDS`` (000:
     exactly one card), ``PLAY_HIT_AFTER_BUST`` (004: out of the game),
     ``PLAY_HIT_ON_21`` (004: «quando arriva al 21 si deve fermare»). The caller
-    checks ``DEAL_OUT_OF_TURN`` last.
+    checks ``DEAL_OUT_OF_TURN`` last. rules.md v1.2: a double on split aces is
+    ``PLAY_ILLEGAL_DOUBLE``, and the one card it takes is not also
+    ``PLAY_SPLIT_ACES_CARDS``.
     """
     n = len(hand.cards)
     if hand.natural:
         return Code.PLAY_HIT_ON_BLACKJACK
-    if hand.split_aces and rules.split_aces_one_card and n >= 2:
+    if (
+        hand.split_aces
+        and rules.split_aces_one_card
+        and n >= 2
+        and not (hand.doubled and hand.cards_after_double == 0)
+    ):
         return Code.PLAY_SPLIT_ACES_CARDS
     if hand.doubled and hand.cards_after_double >= 1:
         return Code.PLAY_DOUBLE_CARDS

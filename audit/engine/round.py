@@ -681,7 +681,12 @@ class Round:
                 if h.ended and h.skipped is not None and h.needs_card:
                     if code is None:
                         self._owed_card_late(h, e)
-                elif h.ended and code is None and late is None:
+                elif (
+                    h.ended
+                    and code is None
+                    and late is None
+                    and not (h.doubled and h.cards_after_double == 0)
+                ):
                     code = Code.DEAL_OUT_OF_TURN
                     why = f"box {e.box} hand {hand_no} had already ended"
                 elif h is not cur and self._is_later(h, cur):
@@ -741,9 +746,13 @@ class Round:
             skip = h.skipped
             code: Code | None = None
             if not h.surrendered:
-                if h.doubled and h.cards_after_double == 0:
+                if (
+                    h.doubled
+                    and h.cards_after_double == 0
+                    and not (self._split_ace_one_card(h) and not self.rules.double_on_split_aces)
+                ):
                     code = Code.PLAY_DOUBLE_CARDS
-                elif h.split_aces and self.rules.split_aces_one_card and len(h.cards) < 2:
+                elif self._split_ace_one_card(h) and len(h.cards) < 2:
                     code = Code.PLAY_SPLIT_ACES_CARDS
             if code is not None:
                 self.flag(
@@ -880,6 +889,10 @@ class Round:
     def _spots(self, e: RoundEvent, h: Hand) -> list[int]:
         return list(e.spots) if e.spots is not None else h.staked_spots()
 
+    def _split_ace_one_card(self, h: Hand) -> bool:
+        """A hand from split aces that gets one card (000: «una sola carta»)."""
+        return h.split_aces and self.rules.split_aces_one_card
+
     def _double(self, e: RoundEvent, h: Hand) -> tuple[bool, str | None]:
         """A double: one more card, the extra stake at most the stake (000); applied as made.
 
@@ -898,7 +911,9 @@ class Round:
             objections,
             Code.PLAY_ILLEGAL_DOUBLE,
         )
-        late = h.ended
+        # A split ace's turn ends with its one card: a double on it (PLAY_ILLEGAL_DOUBLE
+        # alone, rules.md v1.2) takes its card in that turn, not late or out of turn.
+        late = h.ended and not self._split_ace_one_card(h)
         for s, extra in extras.items():
             h.extra[s] = h.extra.get(s, 0) + extra
         h.doubled = True

@@ -440,6 +440,40 @@ def test_no_double_on_split_aces_000() -> None:
     assert where(f) == ("PLAY_ILLEGAL_DOUBLE", 1, 1, 1)
 
 
+def test_double_on_split_aces_is_illegal_double_alone_v12() -> None:
+    """rules.md v1.2: «A double on split aces is PLAY_ILLEGAL_DOUBLE, and the one card it takes
+    is not also PLAY_SPLIT_ACES_CARDS» (nor out of turn): here after the ace's own card (A,2),
+    so the double's card is the hand's third; settled as it happened, 2 on a doubled 10."""
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "AS AD"}, dealer="9H").split(1).hit(1, "9C").hit(1, "2C", hand=1)
+    r.double(1, "7C", hand=1).dealer("8D").settle(1, 10).settle(1, 20, hand=1).close()
+    f = only(log.replay())
+    assert where(f) == ("PLAY_ILLEGAL_DOUBLE", 1, 1, 1) and f.rule == "double_on_split_aces"
+
+
+def test_double_on_split_aces_without_its_card_is_illegal_double_alone_v12() -> None:
+    """The split ace had its one card; the illegal double draws none: still one finding."""
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "AS AD"}, dealer="9H").split(1).hit(1, "9C").double(1).hit(1, "KC", hand=1)
+    r.dealer("8D").settle(1, 20).settle(1, 10, hand=1).close()
+    assert [where(f) for f in log.replay().findings] == [("PLAY_ILLEGAL_DOUBLE", 1, 1, 0)]
+
+
+def test_a_second_card_after_a_double_on_split_aces_is_its_own_breach_000() -> None:
+    """One card more than the double's one is PLAY_SPLIT_ACES_CARDS (first in precedence)."""
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "AS AD"}, dealer="9H").split(1).hit(1, "9C").hit(1, "2C", hand=1)
+    r.double(1, "2H", hand=1).hit(1, "5C", hand=1).dealer("8D")
+    r.settle(1, 10).settle(1, 20, hand=1).close()
+    assert [where(f) for f in log.replay().findings] == [
+        ("PLAY_ILLEGAL_DOUBLE", 1, 1, 1),
+        ("PLAY_SPLIT_ACES_CARDS", 1, 1, 1),
+    ]
+
+
 def test_split_with_some_spots_000_unanimity() -> None:
     log = ShoeLog("it-casino-6d").start()
     r = log.round(1).bet(1, 10).bet(1, 20, spot=1).no_more_bets()

@@ -230,6 +230,8 @@ def test_three_sevens_prize_missing_001() -> None:
 
 
 def test_three_sevens_prize_without_three_sevens_001() -> None:
+    """rules.md v1.2: «A bonus settlement where no prize is due (no hand of exactly three
+    sevens) is PAY_BONUS where the profile has the prize»."""
     log = ShoeLog("it-casino-5d").start()
     r = log.round(1).bets({1: 10})
     r.deal({1: "7S 6D"}, dealer="9H").hit(1, "8C").dealer("8C").settle(1, 10)
@@ -243,6 +245,32 @@ def test_no_three_sevens_prize_000() -> None:
     r = log.round(1).bets({1: 10})
     r.deal({1: "7S 7D"}, dealer="9H").hit(1, "7C").dealer("8C").settle(1, 10).close()
     clean(log.replay())
+
+
+def test_bonus_for_a_box_with_no_wager_is_an_unknown_wager_001() -> None:
+    """rules.md v1.2: where the profile has the prize (001: «un premio stabilito dalla
+    Direzione»), a bonus with no prize due on a staked hand is PAY_BONUS
+    (test_three_sevens_prize_without_three_sevens_001); one naming a box that holds no
+    wager is PAY_UNKNOWN_WAGER, and the prize due on box 1 is paid right."""
+    log = ShoeLog("it-casino-5d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "7S 7D"}, dealer="9H").hit(1, "7C").dealer("8C").settle(1, 10)
+    r.settle(1, 20, kind="bonus").settle(3, 20, kind="bonus").close()
+    f = only(log.replay())
+    assert where(f) == ("PAY_UNKNOWN_WAGER", 1, 3, 0)
+
+
+@pytest.mark.parametrize("cards", ["7S 7D", "7S 6D"])
+def test_bonus_under_a_profile_without_the_prize_is_an_unknown_wager_000(cards: str) -> None:
+    """rules.md v1.2: PAY_UNKNOWN_WAGER «for any bonus settlement under a profile without the
+    prize» (000 has none), three sevens or not."""
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: cards}, dealer="9H").hit(1, "7C").dealer("8C").settle(1, 10)
+    r.settle(1, 20, kind="bonus").close()
+    f = only(log.replay())
+    assert where(f) == ("PAY_UNKNOWN_WAGER", 1, 1, 0)
+    assert (f.expected, f.actual, f.rule) == ("0", "20", None)
 
 
 # ---------------------------------------------------------------- missing, duplicate, unknown

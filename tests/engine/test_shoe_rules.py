@@ -218,6 +218,27 @@ def test_reconciliation_at_close_000() -> None:
     assert (f.expected, f.actual) == ("312", "310")
 
 
+def test_card_recorded_twice_is_a_gap_not_a_reconciliation_error_v12() -> None:
+    """rules.md v1.2: with pos, the cards drawn are counted by the highest position reached, so
+    a card recorded twice (round 2's first card repeats pos 9) is SHOE_POSITION_GAP and «is not
+    counted again as a reconciliation error»: 12 out + 300 remaining = 312."""
+    log = ShoeLog("it-casino-6d").start(positions=True)
+    plain_round(log, 1)
+    log.pos -= 1
+    plain_round(log, 2)
+    log.close(remaining=312 - 12)
+    replay = log.replay()
+    f = only(replay)
+    assert where(f) == ("SHOE_POSITION_GAP", 2, None, None)
+    assert (f.expected, f.actual) == ("10", "9")
+    assert replay.cards_drawn == 12
+    counted = ShoeLog("it-casino-6d").start(positions=True)
+    plain_round(counted, 1)
+    plain_round(counted, 2)
+    counted.close(remaining=312 - 13)
+    clean(counted.replay())
+
+
 def test_unrecorded_card_is_a_gap_not_a_reconciliation_error_000() -> None:
     """rules.md: with pos, cards drawn are counted by the highest position reached."""
     log = ShoeLog("it-casino-6d").start(positions=True)
