@@ -108,6 +108,8 @@ def _night(rounds: int, tables: int, seed: int, error_rate: float) -> Path:
         seed=seed,
         error_rate=error_rate,
         workers=2,
+        # plain tables only: the corpus every earlier figure was measured on (issue 28)
+        rich_share=0.0,
     )
     # The manifest is not TEL/1: keep it out of the folder the stages read.
     manifest = folder / "logs" / "injected.jsonl"

@@ -49,6 +49,8 @@ def main() -> None:
             seed=args.seed,
             error_rate=args.error_rate,
             registry=registry,
+            # plain tables only: the corpus every earlier figure was measured on (issue 28)
+            rich_share=0.0,
         )
         print(f"simulate  {time.perf_counter() - t:8.1f} s  {sim}")
         day_dirs = sorted(p for p in logs.iterdir() if p.is_dir())

@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/sim_recall.py --rounds 25000 --seed 1
 
 Runs a clean simulation (every finding is a false positive) and one with
-injected errors (``--error-rate``), replays every shoe through the engine
+injected errors (``--error-rate``), a share of their tables writing every
+optional field of TEL/1 (``--rich-share``), replays every shoe through the engine
 with the cross-shoe context the batch layer would compute, and prints, per
 code: injected, found at the manifest's place, extra findings, recall and
 precision; then a few of the disagreements, to be judged against rules.md.
@@ -21,6 +22,7 @@ from audit.events.parse import parse_object
 from audit.findings import Finding
 from audit.profiles import load_registry
 from audit.simulate import (
+    RICH_SHARE,
     InjectedError,
     ShoeInfoTracker,
     ShoeOutput,
@@ -58,12 +60,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--error-rate", type=float, default=0.1)
     ap.add_argument("--tables", type=int, default=4)
+    ap.add_argument(
+        "--rich-share",
+        type=float,
+        default=RICH_SHARE,
+        help="share of tables that write every optional field (0: plain logs only)",
+    )
     ap.add_argument("--profile", action="append", dest="profiles", help="default: all four")
     ap.add_argument("--show", type=int, default=10, help="disagreements to print")
     args = ap.parse_args(argv)
     profiles = args.profiles or PROFILES
     per_table = max(1, args.rounds // args.tables)
-    kw = {"tables": args.tables, "shoes": 1, "rounds": per_table, "profiles": profiles}
+    kw = {
+        "tables": args.tables,
+        "shoes": 1,
+        "rounds": per_table,
+        "profiles": profiles,
+        "rich_share": args.rich_share,
+    }
 
     t0 = time.perf_counter()
     feats, _, clean = replay(iter_shoes(seed=args.seed, **kw))  # type: ignore[arg-type]

@@ -819,6 +819,18 @@ def simulate_cmd(
         ),
     ] = 0.0,
     gzip: Annotated[bool, typer.Option("--gzip", help="Write *.jsonl.gz.")] = False,
+    rich_share: Annotated[
+        float | None,
+        typer.Option(
+            "--rich-share",
+            metavar="P",
+            min=0.0,
+            max=1.0,
+            help="The share (0 to 1, default 0.25) of tables that write every optional "
+            "field of TEL/1 (spots, void rounds, 10 for T, cards without pos, ...); "
+            "0: plain logs only.",
+        ),
+    ] = None,
     bias: Annotated[
         list[str] | None,
         typer.Option(
@@ -832,7 +844,8 @@ def simulate_cmd(
     """Write realistic TEL/1 logs, with injected errors.
 
     With --error-rate, dealer errors are injected and listed beside the logs
-    in injected.jsonl (one JSON object per error).
+    in injected.jsonl (one JSON object per error). Some tables (--rich-share)
+    write every optional field of the format; the others write plain logs.
 
     \b
     Examples:
@@ -841,7 +854,7 @@ def simulate_cmd(
       shoe-audit simulate --tables 20 --profile it-casino-6d --gzip --out /tmp/big-night
     """
     from audit.profiles import load_registry
-    from audit.simulate import simulate
+    from audit.simulate import RICH_SHARE, simulate
     from audit.simulate.bias import parse_biases
 
     biases = parse_biases(bias or [])
@@ -860,5 +873,6 @@ def simulate_cmd(
         gzip=gzip,
         registry=registry,
         biases=biases,
+        rich_share=RICH_SHARE if rich_share is None else rich_share,
     )
     say(str(summary))

@@ -28,7 +28,7 @@ from audit.engine.result import (
 )
 from audit.engine.round import Phase
 
-ENGINE_VERSION = "2.0.1"
+ENGINE_VERSION = "2.1.0"
 """Bumped whenever a rule changes: shoes audited with another version are re-audited."""
 
 __all__ = [

@@ -25,6 +25,7 @@ from audit.engine.hands import best_total
 from audit.engine.payout import (
     amounts_match,
     due_main,
+    house_rounding,
     paid_at_once,
     pay_code,
     payout,
@@ -96,7 +97,7 @@ def _build_wagers(rnd: Round) -> list[Wager]:
             w.at_once = paid_at_once(h, spot, d_nat, upcard, rules) and not rnd.voided
             wagers.append(w)
             if rules.three_sevens_pays is not None and h.three_sevens and not rnd.voided:
-                prize = payout(base, rules.three_sevens_pays)
+                prize = payout(base, rules.three_sevens_pays, house_rounding(rules))
                 words = f"21 with three sevens: {ratio_words(rules.three_sevens_pays)}"
                 wagers.append(
                     Wager(h.box, h.number, spot, "bonus", base, base, player, prize, words,
@@ -106,7 +107,7 @@ def _build_wagers(rnd: Round) -> list[Wager]:
         if rnd.voided:
             due, words = 0, "void: stake returned"
         elif d_nat:
-            due = payout(amount, rules.insurance_pays)
+            due = payout(amount, rules.insurance_pays, house_rounding(rules))
             words = f"dealer blackjack: insurance wins {ratio_words(rules.insurance_pays)}"
         else:
             due, words = -amount, "no dealer blackjack: insurance lost"
@@ -231,13 +232,27 @@ def _judge_wager(rnd: Round, w: Wager, quiet_missing: bool) -> Breach | None:
             events=[*(h.card_events[-1:] if h else []), s.event_id],
             **common,  # type: ignore[arg-type]
         )
+    paid = money_str(money(s.amount))
+    if s.late:
+        # rules.md v1.2: right amount after the round was over
+        w.verdict = str(Code.PAY_TIMING)
+        return Breach(
+            Code.PAY_TIMING,
+            f"{where}: settled {paid} after round {rnd.number} was over",
+            (s.event_id,),
+            box=w.box,
+            hand=w.hand,
+            spot=w.spot,
+            expected=paid,
+            actual=paid,
+            impact=money(0),
+        )
     if rnd.voided:
         return None
     late = _timing(rnd, w, s)
     if late is None:
         return None
     rule, why = late
-    paid = money_str(money(s.amount))
     w.verdict = str(Code.PAY_TIMING)
     return Breach(
         Code.PAY_TIMING,
@@ -272,7 +287,7 @@ def _order_breach(rnd: Round, wagers: list[Wager]) -> Breach | None:
     prev: SettleRec | None = None
     for s in rnd.settles:
         key = (s.box, s.hand, s.spot, s.kind)
-        if s.at < complete or key not in known or key in skip or key in seen:
+        if s.late or s.at < complete or key not in known or key in skip or key in seen:
             continue
         seen.add(key)
         if prev is not None and s.box > prev.box:
@@ -324,8 +339,10 @@ def judge_round(rnd: Round) -> tuple[list[Wager], list[Breach]]:
     """Judge every wager of a finished round (rules.md, the ``PAY_`` codes).
 
     ``PAY_MISSING`` (never settled; a missing prize is ``PAY_BONUS``),
-    ``PAY_DUPLICATE``, the amount codes, ``PAY_INSURANCE``, ``PAY_BONUS``,
-    ``PAY_UNKNOWN_WAGER``, ``PAY_TIMING`` (correct amount, wrong moment) and
+    ``PAY_DUPLICATE``, the amount codes, ``PAY_INSURANCE``, ``PAY_BONUS`` (a prize
+    paid where none is due, under a profile with the prize; v1.2),
+    ``PAY_UNKNOWN_WAGER`` (no such wager, or any bonus under a profile without the
+    prize; v1.2), ``PAY_TIMING`` (correct amount, wrong moment, or after the round; v1.2) and
     ``PAY_ORDER`` (once per round, ``settlement_order`` high_to_low); and the
     ``DEAL_OUT_OF_TURN`` of a late double or split, priced here.
     """
@@ -358,7 +375,9 @@ def judge_round(rnd: Round) -> tuple[list[Wager], list[Breach]]:
         box, hand, spot, kind = key
         total = sum(s.amount for s in ss)
         main = by_key.get((box, hand, spot, "main"))
-        if kind == "bonus" and main is not None:
+        # rules.md v1.2: a bonus where no prize is due is PAY_BONUS where the profile has
+        # the prize; under a profile without it, any bonus names no wager (PAY_UNKNOWN_WAGER)
+        if kind == "bonus" and main is not None and rules.three_sevens_pays is not None:
             cards = ",".join(main.play_hand.cards if main.play_hand else ())
             code, msg, rule = (
                 Code.PAY_BONUS,
@@ -391,6 +410,11 @@ def judge_round(rnd: Round) -> tuple[list[Wager], list[Breach]]:
     return wagers, breaches
 
 
+def settle_words(box: int, hand: int, spot: int, kind: str, amount: int) -> str:
+    """A settlement's step, as the trace tells it before it is judged."""
+    return f"settle box {box} hand {hand} spot {spot} {kind}: {money(amount)}"
+
+
 def _annotate_settle_steps(rnd: Round, wagers: list[Wager]) -> None:
     from dataclasses import replace
 
@@ -400,9 +424,10 @@ def _annotate_settle_steps(rnd: Round, wagers: list[Wager]) -> None:
             if s.step < 0:
                 continue
             st = rnd.steps[s.step]
+            words = settle_words(s.box, s.hand, s.spot, s.kind, s.amount)
             rnd.steps[s.step] = replace(
                 st,
-                description=f"{st.description} (due {money_str(money(w.due))}: {w.outcome})",
+                description=f"{words} (due {money_str(money(w.due))}: {w.outcome})",
                 allowed=w.verdict == "ok",
             )
 

@@ -5,7 +5,8 @@ The dispute report renders a :class:`~audit.engine.result.ShoeReplay`;
 every round and the verdict on every wager, for the report's figures and the
 statistics. These rows are those facts, in the columns of the store's
 ``rounds`` and ``wagers`` tables, money in cents (``due`` in hundredths of a
-cent: a 3:2 payout on an odd stake is due to half a cent). Both come from the
+cent, the column's unit since dues were exact; rules.md v1.2 judges them rounded
+to the cent). Both come from the
 same judged :class:`~audit.engine.round.Round`: a test checks that the rows
 say what the records say.
 """

@@ -2,8 +2,9 @@
 
 rules.md, "Findings": settlements are judged against what actually happened
 (the hands as dealt, the stakes as placed); "How many findings": one finding
-per wrong wager. Amounts are cents (``int``), or a ``Fraction`` of cents for a
-payout finer than a cent (3:2 on 25.25 is 3787.5 cents).
+per wrong wager. Amounts are cents (``int``); "Money due is exact" (v1.2): a
+due finer than a cent (3:2 on 25.25 is 3787.5 cents) is judged rounded to the
+cent as the profile's ``payout_rounding`` says, and ``expected`` shows it so.
 """
 
 from __future__ import annotations
@@ -17,24 +18,45 @@ from audit.findings import Code
 from audit.profiles.model import Rules
 
 
-def payout(stake: int, ratio: Fraction) -> Cents:
-    """The win on ``stake`` cents at ``ratio`` (3/2 for a blackjack, 1/1 for a win), exactly."""
+def payout(stake: int, ratio: Fraction, house: bool = False) -> int:
+    """The win on ``stake`` cents at ``ratio`` (3/2 a blackjack, 1/1 a win), due to the cent.
+
+    rules.md v1.2, "Money due is exact": 3:2 of 10.01 is 15.015, judged rounded to
+    the cent half away from zero (15.02); with ``payout_rounding = "house"`` (``house``
+    true) a payment rounds down (15.01). A whole multiple of the stake is exact
+    either way.
+    """
     num, den = ratio.numerator, ratio.denominator
     if den == 1:
         return stake * num
     q, r = divmod(stake * num, den)
-    return q if r == 0 else Fraction(stake * num, den)
+    if r == 0 or house:
+        return q
+    return q + 1 if 2 * r >= den else q
+
+
+def take(stake: int, ratio: Fraction) -> int:
+    """What the house takes of ``stake`` cents at ``ratio`` (1/2 for a surrender), due to the cent.
+
+    rules.md v1.2: a half cent of a take rounds up in size under both readings
+    (half away from zero; the house's rounding takes the fraction), so 1/2 of
+    10.01 is -5.01.
+    """
+    q, r = divmod(stake * ratio.numerator, ratio.denominator)
+    return -(q + 1) if r else -q
+
+
+def house_rounding(rules: Rules) -> bool:
+    """``payout_rounding = "house"``: a fraction of a cent goes to the house (rules.md v1.2)."""
+    return rules.payout_rounding == "house"
 
 
 def amounts_match(actual: int, due: Cents) -> bool:
-    """Exact money comparison; an amount due to a fraction of a cent may be paid within a cent.
+    """Money compared exactly: the due is already rounded to the cent (rules.md v1.2)."""
+    return actual == due
 
-    rules.md is silent on rounding; docs/decisions.md: 37.875 due may be paid
-    37.87 or 37.88.
-    """
-    if isinstance(due, int):
-        return actual == due
-    return abs(actual - due) < 1
+
+_HALF = Fraction(1, 2)
 
 
 def ratio_words(r: Fraction) -> str:
@@ -47,7 +69,7 @@ def sign(value: Cents) -> int:
 
 def due_main(
     hand: Hand, spot: int, d_nat: bool, d_total: int, rules: Rules
-) -> tuple[Cents, str, str]:
+) -> tuple[int, str, str]:
     """The correct net settlement of a main wager, why in words, and the rule it follows.
 
     000/001/004: a natural wins 3:2 (also against the dealer's 21 in 3+ cards),
@@ -61,8 +83,7 @@ def due_main(
     stake = hand.stake(spot)
     base = hand.stakes.get(spot, 0)
     if hand.surrendered:
-        half = -stake // 2 if stake % 2 == 0 else Fraction(-stake, 2)
-        return half, "surrendered: half the stake", "surrender_allowed"
+        return take(stake, _HALF), "surrendered: half the stake", "surrender_allowed"
     if spot in hand.even_money:
         return base, "even money 1:1", "even_money_offered"
     if hand.natural:
@@ -71,7 +92,7 @@ def due_main(
         if d_total == 21 and not rules.blackjack_beats_dealer_21:
             return 0, "blackjack v dealer 21: push", "blackjack_beats_dealer_21"
         return (
-            payout(stake, rules.blackjack_pays),
+            payout(stake, rules.blackjack_pays, house_rounding(rules)),
             f"blackjack wins {ratio_words(rules.blackjack_pays)}",
             "blackjack_pays",
         )
@@ -88,9 +109,11 @@ def due_main(
         kept = -base if not hand.from_split or hand.number == 0 else 0
         return kept, f"{total} v dealer blackjack: the original stake", "dealer_blackjack_takes_all"
     if d_total > 21:
-        return payout(stake, rules.win_pays), f"{total} v dealer bust {d_total}", "win_pays"
+        win = payout(stake, rules.win_pays, house_rounding(rules))
+        return win, f"{total} v dealer bust {d_total}", "win_pays"
     if total > d_total:
-        return payout(stake, rules.win_pays), f"{total} v dealer {d_total}: win", "win_pays"
+        win = payout(stake, rules.win_pays, house_rounding(rules))
+        return win, f"{total} v dealer {d_total}: win", "win_pays"
     if total == d_total:
         return 0, f"{total} v dealer {d_total}: push", "win_pays"
     return -stake, f"{total} v dealer {d_total}: loss", "win_pays"
@@ -107,7 +130,7 @@ def pay_code(hand: Hand | None, stake: int, due: Cents, actual: int, rules: Rule
     if (
         hand is not None
         and hand.split_21
-        and amounts_match(actual, payout(stake, rules.blackjack_pays))
+        and amounts_match(actual, payout(stake, rules.blackjack_pays, house_rounding(rules)))
     ):
         return Code.PAY_SPLIT_BLACKJACK_AS_NATURAL
     if hand is not None and hand.natural and 0 < actual < due:

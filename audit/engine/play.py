@@ -31,12 +31,19 @@ def hit_violation(hand: Hand, rules: Rules) -> Code | None:
     ``PLAY_SPLIT_ACES_CARDS`` (000: one card each), ``PLAY_DOUBLE_CARDS`` (000:
     exactly one card), ``PLAY_HIT_AFTER_BUST`` (004: out of the game),
     ``PLAY_HIT_ON_21`` (004: «quando arriva al 21 si deve fermare»). The caller
-    checks ``DEAL_OUT_OF_TURN`` last.
+    checks ``DEAL_OUT_OF_TURN`` last. rules.md v1.2: a double on split aces is
+    ``PLAY_ILLEGAL_DOUBLE``, and the one card it takes is not also
+    ``PLAY_SPLIT_ACES_CARDS``.
     """
     n = len(hand.cards)
     if hand.natural:
         return Code.PLAY_HIT_ON_BLACKJACK
-    if hand.split_aces and rules.split_aces_one_card and n >= 2:
+    if (
+        hand.split_aces
+        and rules.split_aces_one_card
+        and n >= 2
+        and not (hand.doubled and hand.cards_after_double == 0)
+    ):
         return Code.PLAY_SPLIT_ACES_CARDS
     if hand.doubled and hand.cards_after_double >= 1:
         return Code.PLAY_DOUBLE_CARDS
@@ -143,17 +150,21 @@ def split_violation(hand: Hand, box: Box, rules: Rules) -> tuple[str, str] | Non
 
 def consent_violation(
     rules: Rules, hand: Hand, spots: list[int], objections: list[str]
-) -> str | None:
-    """000: all who bet on the box must agree; one objection forbids it.
+) -> tuple[str, str] | None:
+    """Why a double or split goes ahead without its bettors, as (rule field, reason), or None.
 
-    With ``split_double_unanimity`` false the box holder binds the others
-    (001, 004) and objections have no effect. Returns why not, or None.
+    000: «tutti i giocatori che hanno puntato debbono essere d'accordo. Se uno si
+    oppone ... il raddoppio non si può fare» (``split_double_unanimity``: one
+    objection forbids it); with it false the box holder binds the others (001,
+    004: «vincolano il gioco») and objections have no effect. rules.md v1.2
+    (``split_double_every_spot``): under all three casino profiles every staked
+    spot takes part, so an action whose ``spots`` leaves one out is a breach
+    whether the bettors agree or the holder binds them.
     """
-    if not rules.split_double_unanimity:
-        return None
-    if objections:
-        return f"a bettor objected ({', '.join(objections)})"
-    missing = sorted(set(hand.staked_spots()) - set(spots))
-    if missing:
-        return f"spot(s) {missing} did not take part"
+    if objections and rules.split_double_unanimity:
+        return ("split_double_unanimity", f"a bettor objected ({', '.join(objections)})")
+    if rules.split_double_every_spot:
+        missing = [s for s in hand.staked_spots() if s not in spots]
+        if missing:
+            return ("split_double_every_spot", f"spot(s) {missing} did not take part")
     return None

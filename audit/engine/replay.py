@@ -369,7 +369,7 @@ class _Shoe:
                 e = model
             rnd = self.current
             if self.closed is not None or rnd is None or rnd.number != e.round:
-                rnd = self.enter_round(e)
+                rnd = self.enter_round(e, i)
                 if rnd is None:
                     continue
             rnd.last_event = e.id
@@ -387,6 +387,10 @@ class _Shoe:
                 rnd.cut_card_out(e, i)
             else:
                 handlers[etype](rnd, e, i)
+        closed = self.closed
+        if closed is not None:
+            # after every event: a late card still left the shoe (rules.md v1.2)
+            self.tracker.reconcile(closed, self.start_burned, self.start_burn_events[-1:])
         self.sink.add_first(unknown)
 
     def pass_over(self, rnd: Round, e: RoundEvent, index: int) -> None:
@@ -410,25 +414,49 @@ class _Shoe:
         elif etype == "cut_card_out":
             self.tracker.cut_card_came_out(rnd.number, e.id)
 
-    def enter_round(self, e: RoundEvent) -> Round | None:
+    def enter_round(self, e: RoundEvent, index: int) -> Round | None:
         """The round a round event belongs to: a new one, or None for a round that is over."""
+        rnd = self.current
+        if rnd is None or rnd.number != e.round:
+            over = self.rounds.get(e.round)
+            if over is not None:
+                self.late(over, e, index)
+                return None
         if self.closed is not None:
             self._after_close(e)
-        rnd = self.current
         if rnd is not None and rnd.number == e.round:
             return rnd
-        if e.round in self.rounds:
+        return self.start_round(e.round, e)
+
+    def late(self, rnd: Round, e: RoundEvent, index: int) -> None:
+        """An event of a round that is over (``round_close``, the next ``round_open``, or the
+        shoe's close came first; rules.md v1.2).
+
+        A settlement is judged with the round's own (:meth:`Round.late_settle`:
+        ``PAY_TIMING`` when right, its amount code when wrong, ``PAY_DUPLICATE`` if
+        the wager was settled already). Any other event is ``LOG_INCOMPLETE``, once
+        per round, and is not replayed; but a late card still left the shoe: it
+        counts for the positions, the card counts and the reconciliation.
+        """
+        etype = e.type
+        if etype == "settle":
+            rnd.late_settle(e, index)
+            self.shoe_step(e, f"settle for round {e.round} after it was over")
+            return
+        if not rnd.late_logged:
+            rnd.late_logged = True
             self.sink.add(
                 Breach(
                     Code.LOG_INCOMPLETE,
-                    f"{e.type} {e.id!r} for round {e.round}, which is over",
+                    f"{etype} {e.id!r} for round {e.round}, which is over",
                     (e.id,),
                 ),
                 e.round,
             )
-            self.shoe_step(e, f"{e.type} for round {e.round}, which is over (not replayed)")
-            return None
-        return self.start_round(e.round, e)
+        if etype == "card":
+            self.tracker.draw(e.card, e.pos, e.id, rnd.number)
+            self.cards_dealt += 1
+        self.shoe_step(e, f"{etype} for round {e.round}, which is over (not replayed)")
 
     def card(self, rnd: Round, e: RoundEvent, index: int) -> None:
         """A card leaves the shoe (the tracker) and is placed (the round)."""
@@ -443,12 +471,12 @@ class _Shoe:
         rnd.card(e, index, pos)
 
     def shoe_close(self, e: m.ShoeClose) -> None:
-        """The shoe closes: an open round is ``LOG_INCOMPLETE``; ``SHOE_RECONCILIATION``."""
+        """The shoe closes: an open round is ``LOG_INCOMPLETE``; ``SHOE_RECONCILIATION`` after
+        the last event (:meth:`replay`)."""
         if self.current is not None:
             self.abandon(self.current, e)
         if self.closed is None:
-            self.closed = e
-            self.tracker.reconcile(e, self.start_burned, self.start_burn_events[-1:])
+            self.closed = e  # reconciled once every event is replayed (a late card counts)
         self.shoe_step(
             e,
             f"shoe closes ({e.reason})"

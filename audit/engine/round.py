@@ -23,7 +23,7 @@ from audit.engine.dealer import dealer_must_draw, dealer_natural, dealer_rule_wo
 from audit.engine.event import RoundEvent, money
 from audit.engine.exposed import Exposed
 from audit.engine.hands import VALUE, best_total, is_soft
-from audit.engine.judge import judge_round
+from audit.engine.judge import judge_round, settle_words
 from audit.engine.play import (
     HIT_RULE,
     consent_violation,
@@ -38,7 +38,7 @@ from audit.engine.sink import Breach, FindingSink
 from audit.engine.state import Box, Hand, Late, Skip
 from audit.events import models as m
 from audit.events.cards import is_ace, is_ten_value
-from audit.findings import Code
+from audit.findings import Code, Finding
 from audit.profiles.model import Rules
 
 if TYPE_CHECKING:
@@ -83,6 +83,8 @@ class SettleRec(NamedTuple):
     at: int
     """The event's index in the shoe: settlements are timed against the cards."""
     step: int
+    late: bool = False
+    """Settled after the round was over (rules.md v1.2): ``PAY_TIMING``, or its amount code."""
 
 
 class Round:
@@ -156,6 +158,10 @@ class Round:
         self.void_event: str | None = None
         self.wagers: list[Wager] = []
         self.judged = False
+        self.judge_findings: list[Finding] = []
+        """The findings the judgement raised: a late settlement judges the round again."""
+        self.late_logged = False
+        """A round event after the round was over was flagged (``LOG_INCOMPLETE`` once)."""
         self.skipped = False
         """Replayed only as far as the shoe remembers it (:meth:`_Shoe.pass_over`): not judged."""
 
@@ -675,7 +681,12 @@ class Round:
                 if h.ended and h.skipped is not None and h.needs_card:
                     if code is None:
                         self._owed_card_late(h, e)
-                elif h.ended and code is None and late is None:
+                elif (
+                    h.ended
+                    and code is None
+                    and late is None
+                    and not (h.doubled and h.cards_after_double == 0)
+                ):
                     code = Code.DEAL_OUT_OF_TURN
                     why = f"box {e.box} hand {hand_no} had already ended"
                 elif h is not cur and self._is_later(h, cur):
@@ -735,9 +746,13 @@ class Round:
             skip = h.skipped
             code: Code | None = None
             if not h.surrendered:
-                if h.doubled and h.cards_after_double == 0:
+                if (
+                    h.doubled
+                    and h.cards_after_double == 0
+                    and not (self._split_ace_one_card(h) and not self.rules.double_on_split_aces)
+                ):
                     code = Code.PLAY_DOUBLE_CARDS
-                elif h.split_aces and self.rules.split_aces_one_card and len(h.cards) < 2:
+                elif self._split_ace_one_card(h) and len(h.cards) < 2:
                     code = Code.PLAY_SPLIT_ACES_CARDS
             if code is not None:
                 self.flag(
@@ -837,7 +852,7 @@ class Round:
         self,
         e: RoundEvent,
         violation: tuple[str, str] | None,
-        unconsented: str | None,
+        unconsented: tuple[str, str] | None,
         evidence: list[str],
         illegal: Code,
     ) -> tuple[bool, str | None]:
@@ -857,21 +872,26 @@ class Round:
             )
             return False, reason
         if unconsented is not None:
+            rule, reason = unconsented
             self.flag(
                 Breach(
                     Code.PLAY_UNCONSENTED,
-                    f"box {e.box} hand {hand_no}: {e.word} went ahead though {unconsented}",
-                    (*evidence, e.id),
+                    f"box {e.box} hand {hand_no}: {e.word} went ahead though {reason}",
+                    (*(evidence if rule == "split_double_unanimity" else ()), e.id),
                     box=e.box,
                     hand=hand_no,
-                    rule="split_double_unanimity",
+                    rule=rule,
                 )
             )
-            return False, unconsented
+            return False, reason
         return True, None
 
     def _spots(self, e: RoundEvent, h: Hand) -> list[int]:
         return list(e.spots) if e.spots is not None else h.staked_spots()
+
+    def _split_ace_one_card(self, h: Hand) -> bool:
+        """A hand from split aces that gets one card (000: «una sola carta»)."""
+        return h.split_aces and self.rules.split_aces_one_card
 
     def _double(self, e: RoundEvent, h: Hand) -> tuple[bool, str | None]:
         """A double: one more card, the extra stake at most the stake (000); applied as made.
@@ -891,7 +911,9 @@ class Round:
             objections,
             Code.PLAY_ILLEGAL_DOUBLE,
         )
-        late = h.ended
+        # A split ace's turn ends with its one card: a double on it (PLAY_ILLEGAL_DOUBLE
+        # alone, rules.md v1.2) takes its card in that turn, not late or out of turn.
+        late = h.ended and not self._split_ace_one_card(h)
         for s, extra in extras.items():
             h.extra[s] = h.extra.get(s, 0) + extra
         h.doubled = True
@@ -1365,13 +1387,32 @@ class Round:
         if self.steps is not None:
             step = self.step(
                 e,
-                f"settle box {e.box} hand {hand_no} spot {e.spot} {kind}: {money(e.amount)}",
+                settle_words(e.box, hand_no, e.spot, kind, e.amount),
                 box=e.box,
                 hand=hand_no,
                 spot=e.spot,
                 amount=money(e.amount),
             )
         self.settles.append(SettleRec(e.box, hand_no, e.spot, kind, e.amount, e.id, index, step))
+
+    def late_settle(self, e: RoundEvent, index: int) -> None:
+        """A settlement after the round is over: judged with the round's own, and the round again.
+
+        rules.md v1.2: a settlement after ``round_close``, the next ``round_open`` or
+        the shoe's close is late: ``PAY_TIMING`` when its amount is right, its amount
+        code otherwise; a wager settled in its round and again after it is
+        ``PAY_DUPLICATE``; ``PAY_MISSING`` only for a wager never settled. Its step is
+        the shoe's (the round's story is closed), so it is not annotated.
+        """
+        assert e.box is not None and e.spot is not None and e.amount is not None
+        if self.skipped:
+            return
+        kind = e.word or "main"
+        self.settles.append(
+            SettleRec(e.box, e.hand or 0, e.spot, kind, e.amount, e.id, index, -1, late=True)
+        )
+        if self.judged:
+            self.judge()
 
     def void(self, e: RoundEvent, index: int) -> None:
         """The round is declared void (misdeal): every stake returned, settle 0."""
@@ -1396,12 +1437,24 @@ class Round:
         if self.pending_dealer is not None:
             self._resolve_pending(as_hole_card=False)
         self.finish_dealer()
+        self.judge()
+        self.phase = Phase.CLOSED
+
+    def judge(self) -> None:
+        """Judge the round's wagers (:func:`audit.engine.judge.judge_round`), replacing the
+        findings of an earlier judgement (a late settlement judges it again, v1.2)."""
+        sink = self.sink
+        old = self.judge_findings
+        if old:
+            gone = {id(f) for f in old}
+            sink.items[:] = [f for f in sink.items if id(f) not in gone]
         wagers, breaches = judge_round(self)
-        for b in breaches:
-            self.flag(b)
+        if breaches:
+            self.judge_findings = [sink.add(b, self.number) for b in breaches]
+        elif old:
+            self.judge_findings = []
         self.wagers = wagers
         self.judged = True
-        self.phase = Phase.CLOSED
 
     # ================================================================== composition
 

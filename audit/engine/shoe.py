@@ -4,8 +4,9 @@ Every card that leaves the shoe (a dealt card or a burned one) passes through
 :meth:`ShoeTracker.draw`. Positions count from 1, burns included (event-log.md,
 ``card.pos`` / ``burn.pos``); a card without ``pos`` takes the position after
 the previous one. rules.md, "Findings": with ``pos`` the cards drawn are
-counted by the highest position reached, so a card left unrecorded is one
-``SHOE_POSITION_GAP`` and not a reconciliation error too.
+counted by the highest position reached, so a card left unrecorded, or one
+recorded twice (v1.2), is one ``SHOE_POSITION_GAP`` and not a reconciliation
+error too.
 """
 
 from __future__ import annotations
@@ -254,7 +255,10 @@ class ShoeTracker:
     def reconcile(self, event: ShoeClose, burned: int, evidence: list[str]) -> None:
         """At ``shoe_close``: cards drawn (burns included) + ``remaining`` = 52 x decks.
 
-        ``SHOE_RECONCILIATION`` once per shoe, only when ``remaining`` is recorded.
+        ``SHOE_RECONCILIATION`` once per shoe, only when ``remaining`` is recorded;
+        judged once every event is read, since a late card still left the shoe
+        (rules.md v1.2). Cards drawn are the highest position reached: a card recorded
+        twice is not counted twice (its ``SHOE_POSITION_GAP`` is the finding).
         """
         if event.remaining is None or self.decks is None:
             return

@@ -143,6 +143,12 @@ class Rules(BaseModel):
         description="every bettor of a box must agree to a split or double; "
         "one objection forbids it"
     )
+    split_double_every_spot: bool = Field(
+        default=True,
+        description="every staked spot of the box takes part in a double or split (an action "
+        "whose spots leaves one out is PLAY_UNCONSENTED), whether the bettors agree to it "
+        "(split_double_unanimity) or the box holder binds them",
+    )
     # the deal
     initial_deal: Deal = Field(
         description="the initial deal: two passes in box order, the dealer's cards last in "
@@ -203,6 +209,12 @@ class Rules(BaseModel):
     )
     win_pays: Ratio
     settlement_order: Literal["any", "high_to_low"]
+    payout_rounding: Literal["half_away_from_zero", "house"] = Field(
+        default="half_away_from_zero",
+        description="a due finer than a cent (3:2 of 10.01 is 15.015) is judged rounded to "
+        "the cent: half_away_from_zero (15.02); house: a payment rounds down (15.01), a take "
+        "rounds up in size",
+    )
     # the statistics (rules.md is silent: added for the statistical audit)
     house_edge: Decimal | None = Field(
         default=None,
@@ -215,6 +227,16 @@ class Rules(BaseModel):
 
 
 _DEFAULT_SOURCES = {
+    "payout_rounding": RuleSource(
+        source="rules.md v1.2: «Money due is exact» ... half away from zero (the seeds are "
+        "silent); house default for a profile file that does not name it",
+        house_default=True,
+    ),
+    "split_double_every_spot": RuleSource(
+        source="rules.md v1.2: under every casino profile every staked spot takes part in a "
+        "double or split; house default for a profile file that does not name it",
+        house_default=True,
+    ),
     "house_edge": RuleSource(
         source="house default: not in the profile file, so no expected edge", house_default=True
     ),

@@ -16,6 +16,7 @@ from audit.simulate.recall import (
 from audit.simulate.session import (
     DEFAULT_START,
     MANIFEST_NAME,
+    RICH_SHARE,
     SimulationSummary,
     iter_shoes,
     simulate,
@@ -26,6 +27,7 @@ __all__ = [
     "ALL_CLASSES",
     "DEFAULT_START",
     "MANIFEST_NAME",
+    "RICH_SHARE",
     "InjectedError",
     "RecallReport",
     "ShoeInfo",

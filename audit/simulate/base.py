@@ -55,6 +55,12 @@ class TableStyle:
     writes_cut_card_out: bool = True
     burn_cards_seen: bool = True
     """the start burn lists its cards (a reading shoe) rather than a count."""
+    writes_spots: bool = False
+    """doubles and splits list the ``spots`` taking part (optional in TEL/1: default all)."""
+    p_double_for_less: float = 0.08
+    """chance a lone box holder doubles for less than the stake (``action.amount``)."""
+    p_exposed: float = 0.004
+    """chance, at each decision, that the dealer draws and shows a card nobody asked for."""
 
 
 @dataclass(slots=True)

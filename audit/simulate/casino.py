@@ -29,8 +29,6 @@ from audit.simulate.strategy import (
 
 __all__ = ["CasinoRound", "start_burn_fields"]
 
-P_EXPOSED = 0.004
-"""Chance, at each decision, that the dealer draws and shows a card nobody asked for."""
 P_OBJECTION = 0.2
 P_INSURANCE = 0.18
 P_EVEN_MONEY = 0.5
@@ -46,6 +44,7 @@ class CasinoRound(RoundBase):
         min_bet: Decimal,
         max_bet: Decimal,
         start_burn: int | None,
+        void: bool = False,
         **kw: Any,
     ) -> None:
         super().__init__(**kw)
@@ -53,6 +52,7 @@ class CasinoRound(RoundBase):
         self.min_bet = min_bet
         self.max_bet = max_bet
         self.start_burn = start_burn
+        self.void = void
         self.boxes: dict[int, BoxState] = {}
         self.dealer: list[str] = []
 
@@ -74,6 +74,9 @@ class CasinoRound(RoundBase):
                 **start_burn_fields(self.shoe, self.start_burn, seen=False),
             )
         self.initial_deal()
+        if self.void:
+            self.declare_void()
+            return self.result()
         if rules.insurance_offered and is_ace(self.dealer[0]):
             self.offer_insurance()
         for b in sorted(self.boxes):
@@ -110,6 +113,18 @@ class CasinoRound(RoundBase):
         for b in order:
             if self.boxes[b].hands[0].natural:
                 self.features["naturals"] += 1
+
+    def declare_void(self) -> None:
+        """A misdeal found once the cards are out: the round is void, every stake returned
+        with ``settle`` 0 (event-log.md, ``void``), and the round closes; its cards have
+        still left the shoe."""
+        self.features["voids"] += 1
+        self.emit("void", self.pause(10, 30), reason="misdeal")
+        for b in sorted(self.boxes):
+            hand = self.boxes[b].hands[0]
+            for spot in sorted(hand.stakes):
+                self.settle(hand, spot, ZERO)
+        self.emit("round_close", self.pause(2, 6))
 
     def maybe_late_bet(self) -> None:
         """Past-posting: a stake raised once the cards are coming (BET_AFTER_NO_MORE_BETS)."""
@@ -293,10 +308,30 @@ class CasinoRound(RoundBase):
                     )
                     if mandatory and choice == STAND:
                         choice = HIT
+            # A table that lists spots can leave a bettor out: PLAY_UNCONSENTED wherever
+            # every staked spot must take part (rules.md v1.2, all three casino profiles),
+            # the only way a partial ``spots`` list is ever written.
+            left_out: int | None = None
+            if (
+                choice in (DOUBLE, SPLIT)
+                and self.style.writes_spots
+                and len(hand.stakes) > 1
+                and rules.split_double_every_spot
+                and self.opportunity(Code.PLAY_UNCONSENTED)
+            ):
+                left_out = self.err_rng.choice(sorted(s for s in hand.stakes if s != 0))
+                self.fire(
+                    Code.PLAY_UNCONSENTED,
+                    box.box,
+                    hand.index,
+                    f"box {box.box} hand {hand.index}: {choice} for spots "
+                    f"{sorted(s for s in hand.stakes if s != left_out)}, leaving out "
+                    f"staked spot {left_out}",
+                )
             if choice == SPLIT:
-                self.do_split(box, hand)
+                self.do_split(box, hand, left_out)
             elif choice == DOUBLE:
-                self.do_double(box, hand)
+                self.do_double(box, hand, left_out)
             elif choice == HIT:
                 if mandatory:
                     self.features["mandatory_hits"] += 1
@@ -321,18 +356,29 @@ class CasinoRound(RoundBase):
         # a hard 12-20 or any soft hand stays above 11 after one card (no mandatory hit due)
         return soft or 12 <= total <= 20
 
-    def do_double(self, box: BoxState, hand: Hand) -> None:
+    def do_double(self, box: BoxState, hand: Hand, left_out: int | None = None) -> None:
+        """A double: each taking part spot adds its extra stake (event-log.md, ``action``).
+
+        ``left_out`` (the injected ``PLAY_UNCONSENTED``) is a staked spot the
+        ``spots`` list leaves out: it keeps its single stake.
+        """
         rules = self.rules
         fields: dict[str, Any] = {"box": box.box, "hand": hand.index, "action": DOUBLE}
-        stake0 = hand.stakes[0]
-        if len(hand.stakes) == 1 and stake0 >= 2 and self.rng.random() < 0.08:
-            extra = (stake0 / 2).quantize(Decimal(1), rounding="ROUND_FLOOR")
+        spots = sorted(s for s in hand.stakes if s != left_out)
+        if self.style.writes_spots:
+            fields["spots"] = spots
+        lowest = min(hand.stakes[s] for s in spots)
+        # a lone holder's double for less (one ``amount``: each taking part spot's extra);
+        # a table that lists spots also doubles for less with bets behind
+        alone = len(hand.stakes) == 1 or self.style.writes_spots
+        if alone and lowest >= 2 and self.rng.random() < self.style.p_double_for_less:
+            extra = (lowest / 2).quantize(Decimal(1), rounding="ROUND_FLOOR")
             fields["amount"] = extra
-            hand.extra = {0: extra}
+            hand.extra = {s: extra for s in spots}
             self.features["doubles_for_less"] += 1
         else:
             cap = rules.double_max_ratio
-            hand.extra = {s: pay(st, cap) for s, st in hand.stakes.items()}
+            hand.extra = {s: pay(hand.stakes[s], cap) for s in spots}
         hand.doubled = True
         self.features["doubles"] += 1
         if any(is_ace(c) for c in hand.cards):
@@ -342,7 +388,10 @@ class CasinoRound(RoundBase):
         self.emit("action", self.pause(3, 8), **fields)
         self.deal("box", box.box, hand, write_hand=len(box.hands) > 1, delay=(1, 3))
 
-    def do_split(self, box: BoxState, hand: Hand) -> None:
+    def do_split(self, box: BoxState, hand: Hand, left_out: int | None = None) -> None:
+        """A split: each taking part spot stakes its stake on the new hand (event-log.md,
+        "Hand"); ``left_out`` (the injected ``PLAY_UNCONSENTED``) keeps its stake on
+        this hand only."""
         moved = hand.cards.pop()
         aces = is_ace(moved)
         self.features["splits"] += 1
@@ -350,12 +399,16 @@ class CasinoRound(RoundBase):
             self.features["split_aces"] += 1
         elif is_ten_value(moved):
             self.features["split_tens"] += 1
-        self.emit("action", self.pause(3, 8), box=box.box, hand=hand.index, action=SPLIT)
+        fields: dict[str, Any] = {"box": box.box, "hand": hand.index, "action": SPLIT}
+        spots = sorted(s for s in hand.stakes if s != left_out)
+        if self.style.writes_spots:
+            fields["spots"] = spots
+        self.emit("action", self.pause(3, 8), **fields)
         new = Hand(
             box.box,
             len(box.hands),
             [moved],
-            dict(hand.stakes),
+            {s: hand.stakes[s] for s in spots},
             from_split=True,
             split_aces=aces,
         )
@@ -391,7 +444,7 @@ class CasinoRound(RoundBase):
             return False
         if shoe.beyond_cut(shoe.next_pos) or shoe.remaining < 20:
             return False
-        if self.rng.random() >= P_EXPOSED:
+        if self.rng.random() >= self.style.p_exposed:
             return False
         later = [b for b in sorted(self.boxes) if b > box.box]
         if any(self.boxes[b].hands[0].natural for b in later):

@@ -2,7 +2,7 @@
 
 ``shoe-audit simulate --tables 4 --rounds 80 --profile it-casino-6d --profile it-casino-5d
 --profile it-casino-6d-mandatory --profile ventuno-family --seed 43 --error-rate 0.05
---out sample_logs`` is the same call.
+--rich-share 0.6 --out sample_logs`` is the same call.
 """
 
 from __future__ import annotations
@@ -21,8 +21,10 @@ SAMPLE_ARGS: dict[str, Any] = {
     "profiles": ["it-casino-6d", "it-casino-5d", "it-casino-6d-mandatory", "ventuno-family"],
     "seed": 43,
     "error_rate": 0.05,
+    "rich_share": 0.6,
 }
-"""Four tables (one per profile), 80 rounds each, about twenty injected errors."""
+"""Four tables (one per profile), 80 rounds each, about twenty injected errors; two
+of them (T02 and T04) rich, writing every optional field of TEL/1, two plain."""
 
 
 def make_sample_logs(out_dir: str | Path) -> SimulationSummary:

@@ -18,12 +18,24 @@ from audit.simulate.inject import ALL_CLASSES, InjectedError
 from audit.simulate.table import CasinoTable, HomeTable, ShoeOutput, TableSession
 from audit.simulate.writer import FileSink
 
-__all__ = ["DEFAULT_START", "MANIFEST_NAME", "SimulationSummary", "iter_shoes", "simulate"]
+__all__ = [
+    "DEFAULT_START",
+    "MANIFEST_NAME",
+    "RICH_SHARE",
+    "SimulationSummary",
+    "iter_shoes",
+    "simulate",
+]
 
 DEFAULT_START = dt.datetime(2026, 11, 28, 20, 0, tzinfo=dt.timezone(dt.timedelta(hours=1)))
 """Saturday evening, 20:00 table-local time, +01:00."""
 
 MANIFEST_NAME = "injected.jsonl"
+
+RICH_SHARE = 0.25
+"""The default share of rich tables (:mod:`audit.simulate.dress`): most tables
+write the plainest TEL/1, some every optional field of it. Benchmarks pass 0,
+so that their corpus stays the night it was before rich tables existed."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +73,7 @@ def _tables(
     registry: ProfileRegistry | None,
     error_codes: Collection[Code] | None,
     biases: Mapping[str, Bias] | None = None,
+    rich_share: float = 0.0,
 ) -> list[TableSession]:
     if tables < 1:
         raise InputError(f"--tables must be at least 1, got {tables}")
@@ -68,6 +81,8 @@ def _tables(
         raise InputError("at least one --profile is needed")
     if not 0 <= error_rate <= 1:
         raise InputError(f"--error-rate is a chance between 0 and 1, got {error_rate}")
+    if not 0 <= rich_share <= 1:
+        raise InputError(f"--rich-share is a share between 0 and 1, got {rich_share}")
     if start.tzinfo is None or start.utcoffset() is None:
         raise InputError(f"start must carry a UTC offset (table-local time), got {start}")
     reg = registry if registry is not None else load_registry()
@@ -96,6 +111,7 @@ def _tables(
                 enabled=enabled,
                 start=start,
                 bias=(biases or {}).get(names[i], NO_BIAS),
+                rich_share=rich_share,
             )
         )
     return out
@@ -114,6 +130,7 @@ def iter_shoes(
     error_codes: Collection[Code] | None = None,
     biases: Mapping[str, Bias] | None = None,
     only_tables: Collection[int] | None = None,
+    rich_share: float = RICH_SHARE,
 ) -> Iterator[ShoeOutput]:
     """Every shoe of the run, table after table, each with its events and injected errors.
 
@@ -135,6 +152,7 @@ def iter_shoes(
         registry=registry,
         error_codes=error_codes,
         biases=biases,
+        rich_share=rich_share,
     ):
         if only_tables is None or table.index in only_tables:
             yield from table.run(shoes, rounds)
@@ -155,6 +173,7 @@ def simulate(
     error_codes: Collection[Code] | None = None,
     biases: Mapping[str, Bias] | None = None,
     workers: int = 1,
+    rich_share: float = RICH_SHARE,
 ) -> SimulationSummary:
     """Write realistic TEL/1 logs of a gaming night, with injected dealer errors.
 
@@ -165,7 +184,11 @@ def simulate(
     that a round carries one injected error (of the classes ``error_codes``,
     default all, that apply to it); the errors are listed in
     ``OUT/injected.jsonl``. ``biases`` deal some tables wrong on purpose
-    (:mod:`audit.simulate.bias`, for testing the statistics). Logs go to
+    (:mod:`audit.simulate.bias`, for testing the statistics). ``rich_share``
+    is the chance that a table is *rich*: it writes every optional field of
+    TEL/1 (``spots``, void rounds, ``10`` for ``T``, cards without ``pos``, ...:
+    :mod:`audit.simulate.dress`); the other tables' logs do not depend on it,
+    and 0 deals the night exactly as before rich tables existed. Logs go to
     ``OUT/<gaming day>/<table>.jsonl`` (``.jsonl.gz`` with ``gzip``). Same
     arguments, same bytes, whatever ``workers`` (processes that deal the
     tables in parallel: a table's logs are its own files).
@@ -183,6 +206,7 @@ def simulate(
         registry=registry,
         error_codes=error_codes,
         biases=biases,
+        rich_share=rich_share,
     )
     n = max(1, min(workers, tables))
     parts = [range(tables * i // n, tables * (i + 1) // n) for i in range(n)]

@@ -24,6 +24,7 @@ from audit.profiles.model import Profile
 from audit.simulate.base import BoxPlan, Directive, Fired, RoundBase, RoundResult, TableStyle, Wager
 from audit.simulate.bias import NO_BIAS, Bias, strip_tens
 from audit.simulate.casino import CasinoRound, start_burn_fields
+from audit.simulate.dress import Dresser
 from audit.simulate.inject import (
     PLAY_CLASSES,
     SETTLE_CLASSES,
@@ -36,6 +37,13 @@ from audit.simulate.ventuno import VentunoRound
 from audit.simulate.writer import Draft, TableClock, gaming_day
 
 __all__ = ["CasinoTable", "HomeTable", "ShoeOutput", "TableSession"]
+
+RICH_PLAY: dict[str, Any] = {"writes_spots": True, "p_double_for_less": 0.3, "p_exposed": 0.02}
+"""How a rich casino table plays differently (:class:`TableStyle`): it lists the
+``spots`` of every double and split, doubles for less more often (with bets
+behind too) and sees more exposed cards, so that every optional field shows up."""
+P_VOID = 0.02
+"""Chance a round at a rich table is declared void (a misdeal) after the initial deal."""
 
 DAY_START = dt.time(6, 0)
 SESSION = dt.timedelta(hours=8)
@@ -75,6 +83,7 @@ class TableSession:
         enabled: frozenset[Code],
         start: dt.datetime,
         bias: Bias = NO_BIAS,
+        rich_share: float = 0.0,
     ) -> None:
         self.table = table
         self.index = index
@@ -97,6 +106,12 @@ class TableSession:
         self.rounds_dealt = 0
         self.features: Counter[str] = Counter()
         self.style = TableStyle()
+        # A rich table's choices come from streams of their own, and a plain table
+        # draws nothing from them: its log is byte for byte what it was before
+        # rich tables existed, whatever the share.
+        self.fields_rng = random.Random(f"{seed}/{table}/fields")
+        self.rich = rich_share > 0 and self.fields_rng.random() < rich_share
+        self.dresser = Dresser(random.Random(f"{seed}/{table}/dress")) if self.rich else None
 
     # ------------------------------------------------------------------ time and ids
 
@@ -154,7 +169,10 @@ class TableSession:
         return result
 
     def stamp(self, out: ShoeOutput, draft: Draft, round_no: int | None = None) -> None:
-        out.events.append(self.clock.stamp(draft, out.shoe, round_no))
+        event = self.clock.stamp(draft, out.shoe, round_no)
+        if self.dresser is not None:
+            event = self.dresser.dress(event)
+        out.events.append(event)
 
     def record(self, out: ShoeOutput, result: RoundResult, round_no: int) -> None:
         for d in result.drafts:
@@ -190,10 +208,14 @@ class CasinoTable(TableSession):
         rules = self.rules
         lo, hi = self.LIMITS[rng.randrange(len(self.LIMITS))]
         self.min_bet, self.max_bet = Decimal(lo), Decimal(hi)
+        records_actions = rng.random() < 0.6
+        writes_cut_card_out = rng.random() < 0.85
+        burn_cards_seen = not rules.bets_close_before_start_burn and rng.random() < 0.7
         self.style = TableStyle(
-            records_actions=rng.random() < 0.6,
-            writes_cut_card_out=rng.random() < 0.85,
-            burn_cards_seen=not rules.bets_close_before_start_burn and rng.random() < 0.7,
+            records_actions=records_actions or self.rich,
+            writes_cut_card_out=writes_cut_card_out,
+            burn_cards_seen=burn_cards_seen,
+            **(RICH_PLAY if self.rich else {}),
         )
         self.dealers = [f"D{rng.randint(100, 999)}" for _ in range(4)]
         self.dealer_i = 0
@@ -355,8 +377,9 @@ class CasinoTable(TableSession):
             plans = self.plan_round()
             has_error = r1_error if round_no == 1 else self.err_rng.random() < self.error_rate
             start_burn = burn if round_no == 1 and rules.bets_close_before_start_burn else None
+            void = self.rich and not has_error and self.fields_rng.random() < P_VOID
             result = self.play_round(
-                self.round_maker(shoe, round_no, plans, start_burn), shoe, has_error
+                self.round_maker(shoe, round_no, plans, start_burn, void), shoe, has_error
             )
             self.record(out, result, round_no)
         if (
@@ -373,7 +396,12 @@ class CasinoTable(TableSession):
         return out
 
     def round_maker(
-        self, shoe: Shoe, round_no: int, plans: list[BoxPlan], start_burn: int | None
+        self,
+        shoe: Shoe,
+        round_no: int,
+        plans: list[BoxPlan],
+        start_burn: int | None,
+        void: bool = False,
     ) -> Callable[[Directive], RoundBase]:
         def make(directive: Directive) -> RoundBase:
             return CasinoRound(
@@ -387,6 +415,7 @@ class CasinoTable(TableSession):
                 min_bet=self.min_bet,
                 max_bet=self.max_bet,
                 start_burn=start_burn,
+                void=void,
                 bias=self.bias,
                 bias_rng=self.bias_rng,
             )
@@ -421,7 +450,8 @@ class HomeTable(TableSession):
         rng = self.rng
         self.decks = 1 if rng.random() < 0.75 else 2
         self.min_bet, self.max_bet = Decimal(1), Decimal(10)
-        self.style = TableStyle(records_actions=rng.random() < 0.5)
+        records_actions = rng.random() < 0.5
+        self.style = TableStyle(records_actions=records_actions or self.rich)
         size = rng.randint(3, 7)
         self.family = [f"P-{rng.randint(1000, 9999)}" for _ in range(size)]
         self.bases = {p: Decimal(rng.choice((1, 2, 2, 3, 5))) for p in self.family}

@@ -325,7 +325,7 @@ def test_a_report_page_keeps_each_events_own_utc_offset_and_fraction_of_a_second
 def test_a_report_page_tells_the_time_of_an_earlier_rounds_late_event_as_hand_does(
     tmp_path: Path,
 ) -> None:
-    """A settle of round 1 logged after round 1 closed (``LOG_INCOMPLETE``, a line of the
+    """A settle of round 1 logged after round 1 closed (``PAY_DUPLICATE``, a line of the
     shoe's story on the later rounds' pages): its time comes from the page scan's facts,
     as the ``hand`` command takes it from the model."""
     from audit.ingest import ingest_paths

@@ -61,6 +61,20 @@ def test_profiles_shows_every_rule_with_its_source(runner: CliRunner) -> None:
     assert "[house default]" in result.output
 
 
+def test_profiles_shows_the_v12_fields(runner: CliRunner) -> None:
+    """rules.md v1.2: ``payout_rounding`` and ``split_double_every_spot`` are listed with the
+    other rules, each with its value and where it comes from."""
+    result = runner.invoke(app, ["profiles", "it-casino-5d"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    rounding = next(i for i, line in enumerate(lines) if line.startswith("payout_rounding "))
+    assert "half_away_from_zero [house default]" in lines[rounding]
+    assert "half away from zero" in lines[rounding + 1]
+    every = next(i for i, line in enumerate(lines) if line.startswith("split_double_every_spot"))
+    assert "yes [house default]" in lines[every]
+    assert "binds the others" in lines[every + 1]
+
+
 def test_profiles_unknown_id_fails_with_the_known_ones(runner: CliRunner) -> None:
     result = runner.invoke(app, ["profiles", "blackjack-vegas"])
     assert result.exit_code == 1

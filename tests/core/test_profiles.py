@@ -84,3 +84,33 @@ def test_an_unknown_rule_is_refused(tmp_path: Path) -> None:
     (tmp_path / "bad.toml").write_text(text + 'surrender_late = { value = true, source = "x" }\n')
     with pytest.raises(ProfileError, match="surrender_late"):
         load_registry(tmp_path)
+
+
+def test_the_v12_fields_default_for_an_older_profile_file(tmp_path: Path) -> None:
+    """rules.md v1.2: every shipped profile names ``payout_rounding`` (house default, the seeds
+    are silent); a casino's file written before v1.2 loads with both new fields' defaults
+    (marked house defaults); a rounding that is neither reading is refused."""
+    for p in load_registry().all():
+        assert p.rules.payout_rounding == "half_away_from_zero"
+        assert p.sources["payout_rounding"].house_default
+    text = (PACKAGED_DIR / "it-casino-6d.toml").read_text(encoding="utf-8")
+    old = "\n".join(
+        line
+        for line in text.splitlines()
+        if not line.startswith(("payout_rounding", "split_double_every_spot"))
+    )
+    (tmp_path / "old.toml").write_text(old.replace('"it-casino-6d"', '"casino-old"', 1))
+    p = load_registry(tmp_path).get("casino-old")
+    assert (p.rules.payout_rounding, p.rules.split_double_every_spot) == (
+        "half_away_from_zero",
+        True,
+    )
+    assert p.sources["payout_rounding"].house_default
+    assert p.sources["split_double_every_spot"].house_default
+    (tmp_path / "old.toml").unlink()
+    house = text.replace('value = "half_away_from_zero"', 'value = "house"')
+    (tmp_path / "house.toml").write_text(house.replace('"it-casino-6d"', '"casino-house"', 1))
+    assert load_registry(tmp_path).get("casino-house").rules.payout_rounding == "house"
+    (tmp_path / "house.toml").write_text(house.replace('value = "house"', 'value = "bankers"'))
+    with pytest.raises(ProfileError, match="payout_rounding"):
+        load_registry(tmp_path)

@@ -165,6 +165,10 @@ class ShoeLog:
     def round(self, number: int) -> RoundLog:
         return RoundLog(self, number)
 
+    def late(self, number: int) -> RoundLog:
+        """Events of round ``number`` written after it is over (no ``round_open``)."""
+        return RoundLog(self, number, open_round=False)
+
     def parsed(self) -> list[AnyEvent]:
         return [parse_object(e) for e in self.events]
 

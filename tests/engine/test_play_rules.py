@@ -6,7 +6,9 @@ at the right round, box and hand).
 
 from __future__ import annotations
 
-from tests.engine.builders import ShoeLog, clean, codes, only, where
+import pytest
+
+from tests.engine.builders import REGISTRY, ShoeLog, clean, codes, only, where
 
 # ---------------------------------------------------------------- betting
 
@@ -324,6 +326,58 @@ def test_box_holder_binds_the_others_004() -> None:
     clean(log.replay())
 
 
+def _holder_double(profile: str, spots: list[int] | None) -> ShoeLog:
+    """Box 1: the holder (spot 0) and a bettor behind (spot 1), 10 each; 5,5 doubled by
+    ``spots``, T: 20 against 17, each spot wins its own stake (doubled if it took part)."""
+    log = ShoeLog(profile).start()
+    r = log.round(1).bet(1, 10).bet(1, 10, spot=1).no_more_bets()
+    if REGISTRY.get(profile).rules.bets_close_before_start_burn:
+        log.burn()  # 001: «il banchiere chiude il gioco, bruciando 5 carte»
+    r.deal({1: "5S 5D"}, dealer="9H").double(1, "TC", spots=spots).dealer("8C")
+    for spot in (1, 0):
+        r.settle(1, 20 if spots is None or spot in spots else 10, spot=spot)
+    return r.close()
+
+
+@pytest.mark.parametrize("profile", ["it-casino-5d", "it-casino-6d-mandatory", "it-casino-6d"])
+def test_every_staked_spot_takes_part_in_the_double_v12(profile: str) -> None:
+    """rules.md v1.2 (who decides): «every spot takes part in his double or split»; 004: the
+    holders «vincolano il gioco di coloro che puntano nei due cerchietti»."""
+    clean(_holder_double(profile, [0, 1]).replay())
+    clean(_holder_double(profile, None).replay())
+
+
+@pytest.mark.parametrize("profile", ["it-casino-5d", "it-casino-6d-mandatory", "it-casino-6d"])
+def test_double_leaving_a_staked_spot_out_is_unconsented_v12(profile: str) -> None:
+    """rules.md v1.2, PLAY_UNCONSENTED: «leaves out a staked spot of the box (its spots omits
+    one) where every spot must take part (all three casino profiles)»; the spot left out keeps
+    its own stake and result (event-log.md, "Hand"), so the settlements raise nothing more."""
+    f = only(_holder_double(profile, [0]).replay())
+    assert where(f) == ("PLAY_UNCONSENTED", 1, 1, 0)
+    assert f.rule == "split_double_every_spot"
+    assert "spot(s) [1] did not take part" in f.message
+
+
+def test_split_leaving_a_staked_spot_out_is_unconsented_004() -> None:
+    """rules.md v1.2: the holder binds the others in a split as in a double (004)."""
+    log = ShoeLog("it-casino-6d-mandatory").start()
+    r = log.round(1).bet(1, 10).bet(1, 20, spot=1).no_more_bets()
+    r.deal({1: "8S 8D"}, dealer="9H").split(1, spots=[1]).hit(1, "TC").hit(1, "TD", hand=1)
+    r.dealer("8C").settle(1, 20, hand=1, spot=1).settle(1, 10).settle(1, 20, spot=1).close()
+    f = only(log.replay())
+    assert where(f) == ("PLAY_UNCONSENTED", 1, 1, 0) and f.rule == "split_double_every_spot"
+
+
+def test_objection_has_no_effect_where_the_holder_binds_001() -> None:
+    """001/004: objections do not count; a spots list naming every staked spot is legal."""
+    log = ShoeLog("it-casino-5d").start()
+    r = log.round(1).bet(1, 10).bet(1, 10, spot=1).no_more_bets()
+    log.burn()  # 001: «il banchiere chiude il gioco, bruciando 5 carte»
+    r.deal({1: "5S 5D"}, dealer="9H").objection(1, spot=1).double(1, "TC", spots=[1, 0])
+    r.dealer("8C").settle(1, 20, spot=1).settle(1, 20).close()
+    clean(log.replay())
+
+
 # ---------------------------------------------------------------- splits
 
 
@@ -386,6 +440,40 @@ def test_no_double_on_split_aces_000() -> None:
     assert where(f) == ("PLAY_ILLEGAL_DOUBLE", 1, 1, 1)
 
 
+def test_double_on_split_aces_is_illegal_double_alone_v12() -> None:
+    """rules.md v1.2: «A double on split aces is PLAY_ILLEGAL_DOUBLE, and the one card it takes
+    is not also PLAY_SPLIT_ACES_CARDS» (nor out of turn): here after the ace's own card (A,2),
+    so the double's card is the hand's third; settled as it happened, 2 on a doubled 10."""
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "AS AD"}, dealer="9H").split(1).hit(1, "9C").hit(1, "2C", hand=1)
+    r.double(1, "7C", hand=1).dealer("8D").settle(1, 10).settle(1, 20, hand=1).close()
+    f = only(log.replay())
+    assert where(f) == ("PLAY_ILLEGAL_DOUBLE", 1, 1, 1) and f.rule == "double_on_split_aces"
+
+
+def test_double_on_split_aces_without_its_card_is_illegal_double_alone_v12() -> None:
+    """The split ace had its one card; the illegal double draws none: still one finding."""
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "AS AD"}, dealer="9H").split(1).hit(1, "9C").double(1).hit(1, "KC", hand=1)
+    r.dealer("8D").settle(1, 20).settle(1, 10, hand=1).close()
+    assert [where(f) for f in log.replay().findings] == [("PLAY_ILLEGAL_DOUBLE", 1, 1, 0)]
+
+
+def test_a_second_card_after_a_double_on_split_aces_is_its_own_breach_000() -> None:
+    """One card more than the double's one is PLAY_SPLIT_ACES_CARDS (first in precedence)."""
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "AS AD"}, dealer="9H").split(1).hit(1, "9C").hit(1, "2C", hand=1)
+    r.double(1, "2H", hand=1).hit(1, "5C", hand=1).dealer("8D")
+    r.settle(1, 10).settle(1, 20, hand=1).close()
+    assert [where(f) for f in log.replay().findings] == [
+        ("PLAY_ILLEGAL_DOUBLE", 1, 1, 1),
+        ("PLAY_SPLIT_ACES_CARDS", 1, 1, 1),
+    ]
+
+
 def test_split_with_some_spots_000_unanimity() -> None:
     log = ShoeLog("it-casino-6d").start()
     r = log.round(1).bet(1, 10).bet(1, 20, spot=1).no_more_bets()
@@ -397,14 +485,20 @@ def test_split_with_some_spots_000_unanimity() -> None:
 
 
 def test_split_spots_listed_keep_their_stake_001() -> None:
-    """event-log.md: a spot not listed keeps its stake on h and has no wager on the new hand."""
+    """event-log.md: a spot not listed keeps its stake on h and has no wager on the new hand.
+
+    Leaving it out is PLAY_UNCONSENTED (rules.md v1.2); the wagers are still as the split made
+    them, so the settlements that follow them raise nothing.
+    """
     log = ShoeLog("it-casino-5d").start()
     r = log.round(1).bet(1, 10).bet(1, 20, spot=1).no_more_bets()
     if log.events[-1]["type"] != "burn":
         log.burn()
     r.deal({1: "8S 8D"}, dealer="9H").split(1, spots=[0]).hit(1, "TC").hit(1, "TD", hand=1)
     r.dealer("8C").settle(1, 10, hand=1).settle(1, 20, spot=1).settle(1, 10).close()
-    clean(log.replay())
+    replay = log.replay()
+    assert codes(replay) == ["PLAY_UNCONSENTED"]
+    assert [(w.hand, w.spot) for w in replay.rounds[0].wagers] == [(0, 0), (0, 1), (1, 0)]
 
 
 # ---------------------------------------------------------------- side bets

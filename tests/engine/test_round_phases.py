@@ -165,15 +165,17 @@ def test_final_pass_in_order_004() -> None:
 
 
 def test_blackjack_due_to_a_fraction_of_a_cent_is_ok_in_the_record_000() -> None:
-    """3:2 on 25.25 is 37.875 (000: «una volta e mezzo la posta»); paid 37.88 the engine
-    accepts it, and its wager record says so, so no page can show a difference."""
+    """3:2 on 25.25 is 37.875 (000: «una volta e mezzo la posta»), due 37.88 (rules.md v1.2:
+    rounded to the cent half away from zero, and the record shows the rounded due); paid
+    37.88 the engine accepts it, and its wager record says so, so no page can show a
+    difference."""
     log = ShoeLog("it-casino-6d").start()
     r = log.round(1).bets({1: "25.25"})
     r.deal({1: "AS KD"}, dealer="9H").dealer("8C").settle(1, "37.88").close()
     replay = log.replay()
     clean(replay)
     (w,) = replay.rounds[0].wagers
-    assert w.verdict == "ok" and w.expected == Decimal("37.875")
+    assert w.verdict == "ok" and w.expected == Decimal("37.88")
 
 
 def test_wrong_payout_verdict_is_its_code_000() -> None:

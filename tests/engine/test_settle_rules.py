@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from audit.engine import ShoeContext
-from tests.engine.builders import ShoeLog, clean, codes, only, where
+import pytest
+
+from audit.engine import ShoeContext, ShoeReplay, replay_shoe
+from tests.engine.builders import REGISTRY, ShoeLog, clean, codes, only, where
 
 # ---------------------------------------------------------------- amounts and codes
 
@@ -124,6 +126,73 @@ def test_insurance_needs_the_dealer_second_card_000() -> None:
     assert codes(log.replay()) == ["DEALER_STOOD_ON_DRAW"]
 
 
+# ---------------------------------------------------------------- money due is exact (v1.2)
+
+
+def _blackjack(stake: str, paid: str) -> ShoeLog:
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: stake})
+    return r.deal({1: "AS KD"}, dealer="9H").dealer("8C").settle(1, paid).close()
+
+
+def _house_rounding(log: ShoeLog) -> ShoeReplay:
+    """The shoe replayed under a copy of its profile with ``payout_rounding = "house"``."""
+    p = REGISTRY.get(log.profile)
+    house = p.model_copy(update={"rules": p.rules.model_copy(update={"payout_rounding": "house"})})
+    return replay_shoe(log.parsed(), house)
+
+
+def test_due_rounded_to_the_cent_half_away_from_zero_v12() -> None:
+    """rules.md v1.2, «Money due is exact»: 3:2 of 10.03 is 15.045, 15.05 is right; 3:2 of
+    10.01 is 15.015, judged as 15.02."""
+    clean(_blackjack("10.03", "15.05").replay())
+    clean(_blackjack("10.01", "15.02").replay())
+
+
+def test_due_rounded_the_other_way_is_short_v12() -> None:
+    """15.04 for 15.045 due is a cent short: ``expected`` shows the rounded due."""
+    f = only(_blackjack("10.03", "15.04").replay())
+    assert where(f) == ("PAY_BLACKJACK_SHORT", 1, 1, 0)
+    assert (f.expected, f.actual, str(f.impact)) == ("15.05", "15.04", "-0.01")
+    f = only(_blackjack("10.01", "15.03").replay())
+    assert (str(f.code), f.expected, f.actual, str(f.impact)) == (
+        "PAY_WRONG_AMOUNT",
+        "15.02",
+        "15.03",
+        "0.01",
+    )
+
+
+def test_house_rounding_pays_the_fraction_down_v12() -> None:
+    """rules.md v1.2: ``payout_rounding = "house"``, «a payment rounds down, 15.01»;
+    games.md: 15.02 where 15.01 is due is ``PAY_WRONG_AMOUNT`` (impact 0.01)."""
+    clean(_house_rounding(_blackjack("10.01", "15.01")))
+    f = only(_house_rounding(_blackjack("10.01", "15.02")))
+    assert (str(f.code), f.expected, f.actual, str(f.impact)) == (
+        "PAY_WRONG_AMOUNT",
+        "15.01",
+        "15.02",
+        "0.01",
+    )
+
+
+@pytest.mark.parametrize("house", [False, True])
+def test_a_take_rounds_up_in_size_v12(house: bool) -> None:
+    """rules.md v1.2: a take rounds up in size under ``house``, and half away from zero
+    otherwise: a surrender (judged as it happened) of 10.01 is -5.01 both ways."""
+
+    def surrender(settled: str) -> ShoeReplay:
+        log = ShoeLog("it-casino-6d").start()
+        r = log.round(1).bets({1: "10.01"})
+        r.deal({1: "TS 6D"}, dealer="TH").action(1, "surrender").settle(1, settled)
+        log = r.dealer("8C").close()
+        return _house_rounding(log) if house else log.replay()
+
+    assert codes(surrender("-5.01")) == ["PLAY_SURRENDER"]
+    bad = surrender("-5.00").findings[1]
+    assert (str(bad.code), bad.expected, bad.actual) == ("PAY_WRONG_AMOUNT", "-5.01", "-5")
+
+
 # ---------------------------------------------------------------- three sevens (001)
 
 
@@ -161,6 +230,8 @@ def test_three_sevens_prize_missing_001() -> None:
 
 
 def test_three_sevens_prize_without_three_sevens_001() -> None:
+    """rules.md v1.2: «A bonus settlement where no prize is due (no hand of exactly three
+    sevens) is PAY_BONUS where the profile has the prize»."""
     log = ShoeLog("it-casino-5d").start()
     r = log.round(1).bets({1: 10})
     r.deal({1: "7S 6D"}, dealer="9H").hit(1, "8C").dealer("8C").settle(1, 10)
@@ -174,6 +245,32 @@ def test_no_three_sevens_prize_000() -> None:
     r = log.round(1).bets({1: 10})
     r.deal({1: "7S 7D"}, dealer="9H").hit(1, "7C").dealer("8C").settle(1, 10).close()
     clean(log.replay())
+
+
+def test_bonus_for_a_box_with_no_wager_is_an_unknown_wager_001() -> None:
+    """rules.md v1.2: where the profile has the prize (001: «un premio stabilito dalla
+    Direzione»), a bonus with no prize due on a staked hand is PAY_BONUS
+    (test_three_sevens_prize_without_three_sevens_001); one naming a box that holds no
+    wager is PAY_UNKNOWN_WAGER, and the prize due on box 1 is paid right."""
+    log = ShoeLog("it-casino-5d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "7S 7D"}, dealer="9H").hit(1, "7C").dealer("8C").settle(1, 10)
+    r.settle(1, 20, kind="bonus").settle(3, 20, kind="bonus").close()
+    f = only(log.replay())
+    assert where(f) == ("PAY_UNKNOWN_WAGER", 1, 3, 0)
+
+
+@pytest.mark.parametrize("cards", ["7S 7D", "7S 6D"])
+def test_bonus_under_a_profile_without_the_prize_is_an_unknown_wager_000(cards: str) -> None:
+    """rules.md v1.2: PAY_UNKNOWN_WAGER «for any bonus settlement under a profile without the
+    prize» (000 has none), three sevens or not."""
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: cards}, dealer="9H").hit(1, "7C").dealer("8C").settle(1, 10)
+    r.settle(1, 20, kind="bonus").close()
+    f = only(log.replay())
+    assert where(f) == ("PAY_UNKNOWN_WAGER", 1, 1, 0)
+    assert (f.expected, f.actual, f.rule) == ("0", "20", None)
 
 
 # ---------------------------------------------------------------- missing, duplicate, unknown
@@ -204,6 +301,87 @@ def test_settle_for_a_wager_that_does_not_exist() -> None:
     f = only(log.replay())
     assert where(f) == ("PAY_UNKNOWN_WAGER", 1, 5, 0)
     assert (f.expected, f.actual) == ("0", "10")
+
+
+# ---------------------------------------------------------------- settled after the round (v1.2)
+
+
+def _won_round(log: ShoeLog, close: bool = True) -> ShoeLog:
+    """Round 1: 10 on box 1, T,9 against 9,8: due +10, and not settled in the round."""
+    r = log.round(1).bets({1: 10}).deal({1: "TS 9D"}, dealer="9H").dealer("8C")
+    return r.close() if close else log
+
+
+def test_settled_after_round_close_is_timing_v12() -> None:
+    """rules.md v1.2: «A settlement that comes after its round is over (after round_close ...)
+    is late: PAY_TIMING when its amount is right»; not PAY_MISSING, not LOG_INCOMPLETE."""
+    log = _won_round(ShoeLog("it-casino-6d").start())
+    log.late(1).settle(1, 10)
+    replay = log.replay()
+    f = only(replay)
+    assert where(f) == ("PAY_TIMING", 1, 1, 0)
+    assert (f.expected, f.actual, str(f.impact), f.rule) == ("10", "10", "0", None)
+    assert f.events == (log.events[-1]["id"],)
+    assert [w.verdict for w in replay.rounds[0].wagers] == ["PAY_TIMING"]
+
+
+def test_settled_after_round_close_wrongly_is_its_amount_code_v12() -> None:
+    """rules.md v1.2: «its amount code otherwise» (a wager settled both wrongly and late is its
+    PAY_ amount code only)."""
+    log = _won_round(ShoeLog("it-casino-6d").start())
+    log.late(1).settle(1, 5)
+    f = only(log.replay())
+    assert (str(f.code), f.expected, f.actual) == ("PAY_WRONG_AMOUNT", "10", "5")
+
+
+def test_settled_after_the_next_round_open_is_timing_v12() -> None:
+    """rules.md v1.2: the next round_open ends the round too (left unclosed: LOG_INCOMPLETE)."""
+    log = _won_round(ShoeLog("it-casino-6d").start(), close=False)
+    r2 = log.round(2).bets({2: 10})
+    log.late(1).settle(1, 10)
+    r2.deal({2: "TS 7D"}, dealer="9H").dealer("8C").settle(2, 0).close()
+    assert [where(f) for f in log.replay().findings] == [
+        ("LOG_INCOMPLETE", 1, None, None),
+        ("PAY_TIMING", 1, 1, 0),
+    ]
+
+
+def test_settled_after_the_shoe_close_is_timing_v12() -> None:
+    """rules.md v1.2: «or the shoe's shoe_close»: the settlement is PAY_TIMING alone (not also
+    an event after the close, LOG_INCOMPLETE)."""
+    log = _won_round(ShoeLog("it-casino-6d").start()).close()
+    log.late(1).settle(1, 10)
+    assert [where(f) for f in log.replay().findings] == [("PAY_TIMING", 1, 1, 0)]
+
+
+def test_settled_in_the_round_and_again_after_it_is_duplicate_v12() -> None:
+    """rules.md v1.2: «a wager settled in its round and again after it is PAY_DUPLICATE»."""
+    log = ShoeLog("it-casino-6d").start()
+    log.round(1).bets({1: 10}).deal({1: "TS 9D"}, dealer="9H").dealer("8C").settle(1, 10).close()
+    log.late(1).settle(1, 10)
+    f = only(log.replay())
+    assert where(f) == ("PAY_DUPLICATE", 1, 1, 0)
+    assert (f.expected, f.actual, str(f.impact)) == ("10", "20", "10")
+
+
+def test_settled_in_its_round_is_on_time_v12() -> None:
+    """The round that obeys: every wager settled before round_close."""
+    log = ShoeLog("it-casino-6d").start()
+    log.round(1).bets({1: 10}).deal({1: "TS 9D"}, dealer="9H").dealer("8C").settle(1, 10).close()
+    clean(log.replay())
+
+
+def test_late_events_other_than_settlements_are_one_log_incomplete_per_round_v12() -> None:
+    """rules.md v1.2: «Any other round event after its round is over is LOG_INCOMPLETE, once
+    per round»; the settlement among them is judged as above."""
+    log = _won_round(ShoeLog("it-casino-6d").start())
+    late = log.late(1).stand(1)
+    first = log.events[-1]["id"]
+    late.action(1, "hit").settle(1, 10).ev("void", reason="misdeal")
+    assert [(where(f), f.events) for f in log.replay().findings] == [
+        (("LOG_INCOMPLETE", 1, None, None), (first,)),
+        (("PAY_TIMING", 1, 1, 0), (log.events[-2]["id"],)),
+    ]
 
 
 # ---------------------------------------------------------------- order and timing

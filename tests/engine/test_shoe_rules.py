@@ -218,6 +218,27 @@ def test_reconciliation_at_close_000() -> None:
     assert (f.expected, f.actual) == ("312", "310")
 
 
+def test_card_recorded_twice_is_a_gap_not_a_reconciliation_error_v12() -> None:
+    """rules.md v1.2: with pos, the cards drawn are counted by the highest position reached, so
+    a card recorded twice (round 2's first card repeats pos 9) is SHOE_POSITION_GAP and «is not
+    counted again as a reconciliation error»: 12 out + 300 remaining = 312."""
+    log = ShoeLog("it-casino-6d").start(positions=True)
+    plain_round(log, 1)
+    log.pos -= 1
+    plain_round(log, 2)
+    log.close(remaining=312 - 12)
+    replay = log.replay()
+    f = only(replay)
+    assert where(f) == ("SHOE_POSITION_GAP", 2, None, None)
+    assert (f.expected, f.actual) == ("10", "9")
+    assert replay.cards_drawn == 12
+    counted = ShoeLog("it-casino-6d").start(positions=True)
+    plain_round(counted, 1)
+    plain_round(counted, 2)
+    counted.close(remaining=312 - 13)
+    clean(counted.replay())
+
+
 def test_unrecorded_card_is_a_gap_not_a_reconciliation_error_000() -> None:
     """rules.md: with pos, cards drawn are counted by the highest position reached."""
     log = ShoeLog("it-casino-6d").start(positions=True)
@@ -226,6 +247,43 @@ def test_unrecorded_card_is_a_gap_not_a_reconciliation_error_000() -> None:
     plain_round(log, 2)
     log.close(remaining=312 - 14)
     assert codes(log.replay()) == ["SHOE_POSITION_GAP"]
+
+
+def test_a_late_card_still_left_the_shoe_v12() -> None:
+    """rules.md v1.2: «a late card left the shoe and counts for the shoe's positions, card
+    counts and reconciliation like any other»: one LOG_INCOMPLETE a round, no gap, no
+    reconciliation error (pos 10 late, round 2 from pos 11; one more logged after the
+    shoe's close, pos 15, is counted too: 15 out + 297 remaining = 312)."""
+    log = ShoeLog("it-casino-6d").start(positions=True)
+    plain_round(log, 1)
+    log.late(1).hit(1, "5C")
+    plain_round(log, 2)
+    log.close(remaining=312 - 15)
+    log.late(2).hit(1, "6C")  # logged after the shoe's close
+    replay = log.replay()
+    assert [where(f) for f in replay.findings] == [
+        ("LOG_INCOMPLETE", 1, None, None),
+        ("LOG_INCOMPLETE", 2, None, None),
+    ]
+    assert replay.cards_drawn == 15
+    unlogged = ShoeLog("it-casino-6d").start(positions=True)
+    plain_round(unlogged, 1)
+    unlogged.pos += 1  # the same card, never logged: a gap (and still no reconciliation error)
+    plain_round(unlogged, 2)
+    unlogged.close(remaining=312 - 14)
+    assert codes(unlogged.replay()) == ["SHOE_POSITION_GAP"]
+
+
+def test_a_late_card_counts_toward_the_card_counts_002() -> None:
+    """rules.md v1.2: the late card is one more TS out of a one-deck shoe (SHOE_CARD_EXCESS)."""
+    log = ShoeLog("ventuno-family", decks=1).start()
+    r = log.round(1).bets({1: 10})
+    r.deal({1: "TS 8D"}, dealer="9S 7C").settle(1, 10).close()
+    log.late(1).hit(1, "TS")
+    assert [where(f) for f in log.replay().findings] == [
+        ("LOG_INCOMPLETE", 1, None, None),
+        ("SHOE_CARD_EXCESS", 1, None, None),
+    ]
 
 
 # ---------------------------------------------------------------- the cut card
@@ -315,10 +373,12 @@ def test_events_after_shoe_close() -> None:
 
 
 def test_event_for_a_finished_round() -> None:
+    """A round event after its round is over is LOG_INCOMPLETE (a settlement is judged as a
+    late settlement instead, rules.md v1.2: test_settle_rules)."""
     log = ShoeLog("it-casino-6d").start()
     plain_round(log, 1)
     plain_round(log, 2)
-    log.ev("settle", round=1, box=1, hand=0, spot=0, kind="main", amount=0)
+    log.ev("action", round=1, box=1, hand=0, action="stand")
     f = only(log.replay())
     assert where(f) == ("LOG_INCOMPLETE", 1, None, None)
 

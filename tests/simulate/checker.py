@@ -3,8 +3,11 @@
 It rebuilds every round from the events alone (no simulator state) and
 checks the invariants a clean log must keep whatever the engine says: ids and
 ``seq``, card positions and counts, the shoe reconciliation, and that every
-wager is settled exactly once at the amount rules.md gives. It is not an
-auditor: it reports the first problems it sees, as text.
+wager is settled exactly once at the amount rules.md gives. It reads what a
+rich table writes (event-log.md's optional fields: card codes in any case or
+with ``10``, cards without ``pos`` at the position after the previous one,
+``spots`` on doubles and splits, void rounds). It is not an auditor: it
+reports the first problems it sees, as text.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from audit.events.cards import hand_total, is_ace, is_ten_value
+from audit.events.cards import hand_total, is_ace, is_ten_value, normalise_card
 from audit.profiles import load_registry
 
 _REG = load_registry()
@@ -51,6 +54,13 @@ def check_shoe(events: list[dict[str, Any]]) -> list[str]:
     seen: Counter[str] = Counter()
     burned = dealt = 0
     rnd: dict[str, Any] | None = None
+    next_pos = 1
+
+    def place(e: dict[str, Any], n: int) -> None:
+        nonlocal next_pos
+        first = e.get("pos", next_pos)
+        positions.extend(range(first, first + n))
+        next_pos = first + n
 
     def new_round() -> dict[str, Any]:
         return {
@@ -61,6 +71,7 @@ def check_shoe(events: list[dict[str, Any]]) -> list[str]:
             "em": set(),
             "settles": [],
             "nmb": False,
+            "void": False,
         }
 
     for e in events:
@@ -68,9 +79,8 @@ def check_shoe(events: list[dict[str, Any]]) -> list[str]:
         if t == "burn":
             n = len(e["cards"]) or e.get("count", 0)
             burned += n
-            seen.update(e["cards"])
-            if "pos" in e:
-                positions.extend(range(e["pos"], e["pos"] + n))
+            seen.update(normalise_card(c) for c in e["cards"])
+            place(e, n)
         elif t == "round_open":
             rnd = new_round()
         elif rnd is None:
@@ -96,22 +106,28 @@ def check_shoe(events: list[dict[str, Any]]) -> list[str]:
                 problems.append(f"{where} r{e['round']}: a box over the maximum")
         elif t == "card":
             dealt += 1
-            seen[e["card"]] += 1
-            if "pos" in e:
-                positions.append(e["pos"])
+            card = normalise_card(e["card"])
+            seen[card] += 1
+            place(e, 1)
             if e["to"] == "dealer":
-                rnd["dealer"].append(e["card"])
+                rnd["dealer"].append(card)
             else:
-                rnd["hands"][(e["box"], e.get("hand", 0))].cards.append(e["card"])
+                rnd["hands"][(e["box"], e.get("hand", 0))].cards.append(card)
         elif t == "action" and e["action"] == "split":
             h = rnd["hands"][(e["box"], e["hand"])]
             n = sum(1 for (b, _) in rnd["hands"] if b == e["box"])
-            rnd["hands"][(e["box"], n)] = _Hand([h.cards.pop()], dict(h.stakes), {}, True)
+            spots = e.get("spots", list(h.stakes))
+            stakes = {s: st for s, st in h.stakes.items() if s in spots}
+            rnd["hands"][(e["box"], n)] = _Hand([h.cards.pop()], stakes, {}, True)
             h.from_split = True
         elif t == "action" and e["action"] == "double":
             h = rnd["hands"][(e["box"], e["hand"])]
+            spots = e.get("spots", list(h.stakes))
             for s, st in h.stakes.items():
-                h.extra[s] = e.get("amount", st)
+                if s in spots:
+                    h.extra[s] = e.get("amount", st)
+        elif t == "void":
+            rnd["void"] = True
         elif t == "insurance":
             rnd["ins"][(e["box"], e["spot"])] = e["amount"]
         elif t == "even_money":
@@ -169,9 +185,11 @@ def _check_round(where: str, round_no: int, rnd: dict[str, Any], rules: Any) -> 
                 amount = whole
             else:
                 amount = -whole if total < d_total else Decimal(0)
+            if rnd["void"]:
+                amount = Decimal(0)
             expected[(box, hi, spot, "main")] = amount
             sevens = len(h.cards) == 3 and all(c[0] == "7" for c in h.cards)
-            if rules.three_sevens_pays is not None and sevens:
+            if rules.three_sevens_pays is not None and sevens and not rnd["void"]:
                 expected[(box, hi, spot, "bonus")] = _ratio(rules.three_sevens_pays, stake)
     for (box, spot), amount in rnd["ins"].items():
         expected[(box, 0, spot, "insurance")] = 2 * amount if d_bj else -amount

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from audit.cli import app
 from audit.errors import InputError
-from audit.events.cards import hand_total
+from audit.events.cards import hand_total, normalise_card
 from audit.simulate import iter_shoes
 from audit.simulate.bias import Bias, parse_biases
 
@@ -20,7 +20,7 @@ def _dealer_hands(events: list[dict[str, object]]) -> list[list[str]]:
     hands: dict[object, list[str]] = {}
     for e in events:
         if e["type"] == "card" and e["to"] == "dealer":
-            hands.setdefault(e["round"], []).append(str(e["card"]))
+            hands.setdefault(e["round"], []).append(normalise_card(str(e["card"])))
     return list(hands.values())
 
 

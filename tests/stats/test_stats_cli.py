@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from audit.cli import app
+from audit.events.cards import normalise_card
 from audit.simulate import simulate
 from audit.simulate.bias import Bias
 from audit.stats import STAT_KEYS
@@ -141,6 +142,7 @@ def _prefix_from_logs(logs: Path) -> dict[tuple[str, str], list[int]]:
                 continue
             if pos <= cut:  # type: ignore[operator]
                 for c in seen:
+                    c = normalise_card(c)  # a rich table writes 10 for T, lower case
                     ranks["A23456789T".index("T" if c[0] in "TJQK" else c[0])] += 1
         out[key] = ranks
     return out
