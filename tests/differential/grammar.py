@@ -45,7 +45,8 @@ FORMS = frozenset(
         "card 10", "card lower case", "card without pos", "card of another box",
         "spots full", "spots partial", "spots empty", "spots unknown",
         "double for less", "unknown field", "unknown type", "invalid line",
-        "late event", "settle before cards", "event moved", "event copied", "event dropped",
+        "late event", "settle before cards", "bound value", "edge time",
+        "event moved", "event copied", "event dropped",
         "value changed", "id repeated", "id conflict", "seq gap", "seq repeated",
         "other shoe's event", "void round", "three sevens", "exposed card burned",
         "exposed card accepted", "cut card out", "shoe without close", "late settle",
@@ -389,7 +390,7 @@ def _round(s: _Shoe, n: int, late_burn: list[Event]) -> list[Event]:
     ev += out
     if rnd.random() < 0.97:
         ev.append({"type": "round_close"})
-    if rnd.random() < 0.02:
+    if boxes and rnd.random() < 0.02:
         s.tags.add("late settle")
         ev.append(_settle(boxes[0], 0, min(stakes[boxes[0]]), "main", 0))
     return ev
@@ -687,7 +688,7 @@ def _mutate(rnd: random.Random, ev: list[Event], tags: set[str]) -> None:
         ev.pop(i)
     elif kind == "change":
         tags.add("value changed")
-        _change(rnd, ev[i])
+        _change(rnd, ev[i], tags)
     elif kind == "insert":
         rounds = [e["round"] for e in ev if "round" in e] or [1]
         ev.insert(i, random_event(rnd, rnd.choice(rounds)))
@@ -707,7 +708,11 @@ def _mutate(rnd: random.Random, ev: list[Event], tags: set[str]) -> None:
                 e["hand"] = rnd.randint(0, 2)
 
 
-def _change(rnd: random.Random, e: Event) -> None:
+BOUNDS = [2**31, 2**32, 2**53 - 1]
+"""Integers at TEL/1's bound (2^53 - 1) and at the bounds of machine integers below it."""
+
+
+def _change(rnd: random.Random, e: Event, tags: set[str]) -> None:
     """One field of ``e`` given another value, legal or not for the rules (valid TEL/1)."""
     fields = [f for f in e if f not in ("type", "round")]
     if not fields:
@@ -718,9 +723,14 @@ def _change(rnd: random.Random, e: Event) -> None:
     if f == "box":
         e[f] = rnd.randint(1, 7)
     elif f in ("hand", "spot"):
-        e[f] = rnd.choice([0, 1, 2, 3, 9])
+        e[f] = rnd.choice([0, 1, 2, 3, 9, *BOUNDS])
+        if f == "hand" and e[f] > 9:
+            tags.add("bound value")
     elif f in ("pos", "position", "remaining", "decks", "count"):
         e[f] = max(1, int(v) + rnd.choice([-2, -1, 1, 2, 100]))
+        if rnd.random() < 0.1 and f != "decks":  # a shoe of 2^53 decks is a test of memory
+            e[f] = rnd.choice(BOUNDS)
+            tags.add("bound value")
     elif isinstance(v, Decimal):
         e[f] = (
             abs(v * rnd.choice([0, 2, -1])) if e["type"] != "settle" else v * rnd.choice([0, 2, -1])
@@ -761,9 +771,9 @@ def random_event(rnd: random.Random, round_no: int) -> Event:
     if t == "bet":
         e.update(box=box(), spot=small(), amount=stake())
     elif t == "card":
-        e.update(
-            card=card(), to="box", box=box(), hand=small()
-        ) if rnd.random() < 0.7 else e.update(card=card(), to="dealer")
+        e.update(card=card(), to="dealer")
+        if rnd.random() < 0.7:
+            e.update(to="box", box=box(), hand=small())
     elif t == "action":
         e.update(
             box=box(),
@@ -783,9 +793,9 @@ def random_event(rnd: random.Random, round_no: int) -> Event:
     elif t == "exposed_card":
         e["card"] = card()
     elif t == "offer":
-        e.update(
-            card=card(), to="box", box=box(), accepted=rnd.random() < 0.5
-        ) if rnd.random() < 0.7 else e.update(card=card(), to="dealer", accepted=rnd.random() < 0.5)
+        e.update(card=card(), to="dealer", accepted=rnd.random() < 0.5)
+        if rnd.random() < 0.7:
+            e.update(to="box", box=box())
     elif t == "settle":
         amount = stake()
         kind = rnd.choice(["main", "insurance", "bonus"])
@@ -802,9 +812,9 @@ def random_event(rnd: random.Random, round_no: int) -> Event:
     elif t == "shuffle":
         e["method"] = rnd.choice(["wash", "riffle", "strip", "box", "machine", "other"])
     elif t == "cut":
-        e.update(
-            by="box", box=box(), position=rnd.randint(0, 400)
-        ) if rnd.random() < 0.5 else e.update(by="dealer")
+        e["by"] = "dealer"
+        if rnd.random() < 0.5:
+            e.update(by="box", box=box(), position=rnd.randint(0, 400))
     elif t == "cut_card":
         e["position"] = rnd.randint(0, 400)
     elif t == "burn":
@@ -835,6 +845,13 @@ class Night:
     shoes: int = 0
 
 
+EDGE_TIMES = [
+    "0001-01-01T12:00:00Z",
+    "9999-12-31T10:00:00-05:00",
+    "2026-11-29T05:59:59.999999+14:00",
+]
+
+
 def night(specs: list[ShoeSpec], tables: int, seed: int) -> Night:
     """The shoes of ``specs`` dealt at ``tables`` tables one after the other, as a night's
     lines: ids, ``seq`` per table (now and then a gap or a repeat), times from 19:00 on."""
@@ -862,6 +879,10 @@ def night(specs: list[ShoeSpec], tables: int, seed: int) -> Night:
                     seq -= 1
                     out.tags.add("seq repeated")
                 ts += dt.timedelta(seconds=rnd.choice([1, 1, 2, 5, 30]))
+                when = ts.isoformat()
+                if spec.hostility == 2 and rnd.random() < 0.005:
+                    when = rnd.choice(EDGE_TIMES)  # the ends of the calendar
+                    out.tags.add("edge time")
                 shoe = shoe_ids[i]
                 if spec.hostility == 2 and rnd.random() < 0.01 and len(shoe_ids) > 1:
                     shoe = rnd.choice(shoe_ids)
@@ -869,7 +890,7 @@ def night(specs: list[ShoeSpec], tables: int, seed: int) -> Night:
                 line = {
                     "id": f"{table}-{n}",
                     "seq": seq,
-                    "ts": ts.isoformat(),
+                    "ts": when,
                     "table": table,
                     "shoe": shoe,
                     **e,

@@ -115,6 +115,8 @@ class PureProcess:
         info = pickle.loads(hello)
         self.engine: dict[str, str] = info["engine"]
         self.audit_package: str = info["audit"]
+        self.cpu_seconds = 0.0
+        """CPU seconds the process has used (as of its last answer)."""
 
     def send(self, job: BatchJob) -> None:
         """Start replaying ``job`` there (its answer is :meth:`receive`'s)."""
@@ -125,8 +127,8 @@ class PureProcess:
         frame = read_frame(self._out)
         if frame is None:
             raise RuntimeError(f"the pure engine's process died: exit {self._proc.wait()}")
-        reply: tuple[str, Any] = pickle.loads(frame)
-        return reply
+        status, value, self.cpu_seconds = pickle.loads(frame)
+        return status, value
 
     def close(self) -> None:
         self._in.close()  # its end of input: it exits

@@ -7,7 +7,8 @@ them (as ``benchmarks/engine_bench.py`` does), then answers requests on stdin
 until it closes: each a batch as ``run`` sends it to a worker (Arrow IPC bytes,
 the shoes' metadata as plain values), each answer :func:`audit.batch.runner.audit_batch`'s
 result as plain values (:func:`tests.differential.harness.canonical`), or the
-traceback of what it raised. Frames are 8-byte lengths then a pickle.
+traceback of what it raised, and the CPU seconds it has used. Frames are 8-byte
+lengths then a pickle.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import os
 import pickle
 import struct
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import IO, Any
@@ -92,7 +94,7 @@ def main() -> None:
             reply: tuple[str, Any] = ("ok", canonical(audit_batch(job_from_wire(frame), registry)))
         except BaseException:  # every error is the test's to report, with its traceback
             reply = ("error", traceback.format_exc())
-        write_frame(out, pickle.dumps(reply))
+        write_frame(out, pickle.dumps((*reply, time.process_time())))
 
 
 if __name__ == "__main__":

@@ -52,12 +52,14 @@ def _differential_summary(terminalreporter: Any) -> None:
         props = dict(getattr(report, "user_properties", ()))
         if SHOES in props and report.when == "call":
             test = report.nodeid.rsplit("::", 1)[-1]
-            rows.append((test, props[SHOES], props.get("differential_nights", 0), report.duration))
+            nights, cpu = props.get("differential_nights", 0), props.get("differential_cpu_seconds")
+            rows.append((test, props[SHOES], nights, report.duration, cpu))
     if not rows:
         return
     terminalreporter.section("differential shoes")
-    terminalreporter.write_line(f"{'shoes':>9}  {'nights':>6}  {'wall':>7}  test")
-    for test, n, nights, wall in sorted(rows):
-        terminalreporter.write_line(f"{n:>9,}  {nights:>6,}  {wall:5.1f} s  {test}")
+    terminalreporter.write_line(f"{'shoes':>9}  {'nights':>6}  {'wall':>7}  {'cpu':>7}  test")
+    for test, n, nights, wall, cpu in sorted(rows):
+        cpu_text = f"{cpu:5.1f} s" if cpu is not None else "      -"
+        terminalreporter.write_line(f"{n:>9,}  {nights:>6,}  {wall:5.1f} s  {cpu_text}  {test}")
     if len(rows) > 1:
         terminalreporter.write_line(f"{sum(r[1] for r in rows):>9,}  shoes in all")
