@@ -1,4 +1,5 @@
-"""Prints how many examples each fuzz test ran (issue 14, point 19 asks for a count).
+"""Prints how many examples each fuzz test ran (issue 14, point 19 asks for a count), and
+how many shoes each differential test compared (issue 28, point 3).
 
 A hook of the root ``tests/conftest.py``, which imports it: pytest-xdist's
 controller loads no conftest below the root, so one here would never print.
@@ -17,7 +18,12 @@ from typing import Any
 COUNTS = ("fuzz_examples", "atheris_runs")
 
 
+SHOES = "differential_shoes"
+"""What the differential test (:mod:`tests.differential`) counts: shoes, not examples."""
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
+    _differential_summary(terminalreporter)
     rows = []
     for report in terminalreporter.stats.get("passed", []):
         props = dict(getattr(report, "user_properties", ()))
@@ -37,3 +43,23 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         f"{sum(r[1] for r in hyp):>9,}  {sum(r[2] for r in hyp):5.1f} s  "
         f"{sum(r[3] or 0 for r in hyp):5.1f} s  hypothesis examples in all"
     )
+
+
+def _differential_summary(terminalreporter: Any) -> None:
+    """How many shoes each differential test replayed both ways (compiled, and from sources)."""
+    rows = []
+    for report in terminalreporter.stats.get("passed", []):
+        props = dict(getattr(report, "user_properties", ()))
+        if SHOES in props and report.when == "call":
+            test = report.nodeid.rsplit("::", 1)[-1]
+            nights, cpu = props.get("differential_nights", 0), props.get("differential_cpu_seconds")
+            rows.append((test, props[SHOES], nights, report.duration, cpu))
+    if not rows:
+        return
+    terminalreporter.section("differential shoes")
+    terminalreporter.write_line(f"{'shoes':>9}  {'nights':>6}  {'wall':>7}  {'cpu':>7}  test")
+    for test, n, nights, wall, cpu in sorted(rows):
+        cpu_text = f"{cpu:5.1f} s" if cpu is not None else "      -"
+        terminalreporter.write_line(f"{n:>9,}  {nights:>6,}  {wall:5.1f} s  {cpu_text}  {test}")
+    if len(rows) > 1:
+        terminalreporter.write_line(f"{sum(r[1] for r in rows):>9,}  shoes in all")
