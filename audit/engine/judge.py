@@ -232,9 +232,9 @@ def _judge_wager(rnd: Round, w: Wager, quiet_missing: bool) -> Breach | None:
             events=[*(h.card_events[-1:] if h else []), s.event_id],
             **common,  # type: ignore[arg-type]
         )
-    paid = money_str(money(s.amount))
     if s.late:
         # rules.md v1.2: right amount after the round was over
+        paid = money_str(money(s.amount))
         w.verdict = str(Code.PAY_TIMING)
         return Breach(
             Code.PAY_TIMING,
@@ -253,6 +253,7 @@ def _judge_wager(rnd: Round, w: Wager, quiet_missing: bool) -> Breach | None:
     if late is None:
         return None
     rule, why = late
+    paid = money_str(money(s.amount))
     w.verdict = str(Code.PAY_TIMING)
     return Breach(
         Code.PAY_TIMING,

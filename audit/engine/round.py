@@ -158,7 +158,7 @@ class Round:
         self.void_event: str | None = None
         self.wagers: list[Wager] = []
         self.judged = False
-        self.judge_findings: list[Finding] = []
+        self.judge_findings: list[Finding] | None = None
         """The findings the judgement raised: a late settlement judges the round again."""
         self.late_logged = False
         """A round event after the round was over was flagged (``LOG_INCOMPLETE`` once)."""
@@ -1449,10 +1449,7 @@ class Round:
             gone = {id(f) for f in old}
             sink.items[:] = [f for f in sink.items if id(f) not in gone]
         wagers, breaches = judge_round(self)
-        if breaches:
-            self.judge_findings = [sink.add(b, self.number) for b in breaches]
-        elif old:
-            self.judge_findings = []
+        self.judge_findings = [sink.add(b, self.number) for b in breaches] if breaches else None
         self.wagers = wagers
         self.judged = True
 
