@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 NIGHTLY_DB ?= audit-nightly.duckdb
 NIGHTLY_OUT ?= audit-reports
 
-.PHONY: setup engine nightly test lint types unit test-slow test-browser bench clean
+.PHONY: setup engine nightly test lint types unit test-slow test-browser conformance bench clean
 
 # The install compiles the engine in place with mypyc (setup.py), so an edit of
 # an engine source makes the next target rebuild it; tests/conftest.py stops a
@@ -32,8 +32,8 @@ nightly: setup
 	$(BIN)/shoe-audit nightly sample_logs/2026-11-28 --db $(NIGHTLY_DB) --out $(NIGHTLY_OUT)
 
 lint: setup
-	$(BIN)/ruff check audit tests benchmarks
-	$(BIN)/ruff format --check audit tests benchmarks
+	$(BIN)/ruff check audit tests benchmarks .ci/conformance.py
+	$(BIN)/ruff format --check audit tests benchmarks .ci/conformance.py
 
 types: setup
 	$(BIN)/mypy
@@ -45,6 +45,10 @@ test: lint types unit
 
 test-slow: setup
 	$(BIN)/pytest -n 2 -q -m slow
+
+# The independent conformance nights (../shared/conformance), as .ci/run checks them.
+conformance: setup
+	$(PY) .ci/conformance.py $(BIN)/shoe-audit
 
 # Headless Chromium (Debian's /usr/bin/chromium) through Playwright;
 # screenshots in test-artifacts/screenshots/.
