@@ -15,9 +15,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import json
 import pickle
 import statistics
@@ -26,26 +23,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 PROFILES = ["it-casino-6d", "it-casino-5d", "it-casino-6d-mandatory", "ventuno-family"]
-
-
-class PureEngine(importlib.abc.MetaPathFinder):
-    """Imports ``audit.engine`` from its ``.py`` files, though compiled modules sit beside them."""
-
-    def find_spec(
-        self, name: str, path: Any = None, target: Any = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        if name != "audit.engine" and not name.startswith("audit.engine."):
-            return None
-        engine = Path(sys.modules["audit"].__file__ or "").parent / "engine"
-        if name == "audit.engine":
-            return importlib.util.spec_from_file_location(
-                name, engine / "__init__.py", submodule_search_locations=[str(engine)]
-            )
-        module = name.rpartition(".")[2]
-        return importlib.util.spec_from_file_location(name, engine / f"{module}.py")
 
 
 def make_inputs(rounds: int, tables: int, seed: int, out: Path) -> None:
@@ -90,7 +69,9 @@ def make_inputs(rounds: int, tables: int, seed: int, out: Path) -> None:
 def child(inputs: Path, repeat: int, pure: bool) -> None:
     """Replay the pickled shoes ``repeat`` times; print the timings as one JSON line."""
     if pure:
-        sys.meta_path.insert(0, PureEngine())
+        from audit.pure_engine import use_pure_engine
+
+        use_pure_engine()
     import audit.engine.round
     from audit.engine import audit_shoe
 

@@ -194,7 +194,9 @@ def open_cluster(address: str) -> Iterator[DaskExecutor]:
                     n_workers=spec.local_workers,
                     threads_per_worker=1,  # the replay is pure Python: one thread per process
                     processes=True,
-                    dashboard_address=None,
+                    # Its HTTP server on a free port of this machine only: with None
+                    # it still took :8787, so two runs at once warned and one failed.
+                    dashboard_address="127.0.0.1:0",
                     # A failing batch is reported once, by the coordinator, in one line;
                     # the workers' own log lines would repeat it with a traceback.
                     silence_logs=logging.CRITICAL,

@@ -6,7 +6,8 @@ import datetime as dt
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -16,6 +17,7 @@ import typer
 from audit.cli.app import app
 from audit.cli.common import (
     DEFAULT_DB_PATH,
+    NOTE_PREFIX,
     DateOption,
     DayStartOption,
     DbOption,
@@ -338,13 +340,23 @@ def _name_failed(summary: RunSummary) -> None:
         )
 
 
-def _name_not_done(not_done: Sequence[ShoeKey], selected: int) -> None:
+@contextmanager
+def _noted(notes: list[str]) -> Iterator[None]:
+    """An exception leaving the block carries ``notes``, which the error's one line ends with
+    (:func:`audit.cli.common.explain`)."""
+    try:
+        yield
+    except BaseException as exc:
+        for text in notes:
+            exc.add_note(NOTE_PREFIX + text)
+        raise
+
+
+def not_done_text(not_done: Sequence[ShoeKey], selected: int) -> str:
     """A run stopped part-way: which shoes it did not re-audit (they are as they were)."""
-    if not not_done:
-        return
     shown = ", ".join(f"{k.table}/{k.shoe}" for k in not_done[:5])
     more = f" and {len(not_done) - 5:,} more" if len(not_done) > 5 else ""
-    fail(
+    return (
         f"{len(not_done):,} of {selected:,} shoes were not re-audited and keep their earlier "
         f"results, if any ({shown}{more}): run again to finish"
     )
@@ -367,10 +379,12 @@ def _run(
     from audit.profiles import load_registry
 
     registry = load_registry(profiles)
+    stopped: list[str] = []  # which shoes a run stopped part-way did not re-audit
     with (
         open_db(db) as store,
         executor_for(cluster) as executor,
         progress_bar("auditing shoes", unit="shoes") as tick,
+        _noted(stopped),
     ):
         summary = run_audit(
             store,
@@ -382,7 +396,7 @@ def _run(
             progress=tick,
             executor=executor,
             source=None if source is None else str(source),
-            on_stop=_name_not_done,
+            on_stop=lambda keys, n: stopped.append(not_done_text(keys, n)) if keys else None,
         )
     _name_failed(summary)
     if not quiet:

@@ -150,8 +150,21 @@ err = fail
 """The name the first commands used."""
 
 
+NOTE_PREFIX = "shoe-audit: "
+"""An exception's note (``add_note``) with this prefix ends its one-line message: what a
+command adds to an error on its way out (``run``: the shoes it did not re-audit)."""
+
+
 def explain(exc: BaseException) -> tuple[int, str]:
     """The exit code and one-line message for an exception that reached the boundary."""
+    code, message = _explain(exc)
+    notes = [
+        n[len(NOTE_PREFIX) :] for n in getattr(exc, "__notes__", ()) if n.startswith(NOTE_PREFIX)
+    ]
+    return code, "; ".join([message, *notes])
+
+
+def _explain(exc: BaseException) -> tuple[int, str]:
     if is_interrupt(exc):
         from audit.cli import INTERRUPTED
 

@@ -234,30 +234,24 @@ def _judge_wager(rnd: Round, w: Wager, quiet_missing: bool) -> Breach | None:
         )
     if s.late:
         # rules.md v1.2: right amount after the round was over
-        paid = money_str(money(s.amount))
-        w.verdict = str(Code.PAY_TIMING)
-        return Breach(
-            Code.PAY_TIMING,
-            f"{where}: settled {paid} after round {rnd.number} was over",
-            (s.event_id,),
-            box=w.box,
-            hand=w.hand,
-            spot=w.spot,
-            expected=paid,
-            actual=paid,
-            impact=money(0),
-        )
+        return _timing_breach(w, s, where, f"after round {rnd.number} was over", None)
     if rnd.voided:
         return None
     late = _timing(rnd, w, s)
     if late is None:
         return None
     rule, why = late
+    return _timing_breach(w, s, where, f"at the wrong moment: {why}", rule)
+
+
+def _timing_breach(w: Wager, s: SettleRec, where: str, when: str, rule: str | None) -> Breach:
+    """``PAY_TIMING`` (rules.md): the right amount, settled at the wrong moment; ``expected``
+    and ``actual`` are both the amount settled, ``impact`` is 0 (cli.md)."""
     paid = money_str(money(s.amount))
     w.verdict = str(Code.PAY_TIMING)
     return Breach(
         Code.PAY_TIMING,
-        f"{where}: settled {paid} at the wrong moment: {why}",
+        f"{where}: settled {paid} {when}",
         (s.event_id,),
         box=w.box,
         hand=w.hand,

@@ -198,17 +198,20 @@ def test_nightly_exits_6_when_a_shoe_could_not_be_replayed_and_3_before_it(
     assert failing.exit_code == 3, failing.output
 
 
-def test_a_stopped_run_names_the_shoes_it_did_not_re_audit(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    from audit.cli.commands import _name_not_done
+def test_a_stopped_run_names_the_shoes_it_did_not_re_audit_in_its_one_line() -> None:
+    from audit.cli.commands import NOTE_PREFIX, not_done_text
+    from audit.cli.common import explain
 
     keys = [ShoeKey("T01", f"T01-20261128-{i:02}") for i in range(1, 8)]
-    _name_not_done(keys, 9)
-    assert capsys.readouterr().err == (
-        "Error: 7 of 9 shoes were not re-audited and keep their earlier results, if any "
+    stop = KeyboardInterrupt()
+    stop.add_note(NOTE_PREFIX + not_done_text(keys, 9))
+    stop.add_note("a note of someone else's")
+    assert explain(stop) == (
+        130,
+        "interrupted; the database is left as of the last finished transaction; "
+        "7 of 9 shoes were not re-audited and keep their earlier results, if any "
         "(T01/T01-20261128-01, T01/T01-20261128-02, T01/T01-20261128-03, "
-        "T01/T01-20261128-04, T01/T01-20261128-05 and 2 more): run again to finish\n"
+        "T01/T01-20261128-04, T01/T01-20261128-05 and 2 more): run again to finish",
     )
 
 

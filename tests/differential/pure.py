@@ -13,40 +13,15 @@ lengths then a pickle.
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import os
 import pickle
 import struct
 import sys
 import time
 import traceback
-from pathlib import Path
 from typing import IO, Any
 
 _LENGTH = struct.Struct("<Q")
-
-
-class PureEngine(importlib.abc.MetaPathFinder):
-    """Imports ``audit.engine`` from its ``.py`` files, though compiled modules sit beside them.
-
-    The same finder as ``benchmarks/engine_bench.py``'s (benchmarks are scripts,
-    not a package the tests import).
-    """
-
-    def find_spec(
-        self, name: str, path: Any = None, target: Any = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        if name != "audit.engine" and not name.startswith("audit.engine."):
-            return None
-        engine = Path(sys.modules["audit"].__file__ or "").parent / "engine"
-        if name == "audit.engine":
-            return importlib.util.spec_from_file_location(
-                name, engine / "__init__.py", submodule_search_locations=[str(engine)]
-            )
-        module = name.rpartition(".")[2]
-        return importlib.util.spec_from_file_location(name, engine / f"{module}.py")
 
 
 def read_frame(stream: IO[bytes]) -> bytes | None:
@@ -82,7 +57,9 @@ def main() -> None:
     import audit
 
     assert "audit.engine" not in sys.modules
-    sys.meta_path.insert(0, PureEngine())
+    from audit.pure_engine import use_pure_engine
+
+    use_pure_engine()
     from audit.batch.runner import audit_batch
     from audit.profiles import load_registry
     from tests.differential.harness import canonical, job_from_wire
