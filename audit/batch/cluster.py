@@ -27,6 +27,7 @@ from __future__ import annotations
 import importlib
 import logging
 import re
+import uuid
 from collections.abc import Generator, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -101,15 +102,26 @@ def cluster_task(
 class DaskExecutor:
     """Batches as Dask tasks on a connected client (:class:`audit.batch.runner.BatchExecutor`)."""
 
-    def __init__(self, client: Any, label: str, *, one_at_a_time: bool = False) -> None:
+    def __init__(
+        self,
+        client: Any,
+        label: str,
+        *,
+        one_at_a_time: bool = False,
+        ids: Iterator[str] | None = None,
+    ) -> None:
         self.client = client
         self.label = label
         self.one_at_a_time = one_at_a_time
-        self._ids = count()
+        # Task keys unique to this run (a scheduler may serve several) and shared with its
+        # isolating executor: a key the scheduler already holds as failed (a lost batch's)
+        # would fail its new task at once, naming an innocent shoe.
+        run = uuid.uuid4().hex[:12]
+        self._ids = ids if ids is not None else (f"{run}-{n}" for n in count())
 
     def isolating(self) -> DaskExecutor:
         """One task in flight at a time: a lost batch's shoes, each alone on the cluster."""
-        return DaskExecutor(self.client, self.label, one_at_a_time=True)
+        return DaskExecutor(self.client, self.label, one_at_a_time=True, ids=self._ids)
 
     def slots(self) -> int:
         """Tasks to keep in flight: two per worker thread, so none waits for the next batch."""
