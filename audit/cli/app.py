@@ -79,7 +79,9 @@ def schema_cmd(
       shoe-audit schema --out /tmp/schemas && ls /tmp/schemas
     """
     from audit.schemas import write_schemas
+    from audit.targets import check_target
 
+    check_target(out, "--out", "folder")
     for path in write_schemas(out):
         say(f"wrote {path}")
 

@@ -607,7 +607,10 @@ def hand_cmd(
     """
     from audit.batch.dispute import hand_packet
     from audit.reports.templating import can_encode
+    from audit.targets import check_target
 
+    if out is not None:
+        check_target(out, "--out", "file")
     with open_db(db, read_only=True) as store:
         text = hand_packet(
             store,
@@ -757,7 +760,9 @@ def nightly_cmd(
       shoe-audit nightly /var/log/tables/ --fail-on critical --quiet
     """
     from audit.findings import Severity
+    from audit.reports.folder import check_out
 
+    check_out(out)  # before anything is ingested: a refused --out leaves nothing done
     summary = _ingest(db, paths, day_start, quiet=json)
     run = _run(db, profiles, quiet=json)
     days = _nightly_days(db, summary)
@@ -870,7 +875,9 @@ def simulate_cmd(
     from audit.profiles import load_registry
     from audit.simulate import RICH_SHARE, simulate
     from audit.simulate.bias import parse_biases
+    from audit.targets import check_target
 
+    check_target(out, "--out", "folder")
     biases = parse_biases(bias or [])
     registry = load_registry(profiles)
     chosen = profile or [p.id for p in registry.all()]
