@@ -102,3 +102,13 @@ def require_continuity(store: Any) -> None:
     problem = continuity_problem(store.con, path, key_from_env())
     if problem is not None:
         raise LedgerError(problem)
+
+
+def before_writing(store: Any) -> None:
+    """What ``ingest`` and ``run`` do before they write: refuse a ledger file that does not
+    continue the chain, then record the review trail's head if it moved
+    (:func:`audit.integrity.trail.record_trail_head`)."""
+    from audit.integrity.trail import record_trail_head
+
+    require_continuity(store)
+    record_trail_head(store)

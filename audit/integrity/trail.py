@@ -43,6 +43,7 @@ from audit.review.trail import (
 from audit.store.ledger import BREAK, first_record, key_from_env, read_file, read_tail
 
 if TYPE_CHECKING:
+    from audit.findings import Finding
     from audit.review import Review
 
 TRAIL = "trail"
@@ -402,3 +403,31 @@ def trusted_reviews(reviews: Mapping[str, Review], check: TrailCheck) -> dict[st
     if check.intact:
         return dict(reviews)
     return {k: r for k, r in reviews.items() if r.state is not ReviewState.DISMISSED}
+
+
+def trail_findings(
+    check: TrailCheck,
+    *,
+    codes: Iterable[str] | None = None,
+    min_rank: int = 0,
+    severities: Iterable[str] | None = None,
+) -> list[Finding]:
+    """The check's differences as critical, ledger-wide ``LOG_TAMPERED`` findings (no table,
+    shoe or gaming day), each with a stable id of its message, kept by ``codes``,
+    ``severities`` and ``min_rank`` as ``findings`` filters (the live trail is never stored:
+    it changes without the database)."""
+    import dataclasses
+
+    from audit.findings import finding_id
+
+    out = []
+    for d in check.differences:
+        f = d.finding()
+        if codes is not None and str(f.code) not in set(codes):
+            continue
+        if severities is not None and str(f.severity) not in set(severities):
+            continue
+        if f.severity.rank < min_rank:
+            continue
+        out.append(dataclasses.replace(f, id=finding_id((str(f.code), TRAIL, f.message), 0)))
+    return out

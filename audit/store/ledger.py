@@ -293,6 +293,12 @@ def read_file(path: Path, key: bytes | None) -> FileChain:
 # --------------------------------------------------------------------------- the table
 
 
+def db_head(con: Any) -> tuple[int, str] | None:
+    """(no, hash) of the ledger table's last record; None when the chain is empty."""
+    rows = con.execute("SELECT no, hash FROM ledger ORDER BY no DESC LIMIT 1").fetchall()
+    return (int(rows[0][0]), str(rows[0][1])) if rows else None
+
+
 def db_chain(con: Any) -> list[Record]:
     rows = con.execute("SELECT no, kind, body, prev, hash FROM ledger ORDER BY no").fetchall()
     return [Record(*r) for r in rows]
