@@ -89,7 +89,7 @@ def _foreign(path: Path, why: str, command: str) -> str:
     return (
         f"the ledger file {str(path)!r} does not continue the database's chain ({why}): "
         f"nothing is written until `shoe-audit verify` is read and the break recorded "
-        f"with `{command}` (the file is kept aside)"
+        f"with `{command}`, which moves this file aside"
     )
 
 

@@ -179,13 +179,22 @@ def _ledger(
     return db[: chain.first - 1] + [r for r in chain.records if r.no <= upto]
 
 
+def _vouched(body: dict[str, Any]) -> str:
+    v = body.get("vouches") or {}
+    if "no" in v:
+        return f"ledger record {v['no']} (sha256 {v['hash']})"
+    if v.get("decisions"):
+        return f"review decision #{v['decisions']} (sha256 {v['head']})"
+    return "an empty chain"
+
+
 def _break_note(r: Record) -> str:
     body = r.body
     what = "the review trail's ledger file" if body.get("ledger") == "trail" else "the ledger file"
     return (
         f"a known, recorded break (ledger record {r.no}): {what} was restarted on "
         f"{body.get('at')} by {body.get('by')} (OS user {body.get('os_user')}), because "
-        f"{body.get('why')!r}; it vouches from {body.get('vouches')}"
+        f"{body.get('why')!r}; it vouches for what came before, from {_vouched(body)}"
     )
 
 
