@@ -289,6 +289,7 @@ def _against_file(
             what = " and ".join(fields) + " changed"
         elif r.no - 1 in rehashed:
             rehashed.add(r.no)  # only its hash, recomputed after an earlier change
+            named.add(r.no)
             continue
         else:
             what = "its hash changed"
