@@ -25,7 +25,7 @@ import sqlite3
 from dataclasses import dataclass
 from enum import StrEnum
 
-from audit.errors import InputError
+from audit.errors import AuditError, InputError
 from audit.review.trail import ReviewTrail
 
 SCRYPT_N, SCRYPT_R, SCRYPT_P, KEY_BYTES = 2**14, 8, 1, 32
@@ -38,6 +38,17 @@ obeyed: 2**20 with r=8 already takes 1 GiB)."""
 MIN_PASSWORD = 10
 _KDF = re.compile(r"^scrypt:n=([0-9]{1,8}),r=([0-9]{1,2}),p=([0-9]{1,2})$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
+
+
+SIGN_IN_REFUSED = "unknown account or wrong password"
+"""The one answer to a failed sign-in, whichever it was, so that names cannot be probed."""
+
+
+class SignInError(AuditError):
+    """An account's password was not given right (or there is no such account): exit 1."""
+
+    def __init__(self, hint: str = "") -> None:
+        super().__init__(SIGN_IN_REFUSED + hint)
 
 
 class Role(StrEnum):
@@ -155,3 +166,13 @@ def check_password(trail: ReviewTrail, name: str, password: str) -> Account | No
     if hmac.compare_digest(kdf.derive(password, bytes.fromhex(salt)).hex(), str(stored)):
         return Account(str(n), Role(role), str(created))
     return None
+
+
+def authenticate(trail: ReviewTrail, name: str, password: str) -> Account:
+    """The account ``name`` when ``password`` is its password; else :class:`SignInError`,
+    with the same message for an unknown name as for a wrong password."""
+    account = check_password(trail, name, password)
+    if account is None:
+        hint = "" if accounts(trail) else " (no accounts exist: `shoe-audit users add NAME`)"
+        raise SignInError(hint)
+    return account

@@ -9,8 +9,9 @@ Security (issue 12, point 4):
 
 - sessions are signed cookies (:mod:`audit.web.session`), ``HttpOnly`` and
   ``SameSite=Strict``; every POST carries a CSRF token bound to the session;
-- with reviewer accounts, reviewing needs signing in; with ``require_login``
-  (any address but loopback) every page does;
+- reviewing needs signing in to an account (issue 29: without accounts the app
+  records no review); with ``require_login`` (any address but loopback) every
+  page needs signing in;
 - full player ids only for a signed-in reviewer (masked otherwise);
 - on loopback, a request naming another host is refused (DNS rebinding);
 - no route reads a file: pages come from the database and the templates only,
@@ -76,7 +77,7 @@ class WebView:
     role: str | None
     csrf: str
     accounts: bool
-    """Reviewer accounts exist: reviewing needs signing in."""
+    """Reviewer accounts exist (reviewing always needs signing in to one)."""
     banner: str | None
     """"audit in progress, data as of HH:MM" when the page shows older data."""
     nonce: str
@@ -87,7 +88,8 @@ class WebView:
 
     @property
     def can_review(self) -> bool:
-        return self.user is not None or not self.accounts
+        """Only a signed-in account reviews: a typed name is no pair of eyes (issue 29)."""
+        return self.user is not None
 
 
 class App:
@@ -428,9 +430,14 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
             return state.error(request, session, 400, str(exc), new)
         if not state.signer.csrf_ok(session, form.get("csrf")):
             return state.error(request, session, 403, "the form expired: reload the page", new)
-        if state.has_accounts() and not session.signed_in:
-            return state.error(request, session, 403, "sign in to review", new)
-        by = session.user or form.get("by", "")
+        if not session.signed_in or session.user is None:
+            why = (
+                "sign in to review"
+                if state.has_accounts()
+                else "reviewing needs an account: `shoe-audit users add NAME`, then sign in"
+            )
+            return state.error(request, session, 403, why, new)
+        account = session.user
         try:
             verdict = Verdict(form.get("verdict", ""))
         except ValueError:
@@ -444,9 +451,10 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
                 current,
                 verdict,
                 note=form.get("note", ""),
-                by=by,
+                by=account,
                 via="web",
                 user=os_user(),
+                account=account,
             )
             return fid
 

@@ -94,15 +94,22 @@ def test_a_review_needs_a_note_and_a_name(trail: ReviewTrail) -> None:
 def test_dismissing_a_critical_finding_takes_two_different_reviewers(trail: ReviewTrail) -> None:
     f = _finding()  # PAY_WRONG_AMOUNT is critical
     assert f.severity == "critical"
-    trail.record(f, Verdict.DISMISS, note="log error", by="ana", via="cli")
+    trail.record(f, Verdict.DISMISS, note="log error", by="ana", via="cli", account="ana")
     assert review_of(trail.history(f.id or "")).state is ReviewState.DISMISSAL_PENDING
-    trail.record(f, Verdict.DISMISS, note="agree", by=" ANA ", via="web")  # the same person
+    trail.record(f, Verdict.DISMISS, note="agree", by="ANA", via="web", account="ANA")  # the same
     r = review_of(trail.history(f.id or ""))
     assert r.state is ReviewState.DISMISSAL_PENDING and r.counted
-    trail.record(f, Verdict.DISMISS, note="agree", by="bob", via="web")
+    for typed in ("bob", "mallory"):  # typed names, no account's password: no pair of eyes
+        trail.record(f, Verdict.DISMISS, note="agree", by=typed, via="cli")
+    r = review_of(trail.history(f.id or ""))
+    assert r.state is ReviewState.DISMISSAL_PENDING and r.counted
+    assert r.unauthenticated == ("bob", "mallory")
+    assert r.label == "dismissal pending (unauthenticated: bob, mallory)"
+    trail.record(f, Verdict.DISMISS, note="agree", by="bob", via="web", account="bob")
     r = review_of(trail.history(f.id or ""))
     assert r.state is ReviewState.DISMISSED and not r.counted
-    assert [n.strip().casefold() for n in r.by] == ["ana", "bob"]
+    assert [n.strip().casefold() for n in r.by] == ["ana", "mallory", "bob"]
+    assert r.signers[1:] == ("mallory (unauthenticated)", "bob")  # bob signed: one entry
 
 
 def test_a_confirmation_between_dismissals_restarts_the_four_eyes(trail: ReviewTrail) -> None:
@@ -116,12 +123,15 @@ def test_a_confirmation_between_dismissals_restarts_the_four_eyes(trail: ReviewT
 def test_a_major_finding_is_dismissed_by_one_reviewer(trail: ReviewTrail) -> None:
     f = _finding(Code.PLAY_ILLEGAL_DOUBLE, expected=None, actual=None, impact=None)
     trail.record(f, Verdict.DISMISS, note="the double was on 10", by="ana", via="cli")
+    typed = review_of(trail.history(f.id or ""))  # a typed name dismisses nothing, even here
+    assert typed.state is ReviewState.DISMISSAL_PENDING and typed.counted
+    trail.record(f, Verdict.DISMISS, note="the double was on 10", by="ana", via="cli", account="ana")
     assert review_of(trail.history(f.id or "")).state is ReviewState.DISMISSED
 
 
 def test_a_rerun_with_other_figures_or_none_is_shown_never_lost(trail: ReviewTrail) -> None:
     f = _finding()
-    trail.record(f, Verdict.CONFIRM, note="paid 15", by="ana", via="cli")
+    trail.record(f, Verdict.CONFIRM, note="paid 15", by="ana", via="cli", account="ana")
     r = review_of(trail.history(f.id or ""))
     assert not against(r, f).changed and not against(r, f).gone
     other = _finding(actual="20", impact=Decimal(10), message="paid 20, due 10")

@@ -19,6 +19,9 @@ from audit.web.server import in_background
 free_port = _free_port
 running = in_background
 
+PASSWORD = "long enough password"
+"""The password the web tests give their accounts."""
+
 
 @dataclass
 class Response:
@@ -71,6 +74,10 @@ class Client:
             urlencode(form).encode(),
             {"Content-Type": "application/x-www-form-urlencoded"},
         )
+
+    def sign_in(self, name: str, password: str = PASSWORD) -> Response:
+        """Sign in through the login form (this client's cookie then carries the session)."""
+        return self.post("/login", {"csrf": self.csrf("/login"), "name": name, "password": password})
 
     def csrf(self, page: str = "/findings") -> str:
         """The CSRF token of this client's session, read from a page's form."""
