@@ -54,7 +54,7 @@ def review_cmd(
     Examples:
       shoe-audit review 3f2a9c0d1e4b5a6f --confirm --note "video: paid 15" --by ana
       shoe-audit review 3f2a9c --dismiss --note "log error" --by bob
-      shoe-audit review 3f2a9c --needs-video --note "ask surveillance" --by ana --password-stdin < ana.secret
+      shoe-audit review 3f2a9c --needs-video --note "video" --by ana --password-stdin < pw
     """
     from audit.review import ReviewTrail, Verdict, os_user
     from audit.review.accounts import authenticate

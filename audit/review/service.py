@@ -10,7 +10,6 @@ from audit.review.status import Review, against, reviews_of
 from audit.review.trail import Decision, ReviewTrail, Verdict
 from audit.store import Store
 
-
 MIN_ID_PREFIX = 6
 """The shortest part of a finding's id that a reviewer may give instead of the whole id."""
 
@@ -71,9 +70,7 @@ def review_finding(
     authenticate`, or the web sign-in); None records ``by`` as a typed name, which the
     four-eyes rule never counts (:mod:`audit.review.status`).
     """
-    decision = trail.record(
-        finding, verdict, note=note, by=by, via=via, user=user, account=account
-    )
+    decision = trail.record(finding, verdict, note=note, by=by, via=via, user=user, account=account)
     review = reviews_of({finding.id or "": trail.history(decision.finding_id)})[decision.finding_id]
     return decision, against(review, finding)
 

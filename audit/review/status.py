@@ -92,9 +92,7 @@ class Review:
     @property
     def signers(self) -> tuple[str, ...]:
         """``by`` for people, each typed name marked: ``("ana (unauthenticated)", "bob")``."""
-        return tuple(
-            f"{n} (unauthenticated)" if n in self.unauthenticated else n for n in self.by
-        )
+        return tuple(f"{n} (unauthenticated)" if n in self.unauthenticated else n for n in self.by)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``review`` key of ``findings --format jsonl``."""

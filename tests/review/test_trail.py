@@ -125,7 +125,9 @@ def test_a_major_finding_is_dismissed_by_one_reviewer(trail: ReviewTrail) -> Non
     trail.record(f, Verdict.DISMISS, note="the double was on 10", by="ana", via="cli")
     typed = review_of(trail.history(f.id or ""))  # a typed name dismisses nothing, even here
     assert typed.state is ReviewState.DISMISSAL_PENDING and typed.counted
-    trail.record(f, Verdict.DISMISS, note="the double was on 10", by="ana", via="cli", account="ana")
+    trail.record(
+        f, Verdict.DISMISS, note="the double was on 10", by="ana", via="cli", account="ana"
+    )
     assert review_of(trail.history(f.id or "")).state is ReviewState.DISMISSED
 
 

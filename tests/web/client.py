@@ -77,7 +77,9 @@ class Client:
 
     def sign_in(self, name: str, password: str = PASSWORD) -> Response:
         """Sign in through the login form (this client's cookie then carries the session)."""
-        return self.post("/login", {"csrf": self.csrf("/login"), "name": name, "password": password})
+        return self.post(
+            "/login", {"csrf": self.csrf("/login"), "name": name, "password": password}
+        )
 
     def csrf(self, page: str = "/findings") -> str:
         """The CSRF token of this client's session, read from a page's form."""
