@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +16,11 @@ if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 REPO = Path(__file__).resolve().parent.parent
+
+# Reviewer accounts hash passwords with scrypt at n=2**14 (about 50 ms each): the suite signs
+# in thousands of times, so its new hashes use the cheapest cost (audit/review/accounts.py).
+# Set here, before any test runs, so the CLI's subprocesses inherit it too.
+os.environ.setdefault("SHOE_AUDIT_SCRYPT_N", "2")
 
 
 @pytest.fixture

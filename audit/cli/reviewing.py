@@ -18,7 +18,11 @@ from audit.errors import UsageError
 @boundary
 def review_cmd(
     finding_id: Annotated[
-        str, typer.Argument(metavar="FINDING-ID", help="The finding's id (`findings` prints it).")
+        str,
+        typer.Argument(
+            metavar="FINDING-ID",
+            help="The finding's id (`findings` prints it), or its first 6 characters or more.",
+        ),
     ],
     confirm: Annotated[bool, typer.Option("--confirm", help="The breach happened.")] = False,
     dismiss: Annotated[
@@ -28,22 +32,32 @@ def review_cmd(
         bool, typer.Option("--needs-video", help="Cannot tell without the video.")
     ] = False,
     note: Annotated[str, typer.Option("--note", help="Why (kept with the decision).")] = "",
-    by: Annotated[str, typer.Option("--by", help="Your name, as reviewer.")] = "",
+    by: Annotated[
+        str, typer.Option("--by", help="Your account (`users add`); its password is asked for.")
+    ] = "",
+    password_stdin: Annotated[
+        bool,
+        typer.Option("--password-stdin", help="Read the account's password from standard input."),
+    ] = False,
     db: DbOption = DEFAULT_DB_PATH,
 ) -> None:
     """Record a review decision in the append-only review trail.
 
-    The operating-system user is recorded beside --by. Dismissing a critical
-    finding takes two different reviewers before it leaves the report's totals.
-    Exit 1 when there is no such finding.
+    --by names an account (`shoe-audit users add`); its password is asked for on
+    the terminal, or read from standard input with --password-stdin. The
+    operating-system user is recorded beside it. Dismissing a critical finding
+    takes two different accounts before it leaves the report's totals. A unique
+    prefix of the id (6 characters or more) is enough. Exit 1 when there is no
+    such finding, the prefix is ambiguous, or the account or its password is wrong.
 
     \b
     Examples:
       shoe-audit review 3f2a9c0d1e4b5a6f --confirm --note "video: paid 15" --by ana
-      shoe-audit review 3f2a9c0d1e4b5a6f --dismiss --note "log error" --by bob
-      shoe-audit review 3f2a9c0d1e4b5a6f --needs-video --note "ask surveillance" --by ana
+      shoe-audit review 3f2a9c --dismiss --note "log error" --by bob
+      shoe-audit review 3f2a9c --needs-video --note "video" --by ana --password-stdin < pw
     """
     from audit.review import ReviewTrail, Verdict, os_user
+    from audit.review.accounts import authenticate
     from audit.review.service import find_finding, review_finding
 
     chosen = [
@@ -60,16 +74,32 @@ def review_cmd(
     if not note.strip():
         raise UsageError("--note TEXT is required: say why")
     if not by.strip():
-        raise UsageError("--by NAME is required: who decided")
+        raise UsageError("--by ACCOUNT is required: who decided")
     with open_db(db, read_only=True) as store:
-        finding = find_finding(store, finding_id)
+        finding = find_finding(store, finding_id)  # before the password: a typo costs less
+    trail = ReviewTrail.beside(db)
+    account = authenticate(trail, by.strip(), _password(by.strip(), from_stdin=password_stdin))
     decision, review = review_finding(
-        ReviewTrail.beside(db), finding, chosen[0], note=note, by=by, via="cli", user=os_user()
+        trail,
+        finding,
+        chosen[0],
+        note=note,
+        by=account.name,
+        via="cli",
+        user=os_user(),
+        account=account.name,
     )
     say(
         f"recorded #{decision.seq}: {decision.verdict} {finding.id} ({finding.code}) "
         f"by {decision.by} (os user {decision.os_user or '?'}); now {review.label}"
     )
+
+
+def _password(account: str, *, from_stdin: bool) -> str:
+    """The account's password: the first line of standard input, or asked for, unechoed."""
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\r\n")
+    return str(typer.prompt(f"password for {account}", hide_input=True))
 
 
 users_app = AuditTyper(

@@ -608,7 +608,8 @@ class DismissedRow:
         finding: the finding as raised.
         dealer: who dealt its round (``ReportContext.dealer_rule``), or None.
         gaming_day: its gaming day (ISO date), or None.
-        by: the reviewers whose dismissals made it so (two for a critical finding).
+        by: the reviewers whose dismissals made it so (two accounts for a critical finding),
+            a typed name marked ``(unauthenticated)`` (:attr:`audit.review.Review.signers`).
         note: the latest decision's note.
         at: when the latest decision was taken (RFC 3339, UTC).
         hand_href: the link to its round's hand page where one is written, else None.

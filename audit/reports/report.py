@@ -467,7 +467,7 @@ def dismissed(
                 finding_id=r[18],
                 dealer=r[15],
                 gaming_day=_iso(r[16]),
-                by=review.by if review is not None else (),
+                by=review.signers if review is not None else (),
                 note=review.note if review is not None else "",
                 at=review.at if review is not None else "",
                 hand_href=(

@@ -4,22 +4,53 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from audit.errors import NotFoundError
+from audit.errors import NotFoundError, UsageError
 from audit.findings import Finding
 from audit.review.status import Review, against, reviews_of
 from audit.review.trail import Decision, ReviewTrail, Verdict
 from audit.store import Store
 
+MIN_ID_PREFIX = 6
+"""The shortest part of a finding's id that a reviewer may give instead of the whole id."""
+
+CANDIDATES_SHOWN = 5
+"""How many candidates an ambiguous prefix names before "and N more"."""
+
+
+class AmbiguousIdError(NotFoundError):
+    """A shortened finding id that more than one finding's id starts with (exit 1)."""
+
 
 def find_finding(store: Store, finding_id: str) -> Finding:
-    """The finding with this stable id, as the latest run raised it (cli.md: exit 1 if none)."""
+    """The finding with this stable id, or the one whose id starts with it (at least
+    :data:`MIN_ID_PREFIX` characters), as the latest run raised it.
+
+    cli.md: no such finding, or a prefix several ids share (named, with their codes), is
+    exit 1; a prefix shorter than :data:`MIN_ID_PREFIX` is a usage error (exit 2).
+    """
     found = store.all_findings(ids=[finding_id])
-    if not found:
+    if found:
+        return found[0]
+    if len(finding_id) < MIN_ID_PREFIX:
+        raise UsageError(
+            f"finding id {finding_id!r}: give the whole id or at least "
+            f"{MIN_ID_PREFIX} of its first characters"
+        )
+    by_id = {f.id: f for f in store.all_findings(id_prefix=finding_id) if f.id is not None}
+    if len(by_id) == 1:
+        return next(iter(by_id.values()))
+    if not by_id:
         raise NotFoundError(
             f"no finding with id {finding_id!r} in the database "
             "(ids are the `id` key of `shoe-audit findings --format jsonl`)"
         )
-    return found[0]
+    shown = [f"{fid} ({by_id[fid].code})" for fid in sorted(by_id)[:CANDIDATES_SHOWN]]
+    more = len(by_id) - len(shown)
+    raise AmbiguousIdError(
+        f"finding id {finding_id!r} is ambiguous: {len(by_id)} findings start so: "
+        + ", ".join(shown)
+        + (f" and {more} more" if more else "")
+    )
 
 
 def review_finding(
@@ -31,9 +62,15 @@ def review_finding(
     by: str,
     via: str,
     user: str | None,
+    account: str | None,
 ) -> tuple[Decision, Review]:
-    """Append one decision on ``finding``; return it and the finding's review now."""
-    decision = trail.record(finding, verdict, note=note, by=by, via=via, user=user)
+    """Append one decision on ``finding``; return it and the finding's review now.
+
+    ``account``: the account whose password was checked (:func:`audit.review.accounts.
+    authenticate`, or the web sign-in); None records ``by`` as a typed name, which the
+    four-eyes rule never counts (:mod:`audit.review.status`).
+    """
+    decision = trail.record(finding, verdict, note=note, by=by, via=via, user=user, account=account)
     review = reviews_of({finding.id or "": trail.history(decision.finding_id)})[decision.finding_id]
     return decision, against(review, finding)
 

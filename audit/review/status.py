@@ -2,10 +2,17 @@
 
 - The latest decision supersedes the earlier ones: a finding confirmed, then
   dismissed, is dismissed; the whole history stays in the trail.
-- **Four eyes**: dismissing a *critical* finding takes two different reviewers
-  (by name, case and spacing ignored) among the dismissals since its last other
-  decision. Until then it is ``dismissal_pending`` and still counts in the
-  report's totals.
+- **Four eyes**: dismissing a *critical* finding takes two different *accounts*
+  (names compared with case and spacing ignored) among the dismissals since its
+  last other decision. Until then it is ``dismissal_pending`` and still counts
+  in the report's totals.
+- **Authenticated** (issue 29, point 2): only a decision whose account's
+  password was checked (:attr:`Decision.authenticated`) takes a finding out of
+  the totals. A dismissal under a typed name (the trail before accounts were
+  required) is kept and shown, marked ``unauthenticated``, but counts as no pair
+  of eyes, whatever the severity: alone it leaves the finding
+  ``dismissal_pending``. A confirmation or "needs video" under a typed name
+  stands as the status (it takes nothing out of the totals), marked too.
 - A dismissed finding (:attr:`Review.counted` false) leaves the report's counts
   and money totals, but stays visible, marked.
 - Against the findings of the latest run: ``changed`` when the finding is raised
@@ -47,6 +54,8 @@ class Review:
         state: where the review stands.
         by: who took the decisions that make ``state`` (two names for a dismissed
             critical finding), in the order they were taken.
+        unauthenticated: the names in ``by`` whose decisions no account's password
+            stood behind (typed names, from before accounts were required).
         at: when the latest decision was taken (RFC 3339, UTC).
         note: the latest decision's note.
         decisions: how many decisions the finding has in all.
@@ -64,6 +73,7 @@ class Review:
     snapshot: Snapshot
     changed: bool = False
     gone: bool = False
+    unauthenticated: tuple[str, ...] = ()
 
     @property
     def counted(self) -> bool:
@@ -72,9 +82,17 @@ class Review:
 
     @property
     def label(self) -> str:
-        """The status in words, with what changed: ``dismissed (changed since review)``."""
+        """The status in words, with what changed and who was not authenticated:
+        ``dismissed (changed since review)``, ``dismissal pending (unauthenticated: ana)``."""
         extra = " (no longer raised)" if self.gone else (" (changed since review)" * self.changed)
+        if self.unauthenticated:
+            extra += f" (unauthenticated: {', '.join(self.unauthenticated)})"
         return self.state.label + extra
+
+    @property
+    def signers(self) -> tuple[str, ...]:
+        """``by`` for people, each typed name marked: ``("ana (unauthenticated)", "bob")``."""
+        return tuple(f"{n} (unauthenticated)" if n in self.unauthenticated else n for n in self.by)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``review`` key of ``findings --format jsonl``."""
@@ -85,6 +103,7 @@ class Review:
             "note": self.note,
             "decisions": self.decisions,
             "changed_since_review": self.changed,
+            "unauthenticated": list(self.unauthenticated),
         }
 
 
@@ -98,15 +117,21 @@ def review_of(history: Sequence[Decision]) -> Review:
         raise ValueError("a review needs at least one decision")
     last = history[-1]
     by: tuple[str, ...] = (last.by,)
+    typed: tuple[str, ...] = () if last.authenticated else (last.by,)
     if last.verdict is Verdict.DISMISS:
-        names: dict[str, str] = {}
+        names: dict[str, Decision] = {}
         for d in reversed(history):
             if d.verdict is not Verdict.DISMISS:
                 break
-            names.setdefault(_who(d.by), d.by)
-        by = tuple(reversed(names.values()))
-        critical = _severity(last.snapshot) is Severity.CRITICAL
-        pending = critical and len(names) < 2
+            seen = names.get(_who(d.by))
+            if seen is None or (d.authenticated and not seen.authenticated):
+                names[_who(d.by)] = d  # a name's signed decision stands for its typed one
+        run = list(reversed(names.values()))
+        by = tuple(d.by for d in run)
+        typed = tuple(d.by for d in run if not d.authenticated)
+        eyes = {who for who, d in names.items() if d.authenticated}
+        needed = 2 if _severity(last.snapshot) is Severity.CRITICAL else 1
+        pending = len(eyes) < needed
         state = ReviewState.DISMISSAL_PENDING if pending else ReviewState.DISMISSED
     elif last.verdict is Verdict.CONFIRM:
         state = ReviewState.CONFIRMED
@@ -120,6 +145,7 @@ def review_of(history: Sequence[Decision]) -> Review:
         note=last.note,
         decisions=len(history),
         snapshot=last.snapshot,
+        unauthenticated=typed,
     )
 
 

@@ -19,6 +19,12 @@ them (DuckDB lets no other process open a file it has open for writing).
   longer raises, or raises with other figures, stays readable and comparable.
 - The reviewer's name (``--by``, or the signed-in account) and the operating
   system user of the process that wrote it are both recorded.
+- **Authenticated** (issue 29, point 2): ``account`` is the account whose
+  password was checked for the decision (``review --by`` asks for it, ``serve``
+  has it from the sign-in); NULL for the decisions recorded under a typed name
+  before accounts were required. The column is added in place to an older file
+  (``ALTER TABLE``, which no trigger refuses), and a decision's hash covers it
+  only when it is set, so every older decision still verifies as it was written.
 
 No connection is held between calls: each method opens the file, does its
 work in one transaction and closes it.
@@ -184,6 +190,13 @@ class Decision:
     snapshot: Snapshot
     prev_hash: str
     hash: str
+    account: str | None = None
+    """The account whose password was checked (None: a typed name, not authenticated)."""
+
+    @property
+    def authenticated(self) -> bool:
+        """Whether an account's password stood behind this decision."""
+        return self.account is not None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -198,6 +211,7 @@ class Decision:
             "snapshot": self.snapshot.to_dict(),
             "prev_hash": self.prev_hash,
             "hash": self.hash,
+            "account": self.account,
         }
 
 
@@ -212,10 +226,18 @@ def decision_hash(
     via: str,
     at: str,
     snapshot: dict[str, Any],
+    account: str | None = None,
 ) -> str:
-    """SHA-256 (hex) of a decision's canonical JSON, chained to the one before it."""
+    """SHA-256 (hex) of a decision's canonical JSON, chained to the one before it.
+
+    ``account`` is hashed only when set, so a decision from before accounts were
+    required (no account) hashes exactly as it did when it was written.
+    """
+    fields: list[Any] = [prev_hash, seq, finding_id, verdict, note, by, os_user, via, at, snapshot]
+    if account is not None:
+        fields.append({"account": account})
     body = json.dumps(
-        [prev_hash, seq, finding_id, verdict, note, by, os_user, via, at, snapshot],
+        fields,
         ensure_ascii=False,
         separators=(",", ":"),
         sort_keys=True,
@@ -280,10 +302,21 @@ def _now() -> str:
 
 
 _COLUMNS = "seq, finding_id, verdict, note, by_name, os_user, via, at, snapshot, prev_hash, hash"
+_READ = f"{_COLUMNS}, account"
+
+
+def _migrate(con: sqlite3.Connection) -> None:
+    """Bring an older trail's tables up to this version in place (the ``account`` column)."""
+    if not _has_account(con):
+        con.execute("ALTER TABLE decisions ADD COLUMN account TEXT")
+
+
+def _has_account(con: sqlite3.Connection) -> bool:
+    return any(row[1] == "account" for row in con.execute("PRAGMA table_info(decisions)"))
 
 
 def _decision(row: Sequence[Any]) -> Decision:
-    seq, fid, verdict, note, by, user, via, at, snap, prev, h = row
+    seq, fid, verdict, note, by, user, via, at, snap, prev, h, account = row
     return Decision(
         seq=int(seq),
         finding_id=str(fid),
@@ -296,6 +329,7 @@ def _decision(row: Sequence[Any]) -> Decision:
         snapshot=Snapshot(**json.loads(snap)),
         prev_hash=str(prev),
         hash=str(h),
+        account=None if account is None else str(account),
     )
 
 
@@ -336,6 +370,7 @@ class ReviewTrail:
             con.execute("PRAGMA journal_mode = WAL")
             if write:
                 con.executescript(_DDL)
+                _migrate(con)
                 con.execute("BEGIN IMMEDIATE")
                 try:
                     yield con
@@ -362,12 +397,17 @@ class ReviewTrail:
         via: str,
         user: str | None = None,
         at: str | None = None,
+        account: str | None = None,
     ) -> Decision:
-        """Append one decision on ``finding`` (which must carry its stable id)."""
+        """Append one decision on ``finding`` (which must carry its stable id).
+
+        ``account``: the account whose password the caller checked (its name is then the
+        reviewer's name); None records a typed name, which never counts as a pair of eyes.
+        """
         if not finding.id:
             raise InputError("a finding needs its stable id to be reviewed")
         v = Verdict(verdict)
-        by = by.strip()
+        by = account if account is not None else by.strip()
         if not by:
             raise InputError("a review needs the reviewer's name (--by NAME)")
         note = note.strip()
@@ -380,11 +420,13 @@ class ReviewTrail:
             last = con.execute("SELECT seq, hash FROM decisions ORDER BY seq DESC LIMIT 1")
             row = last.fetchone()
             seq, prev = (int(row[0]) + 1, str(row[1])) if row else (1, GENESIS)
-            h = decision_hash(prev, seq, finding.id, str(v), note, by, user, via, stamp, snapshot)
-            made = Decision(seq, finding.id, v, note, by, user, via, stamp, snap, prev, h)
+            h = decision_hash(
+                prev, seq, finding.id, str(v), note, by, user, via, stamp, snapshot, account
+            )
+            made = Decision(seq, finding.id, v, note, by, user, via, stamp, snap, prev, h, account)
             marker = self._write_ledger(con, made)
             con.execute(
-                f"INSERT INTO decisions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO decisions ({_READ}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     seq,
                     finding.id,
@@ -397,6 +439,7 @@ class ReviewTrail:
                     json.dumps(snapshot, ensure_ascii=False, sort_keys=True),
                     prev,
                     h,
+                    account,
                 ],
             )
         from audit.store.ledger import append_durably
@@ -434,7 +477,7 @@ class ReviewTrail:
                     f"recorded until the break is recorded with `{TRAIL_RESTART_COMMAND}`"
                 )
             prev = ""
-            rows = con.execute(f"SELECT {_COLUMNS} FROM decisions ORDER BY seq").fetchall()
+            rows = con.execute(f"SELECT {_READ} FROM decisions ORDER BY seq").fetchall()
             for old in (_decision(r) for r in rows):  # a trail that predates its file
                 rec = ledger_record(old, prev)
                 lines.append(record_line(rec, key))
@@ -468,14 +511,16 @@ class ReviewTrail:
         with self.connect() as con:
             if not _has_decisions(con):
                 return []
+            # a trail no write has migrated yet reads as it is: no decision authenticated
+            cols = _READ if _has_account(con) else f"{_COLUMNS}, NULL"
             if finding_ids is None:
-                rows = con.execute(f"SELECT {_COLUMNS} FROM decisions ORDER BY seq").fetchall()
+                rows = con.execute(f"SELECT {cols} FROM decisions ORDER BY seq").fetchall()
             else:
                 wanted = sorted(set(finding_ids))
                 if not wanted:
                     return []
                 rows = con.execute(
-                    f"""SELECT {_COLUMNS} FROM decisions
+                    f"""SELECT {cols} FROM decisions
                         WHERE finding_id IN (SELECT value FROM json_each(?)) ORDER BY seq""",
                     [json.dumps(wanted)],
                 ).fetchall()
@@ -508,6 +553,7 @@ class ReviewTrail:
                 d.via,
                 d.at,
                 d.snapshot.to_dict(),
+                d.account,
             )
             if d.seq != i or d.prev_hash != prev or d.hash != want:
                 return ChainCheck(len(decisions), decisions[-1].hash, d.seq)

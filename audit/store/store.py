@@ -384,6 +384,7 @@ class Store:
         gaming_day: dt.date | None = None,
         gaming_days: tuple[dt.date, dt.date] | None = None,
         ids: Iterable[str] | None = None,
+        id_prefix: str | None = None,
     ) -> list[Finding]:
         """Ingest findings (``LOG_*``) and replay findings, filtered, in a fixed order.
 
@@ -392,7 +393,8 @@ class Store:
         the one their own ``ts`` falls in. ``gaming_days`` is an inclusive
         (first, last) range. Order: gaming day, table, shoe, round, ingest
         findings before replay findings, then as the engine reported them.
-        ``ids`` keeps only the findings with those stable ids (the review trail's).
+        ``ids`` keeps only the findings with those stable ids (the review trail's),
+        ``id_prefix`` those whose id starts so (a reviewer's shortened id).
         """
         start = day_start_minutes(self.meta("day_start") or DEFAULT_DAY_START)
         conds = ["true"]
@@ -418,6 +420,9 @@ class Store:
         if ids is not None:
             conds.append("id IN (SELECT unnest(?::VARCHAR[]))")
             params.append(sorted(set(ids)))
+        if id_prefix is not None:
+            conds.append("starts_with(id, ?)")
+            params.append(id_prefix)
         sql = f"""
         WITH q AS (
           SELECT q.code, CASE q.code WHEN 'LOG_ID_CONFLICT' THEN 'critical' ELSE 'major' END

@@ -9,8 +9,13 @@ Security (issue 12, point 4):
 
 - sessions are signed cookies (:mod:`audit.web.session`), ``HttpOnly`` and
   ``SameSite=Strict``; every POST carries a CSRF token bound to the session;
-- with reviewer accounts, reviewing needs signing in; with ``require_login``
-  (any address but loopback) every page does;
+  signing out revokes the session for good (:mod:`audit.review.revoked`);
+- failed sign-ins back off per account and per client address
+  (:mod:`audit.web.throttle`): 429 with ``Retry-After``;
+- bad input in a URL or a form is a 4xx page, never a 500;
+- reviewing needs signing in to an account (issue 29: without accounts the app
+  records no review); with ``require_login`` (any address but loopback) every
+  page needs signing in;
 - full player ids only for a signed-in reviewer (masked otherwise);
 - on loopback, a request naming another host is refused (DNS rebinding);
 - no route reads a file: pages come from the database and the templates only,
@@ -28,6 +33,7 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -36,15 +42,18 @@ from audit.batch.statistics import report_statistics
 from audit.errors import AuditError, InputError, NotFoundError
 from audit.findings import Finding
 from audit.profiles import ProfileRegistry, load_registry
+from audit.reports.report import NothingAuditedError
 from audit.reports.templating import render
 from audit.review import ReviewTrail, Verdict, os_user, reviews_of
 from audit.review.accounts import accounts, check_password
+from audit.review.revoked import is_revoked, revoke
 from audit.review.service import review_finding
 from audit.store import Store
 from audit.store.browse import filter_choices
 from audit.web import pages
 from audit.web.data import Busy, Read, Reader
 from audit.web.session import COOKIE, MAX_AGE_S, Session, Signer, new_session
+from audit.web.throttle import SignInThrottle
 from audit.web.urls import finding_url, report_url, safe_next, segments
 
 T = TypeVar("T")
@@ -76,7 +85,7 @@ class WebView:
     role: str | None
     csrf: str
     accounts: bool
-    """Reviewer accounts exist: reviewing needs signing in."""
+    """Reviewer accounts exist (reviewing always needs signing in to one)."""
     banner: str | None
     """"audit in progress, data as of HH:MM" when the page shows older data."""
     nonce: str
@@ -87,7 +96,8 @@ class WebView:
 
     @property
     def can_review(self) -> bool:
-        return self.user is not None or not self.accounts
+        """Only a signed-in account reviews: a typed name is no pair of eyes (issue 29)."""
+        return self.user is not None
 
 
 class App:
@@ -99,12 +109,16 @@ class App:
         self.reader = Reader(config.db, retry_s=config.retry_s)
         self.trail = ReviewTrail.beside(config.db)
         self.signer = Signer(self.trail.setting_or_create("session_secret", _secret))
+        self.throttle = SignInThrottle()
 
     # ------------------------------------------------------------------ plumbing
 
     def session(self, request: Request) -> tuple[Session, bool]:
-        """The request's session, or a new anonymous one (True: set the cookie)."""
+        """The request's session, or a new anonymous one (True: set the cookie); a session
+        signed out (revoked) is treated as none."""
         got = self.signer.load(request.cookies.get(COOKIE))
+        if got is not None and got.signed_in and is_revoked(self.trail, got.nonce):
+            got = None
         return (got, False) if got is not None else (new_session(), True)
 
     def has_accounts(self) -> bool:
@@ -192,7 +206,7 @@ class App:
             )
         except Busy as exc:
             return self.error(request, session, 503, str(exc), new)
-        except NotFoundError as exc:
+        except (NotFoundError, NothingAuditedError) as exc:  # a day with no audit: no page
             return self.error(request, session, 404, str(exc), new)
         except InputError as exc:
             return self.error(request, session, 400, str(exc), new)
@@ -428,14 +442,18 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
             return state.error(request, session, 400, str(exc), new)
         if not state.signer.csrf_ok(session, form.get("csrf")):
             return state.error(request, session, 403, "the form expired: reload the page", new)
-        if state.has_accounts() and not session.signed_in:
-            return state.error(request, session, 403, "sign in to review", new)
-        by = session.user or form.get("by", "")
+        if not session.signed_in or session.user is None:
+            why = (
+                "sign in to review"
+                if state.has_accounts()
+                else "reviewing needs an account: `shoe-audit users add NAME`, then sign in"
+            )
+            return state.error(request, session, 403, why, new)
+        account = session.user
         try:
             verdict = Verdict(form.get("verdict", ""))
         except ValueError:
             return state.error(request, session, 400, "choose confirm, dismiss or needs video", new)
-        from starlette.concurrency import run_in_threadpool
 
         def record() -> str:
             current = _current_finding(state, fid)
@@ -444,9 +462,10 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
                 current,
                 verdict,
                 note=form.get("note", ""),
-                by=by,
+                by=account,
                 via="web",
                 user=os_user(),
+                account=account,
             )
             return fid
 
@@ -476,16 +495,24 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
         )
 
     async def login(request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
         session, new = state.session(request)
-        form = await _form(request)
+        try:
+            form = await _form(request)
+        except InputError as exc:
+            return state.error(request, session, 400, str(exc), new)
         if not state.signer.csrf_ok(session, form.get("csrf")):
             return state.error(request, session, 403, "the form expired: reload the page", new)
         name, password = form.get("name", ""), form.get("password", "")
+        # the TCP peer: X-Forwarded-For is whatever the client writes
+        address = request.client.host if request.client is not None else "?"
+        attempt = state.throttle.begin(name, address)
+        if isinstance(attempt, int):
+            return _too_many(request, session, attempt, new)
         account = await run_in_threadpool(check_password, state.trail, name, password)
         nxt = safe_next(form.get("next"))
         if account is None:
+            if (wait := state.throttle.failed_during_wait(attempt)) > 0:
+                return _too_many(request, session, wait, new)
             return state.html(
                 request,
                 session,
@@ -495,15 +522,34 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
                 status=401,
                 new_cookie=new,
             )
+        state.throttle.succeeded(attempt)
         resp = RedirectResponse(nxt, status_code=303)
         state.set_cookie(resp, new_session(account.name, str(account.role)))
         return resp
 
+    def _too_many(request: Request, session: Session, wait_s: int, new: bool) -> Response:
+        minutes = f"{wait_s // 60} min {wait_s % 60} s" if wait_s >= 60 else f"{wait_s} s"
+        resp = state.error(
+            request,
+            session,
+            429,
+            f"too many failed sign-ins: try again in {minutes} (the password is not checked "
+            "before then)",
+            new,
+        )
+        resp.headers["Retry-After"] = str(wait_s)
+        return resp
+
     async def logout(request: Request) -> Response:
         session, new = state.session(request)
-        form = await _form(request)
+        try:
+            form = await _form(request)
+        except InputError as exc:
+            return state.error(request, session, 400, str(exc), new)
         if not state.signer.csrf_ok(session, form.get("csrf")):
             return state.error(request, session, 403, "the form expired: reload the page", new)
+        if session.signed_in:  # the cookie stays valid by its signature: remember it is not
+            await run_in_threadpool(revoke, state.trail, session.nonce, session.issued + MAX_AGE_S)
         resp = RedirectResponse("/findings", status_code=303)
         state.set_cookie(resp, new_session())
         return resp

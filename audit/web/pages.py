@@ -43,6 +43,9 @@ from audit.store.browse import (
 from audit.web.urls import finding_url, findings_url, hand_url, report_url, shoe_url
 
 REVIEW_FILTERS = (UNREVIEWED, *(str(s) for s in ReviewState))
+MAX_PAGE = 1_000_000
+"""The highest page number the list takes (beyond it a page's offset would not fit the
+database's integers: a 400, not a 500)."""
 
 
 # --------------------------------------------------------------------------- the list
@@ -94,7 +97,9 @@ class ListQuery:
         try:
             page = int(one("page") or 1)
         except ValueError:
-            raise InputError(f"page: a number, got {one('page')!r}") from None
+            raise InputError(f"page: a number, got {one('page')[:40]!r}") from None
+        if page > MAX_PAGE:
+            raise InputError(f"page: a number from 1 to {MAX_PAGE:,}, got {one('page')[:40]!r}")
         return cls(
             day=one("day"),
             first=one("from"),

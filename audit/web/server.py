@@ -60,8 +60,14 @@ def in_background(app: Any, port: int | None = None, host: str = "127.0.0.1") ->
     import uvicorn
 
     port = port or free_port(host)
-    config = uvicorn.Config(
-        app, host=host, port=port, log_level="warning", lifespan="off", ws="none"
+    config = uvicorn.Config(  # as `serve` runs it: the peer's address, never X-Forwarded-For
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="off",
+        ws="none",
+        proxy_headers=False,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -63,7 +63,7 @@ class Signer:
         if not cookie or "." not in cookie:
             return None
         payload, _, sig = cookie.rpartition(".")
-        if not hmac.compare_digest(sig, self._sign(payload)):
+        if not _same(sig, self._sign(payload)):
             return None
         try:
             data = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
@@ -78,10 +78,16 @@ class Signer:
         return hmac.new(self._csrf_key, session.nonce.encode(), hashlib.sha256).hexdigest()[:32]
 
     def csrf_ok(self, session: Session, token: str | None) -> bool:
-        return bool(token) and hmac.compare_digest(self.csrf(session), str(token))
+        return bool(token) and _same(self.csrf(session), str(token))
 
     def _sign(self, payload: str) -> str:
         return hmac.new(self._cookie_key, payload.encode(), hashlib.sha256).hexdigest()
+
+
+def _same(given: str, expected: str) -> bool:
+    """Constant-time equality of a value from the request (any text: compared as UTF-8
+    bytes, since :func:`hmac.compare_digest` refuses non-ASCII strings) and our own."""
+    return hmac.compare_digest(given.encode("utf-8", "replace"), expected.encode("utf-8"))
 
 
 def signed_in(session: Session, user: str, role: str) -> Session:

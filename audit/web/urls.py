@@ -57,13 +57,17 @@ def findings_url(params: Mapping[str, str | Sequence[str] | None]) -> str:
 
 
 def segments(raw_path: bytes | str, prefix: str) -> list[str] | None:
-    """The decoded segments of a raw path after ``prefix`` (``/hands/``), or None."""
+    """The decoded segments of a raw path after ``prefix`` (``/hands/``), or None (also when
+    a segment is not percent-encoded UTF-8, ``%ff``: no id is, so no page has that URL)."""
     path = raw_path.decode("latin-1") if isinstance(raw_path, bytes) else raw_path
     path = path.split("?", 1)[0]
     if not path.startswith(prefix):
         return None
     rest = path[len(prefix) :]
-    return [unquote(p, errors="strict") for p in rest.split("/")] if rest else []
+    try:
+        return [unquote(p, errors="strict") for p in rest.split("/")] if rest else []
+    except UnicodeDecodeError:
+        return None
 
 
 def safe_next(value: str | None, default: str = "/findings") -> str:

@@ -10,10 +10,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from audit.cli import app
 from audit.review import ReviewTrail
+from audit.review.accounts import add_account
 from tests.reports.htmlcheck import Page
 from tests.web.conftest import DAY
 
@@ -28,8 +30,20 @@ def _pick(rows: list[dict[str, Any]], severity: str) -> dict[str, Any]:
     return next(r for r in rows if r["severity"] == severity and r["round"] is not None)
 
 
+PASSWORD = "long enough password"
+
+
+@pytest.fixture(autouse=True)
+def reviewers(db: Path) -> None:
+    """Reviews are taken by accounts (issue 29): ana and bob, with the same password."""
+    for name in ("ana", "bob"):
+        add_account(ReviewTrail.beside(db), name, "reviewer", PASSWORD)
+
+
 def _review(runner: CliRunner, db: Path, fid: str, *args: str) -> Any:
-    return runner.invoke(app, ["review", fid, "--db", str(db), *args])
+    return runner.invoke(
+        app, ["review", fid, "--db", str(db), "--password-stdin", *args], input=f"{PASSWORD}\n"
+    )
 
 
 def test_review_records_the_decision_with_the_os_user(runner: CliRunner, db: Path) -> None:
@@ -46,7 +60,7 @@ def test_review_of_an_unknown_finding_exits_1(runner: CliRunner, db: Path) -> No
     res = _review(runner, db, "0000000000000000", "--dismiss", "--note", "x", "--by", "ana")
     assert res.exit_code == 1
     assert "no finding with id '0000000000000000'" in res.output
-    assert not ReviewTrail.beside(db).exists or not ReviewTrail.beside(db).decisions()
+    assert not ReviewTrail.beside(db).decisions()
 
 
 def test_review_takes_exactly_one_decision_a_note_and_a_name(runner: CliRunner, db: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 from audit.errors import InputError
 from audit.findings import Code, Finding
 from audit.review import ReviewState, ReviewTrail, Verdict, against, review_of, trail_path
-from audit.review.accounts import KDF, Role, accounts, add_account, check_password
+from audit.review.accounts import KDF, SCRYPT_N_ENV, Role, accounts, add_account, check_password
 
 
 def _finding(
@@ -94,15 +94,22 @@ def test_a_review_needs_a_note_and_a_name(trail: ReviewTrail) -> None:
 def test_dismissing_a_critical_finding_takes_two_different_reviewers(trail: ReviewTrail) -> None:
     f = _finding()  # PAY_WRONG_AMOUNT is critical
     assert f.severity == "critical"
-    trail.record(f, Verdict.DISMISS, note="log error", by="ana", via="cli")
+    trail.record(f, Verdict.DISMISS, note="log error", by="ana", via="cli", account="ana")
     assert review_of(trail.history(f.id or "")).state is ReviewState.DISMISSAL_PENDING
-    trail.record(f, Verdict.DISMISS, note="agree", by=" ANA ", via="web")  # the same person
+    trail.record(f, Verdict.DISMISS, note="agree", by="ANA", via="web", account="ANA")  # the same
     r = review_of(trail.history(f.id or ""))
     assert r.state is ReviewState.DISMISSAL_PENDING and r.counted
-    trail.record(f, Verdict.DISMISS, note="agree", by="bob", via="web")
+    for typed in ("bob", "mallory"):  # typed names, no account's password: no pair of eyes
+        trail.record(f, Verdict.DISMISS, note="agree", by=typed, via="cli")
+    r = review_of(trail.history(f.id or ""))
+    assert r.state is ReviewState.DISMISSAL_PENDING and r.counted
+    assert r.unauthenticated == ("bob", "mallory")
+    assert r.label == "dismissal pending (unauthenticated: bob, mallory)"
+    trail.record(f, Verdict.DISMISS, note="agree", by="bob", via="web", account="bob")
     r = review_of(trail.history(f.id or ""))
     assert r.state is ReviewState.DISMISSED and not r.counted
-    assert [n.strip().casefold() for n in r.by] == ["ana", "bob"]
+    assert [n.strip().casefold() for n in r.by] == ["ana", "mallory", "bob"]
+    assert r.signers[1:] == ("mallory (unauthenticated)", "bob")  # bob signed: one entry
 
 
 def test_a_confirmation_between_dismissals_restarts_the_four_eyes(trail: ReviewTrail) -> None:
@@ -116,12 +123,17 @@ def test_a_confirmation_between_dismissals_restarts_the_four_eyes(trail: ReviewT
 def test_a_major_finding_is_dismissed_by_one_reviewer(trail: ReviewTrail) -> None:
     f = _finding(Code.PLAY_ILLEGAL_DOUBLE, expected=None, actual=None, impact=None)
     trail.record(f, Verdict.DISMISS, note="the double was on 10", by="ana", via="cli")
+    typed = review_of(trail.history(f.id or ""))  # a typed name dismisses nothing, even here
+    assert typed.state is ReviewState.DISMISSAL_PENDING and typed.counted
+    trail.record(
+        f, Verdict.DISMISS, note="the double was on 10", by="ana", via="cli", account="ana"
+    )
     assert review_of(trail.history(f.id or "")).state is ReviewState.DISMISSED
 
 
 def test_a_rerun_with_other_figures_or_none_is_shown_never_lost(trail: ReviewTrail) -> None:
     f = _finding()
-    trail.record(f, Verdict.CONFIRM, note="paid 15", by="ana", via="cli")
+    trail.record(f, Verdict.CONFIRM, note="paid 15", by="ana", via="cli", account="ana")
     r = review_of(trail.history(f.id or ""))
     assert not against(r, f).changed and not against(r, f).gone
     other = _finding(actual="20", impact=Decimal(10), message="paid 20, due 10")
@@ -140,11 +152,47 @@ def test_accounts_keep_a_scrypt_hash_never_the_password(trail: ReviewTrail) -> N
     con = sqlite3.connect(trail.path)
     kdf, salt, digest = con.execute("SELECT kdf, salt, hash FROM accounts").fetchone()
     con.close()
-    assert kdf == KDF and kdf.startswith("scrypt:") and len(bytes.fromhex(salt)) == 16
+    assert kdf == "scrypt:n=2,r=8,p=1" and len(bytes.fromhex(salt)) == 16  # tests/conftest.py
     assert len(digest) == 64
     assert check_password(trail, "ana", "correct horse battery") is not None
     assert check_password(trail, "ana", "correct horse batterY") is None
     assert check_password(trail, "nobody", "correct horse battery") is None
+
+
+def test_a_hash_keeps_its_cost_and_verifies_under_another_setting(
+    trail: ReviewTrail, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default cost stands unless the tests' variable names a power of two >= 2; each
+    hash is checked under the cost it names, whatever the setting is now."""
+    monkeypatch.delenv(SCRYPT_N_ENV)
+    add_account(trail, "ana", Role.REVIEWER, "correct horse battery")
+    for bad in ("3", "1", "0", "-4", "abc", "2**4", "4.0", str(2**21)):
+        monkeypatch.setenv(SCRYPT_N_ENV, bad)
+        add_account(trail, f"x{abs(hash(bad)) % 10**6}", Role.REVIEWER, "correct horse battery")
+    monkeypatch.setenv(SCRYPT_N_ENV, "4")
+    add_account(trail, "bob", Role.REVIEWER, "correct horse battery")
+    con = sqlite3.connect(trail.path)
+    kdfs = dict(con.execute("SELECT name, kdf FROM accounts").fetchall())
+    con.close()
+    assert kdfs.pop("ana") == KDF == "scrypt:n=16384,r=8,p=1"
+    assert kdfs.pop("bob") == "scrypt:n=4,r=8,p=1"
+    assert set(kdfs.values()) == {KDF}  # every value that is no power of two >= 2: ignored
+    for setting in ("2", "16384"):
+        monkeypatch.setenv(SCRYPT_N_ENV, setting)
+        assert check_password(trail, "ana", "correct horse battery") is not None
+        assert check_password(trail, "bob", "correct horse battery") is not None
+        assert check_password(trail, "bob", "correct horse batterY") is None
+
+
+def test_a_stored_hash_naming_an_outlandish_cost_is_refused_not_obeyed(
+    trail: ReviewTrail,
+) -> None:
+    add_account(trail, "ana", Role.REVIEWER, "correct horse battery")
+    con = sqlite3.connect(trail.path)
+    con.execute("UPDATE accounts SET kdf = 'scrypt:n=1073741824,r=8,p=1'")
+    con.commit()
+    con.close()
+    assert check_password(trail, "ana", "correct horse battery") is None
 
 
 def test_accounts_refuse_short_passwords_bad_names_and_doubles(trail: ReviewTrail) -> None:
@@ -155,3 +203,5 @@ def test_accounts_refuse_short_passwords_bad_names_and_doubles(trail: ReviewTrai
     add_account(trail, "ana", "manager", "long enough password")
     with pytest.raises(InputError, match="exists"):
         add_account(trail, "ana", "reviewer", "another long password")
+    with pytest.raises(InputError, match="'ana' exists"):  # one person, one vote
+        add_account(trail, "ANA", "reviewer", "another long password")

@@ -19,6 +19,9 @@ from audit.web.server import in_background
 free_port = _free_port
 running = in_background
 
+PASSWORD = "long enough password"
+"""The password the web tests give their accounts."""
+
 
 @dataclass
 class Response:
@@ -36,6 +39,8 @@ class Client:
     port: int
     host: str = "127.0.0.1"
     cookies: dict[str, str] = field(default_factory=dict)
+    source: str | None = None
+    """The address to connect from (any 127.x.y.z on Linux): another client address."""
 
     def request(
         self,
@@ -44,7 +49,12 @@ class Client:
         body: bytes | None = None,
         headers: dict[str, str] | None = None,
     ) -> Response:
-        con = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        con = http.client.HTTPConnection(
+            "127.0.0.1",
+            self.port,
+            timeout=30,
+            source_address=(self.source, 0) if self.source else None,
+        )
         hdrs = {"Host": f"{self.host}:{self.port}", **(headers or {})}
         if self.cookies:
             hdrs["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
@@ -70,6 +80,12 @@ class Client:
             path,
             urlencode(form).encode(),
             {"Content-Type": "application/x-www-form-urlencoded"},
+        )
+
+    def sign_in(self, name: str, password: str = PASSWORD) -> Response:
+        """Sign in through the login form (this client's cookie then carries the session)."""
+        return self.post(
+            "/login", {"csrf": self.csrf("/login"), "name": name, "password": password}
         )
 
     def csrf(self, page: str = "/findings") -> str:

@@ -20,7 +20,7 @@ from audit.web.server import check_can_serve
 from audit.web.urls import hand_url, shoe_url
 from tests.reports.htmlcheck import Page
 from tests.reports.nights import HOSTILE, HOSTILE_DEALER
-from tests.web.client import Client, running
+from tests.web.client import PASSWORD, Client, running
 from tests.web.conftest import DAY
 
 
@@ -147,14 +147,17 @@ def test_the_list_filters_by_a_range_of_gaming_days(client: Client) -> None:
 
 def test_a_review_from_the_browser_is_recorded_and_shown(client: Client, db: Path) -> None:
     f = next(f for f in _findings(db) if f.severity == "major" and f.round is not None)
+    add_account(ReviewTrail.beside(db), "ana", "reviewer", PASSWORD)
+    assert client.sign_in("ana").status == 303
     token = client.csrf(f"/findings/{f.id}")
     r = client.post(
         f"/findings/{f.id}/review",
-        {"csrf": token, "verdict": "dismiss", "note": "log error <b>", "by": "ana", "next": "/x"},
+        {"csrf": token, "verdict": "dismiss", "note": "log error <b>", "next": "/x"},
     )
     assert r.status == 303 and r.location == "/x"
     (d,) = ReviewTrail.beside(db).history(f.id)
     assert (d.verdict, d.by, d.via, d.note) == ("dismiss", "ana", "web", "log error <b>")
+    assert d.account == "ana"
     page = client.get(f"/findings/{f.id}").text
     assert "log error &lt;b&gt;" in page and "log error <b>" not in page
     assert "<td><b>dismiss</b></td><td>ana</td>" in page  # the history row
@@ -165,11 +168,13 @@ def test_a_review_from_the_browser_is_recorded_and_shown(client: Client, db: Pat
 
 def test_a_post_without_the_sessions_csrf_token_is_refused(client: Client, db: Path) -> None:
     f = _findings(db)[0]
+    add_account(ReviewTrail.beside(db), "ana", "reviewer", PASSWORD)
+    assert client.sign_in("ana").status == 303
     client.csrf(f"/findings/{f.id}")
     r = client.post(f"/findings/{f.id}/review", {"verdict": "confirm", "note": "x", "by": "a"})
     assert r.status == 403
     other = Client(client.port)
-    stolen = other.csrf(f"/findings/{f.id}")
+    stolen = other.csrf("/login")  # a token of another session
     r = client.post(
         f"/findings/{f.id}/review", {"csrf": stolen, "verdict": "confirm", "note": "x", "by": "a"}
     )

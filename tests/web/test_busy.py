@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 
 from audit.review import ReviewTrail
+from audit.review.accounts import add_account
 from audit.store import open_store
 from audit.web.app import ServeConfig, create_app
-from tests.web.client import Client, free_port, running
+from tests.web.client import PASSWORD, Client, free_port, running
 from tests.web.conftest import DAY
 
 HOLD = (
@@ -53,8 +54,10 @@ def held_for_writing(db: Path) -> Iterator[None]:
 def test_while_the_database_is_held_pages_show_their_last_data_marked(db: Path) -> None:
     with open_store(db, read_only=True) as s:
         f = next(f for f in s.all_findings() if f.round is not None)
+    add_account(ReviewTrail.beside(db), "ana", "reviewer", PASSWORD)
     with running(create_app(ServeConfig(db=db, retry_s=0.3))) as port:
         c = Client(port)
+        assert c.sign_in("ana").status == 303
         fresh = c.get(f"/findings/{f.id}")
         assert fresh.status == 200 and "audit in progress" not in fresh.text
         token = c.csrf(f"/findings/{f.id}")
@@ -71,7 +74,7 @@ def test_while_the_database_is_held_pages_show_their_last_data_marked(db: Path) 
             # a review while nightly holds the database: recorded from the data last shown
             r = c.post(
                 f"/findings/{f.id}/review",
-                {"csrf": token, "verdict": "needs_video", "note": "ask for the tape", "by": "ana"},
+                {"csrf": token, "verdict": "needs_video", "note": "ask for the tape"},
             )
             assert r.status == 303
         (d,) = ReviewTrail.beside(db).history(f.id or "")
