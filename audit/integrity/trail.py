@@ -36,9 +36,9 @@ from audit.review.trail import (
     Decision,
     ReviewError,
     ReviewTrail,
-    decision_hash,
     field_digests,
     ledger_record,
+    rehash,
 )
 from audit.store.ledger import BREAK, first_record, key_from_env, read_file, read_tail
 
@@ -144,10 +144,7 @@ def _chain(decisions: Sequence[Decision], named: set[int], out: TrailCheck) -> N
             )
             named.add(i)
             return
-        want = decision_hash(
-            prev, d.seq, d.finding_id, str(d.verdict), d.note, d.by, d.os_user, d.via, d.at,
-            d.snapshot.to_dict(),
-        )  # fmt: skip
+        want = rehash(d, prev)
         if (d.prev_hash != prev or d.hash != want) and d.seq not in named:
             out.differences.append(
                 Difference(

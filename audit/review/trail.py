@@ -245,6 +245,15 @@ def decision_hash(
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
+def rehash(d: Decision, prev_hash: str) -> str:
+    """The hash decision ``d`` must carry when it follows the one whose hash is ``prev_hash``:
+    :func:`decision_hash` of its fields as stored (the one recomputation every check uses)."""
+    return decision_hash(
+        prev_hash, d.seq, d.finding_id, str(d.verdict), d.note, d.by, d.os_user, d.via, d.at,
+        d.snapshot.to_dict(), d.account,
+    )  # fmt: skip
+
+
 def field_digests(d: Decision) -> dict[str, str]:
     """A short SHA-256 of each of a decision's fields (not its place in the chain), as its
     trail ledger record keeps them: enough to name the field changed, without copying a
@@ -542,19 +551,7 @@ class ReviewTrail:
         decisions = self.decisions()
         prev = GENESIS
         for i, d in enumerate(decisions, start=1):
-            want = decision_hash(
-                prev,
-                d.seq,
-                d.finding_id,
-                str(d.verdict),
-                d.note,
-                d.by,
-                d.os_user,
-                d.via,
-                d.at,
-                d.snapshot.to_dict(),
-                d.account,
-            )
+            want = rehash(d, prev)
             if d.seq != i or d.prev_hash != prev or d.hash != want:
                 return ChainCheck(len(decisions), decisions[-1].hash, d.seq)
             prev = d.hash

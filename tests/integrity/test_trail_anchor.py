@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from audit.cli import app
 from audit.review import ReviewTrail
-from audit.review.trail import GENESIS, decision_hash
+from audit.review.trail import GENESIS, rehash
 from audit.simulate import simulate
 from audit.store import open_store
 
@@ -46,10 +46,11 @@ def reviewed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         major = [f for f in store.all_findings() if str(f.severity) == "major"]
     assert len(major) >= 5
     trail = ReviewTrail.beside(db)
+    # as `review --by NAME` records them: the account whose password was checked
     for f in major[:3]:
-        trail.record(f, "dismiss", note="log error", by="ana", via="cli")
-    trail.record(major[3], "confirm", note="video: paid 15", by="bob", via="cli")
-    trail.record(major[4], "dismiss", note="log error", by="bob", via="cli")
+        trail.record(f, "dismiss", note="log error", by="ana", via="cli", account="ana")
+    trail.record(major[3], "confirm", note="video: paid 15", by="bob", via="cli", account="bob")
+    trail.record(major[4], "dismiss", note="log error", by="bob", via="cli", account="bob")
     assert cli("run", "--db", str(db), "--workers", "1").exit_code == 0
     return db
 
@@ -218,8 +219,7 @@ def test_an_edit_with_every_hash_recomputed(db: Path, tmp_path: Path) -> None:
     tamper(db, "UPDATE decisions SET verdict = 'dismiss', note = 'fine' WHERE seq = 4")
     prev = GENESIS
     for d in trail.decisions():
-        h = decision_hash(prev, d.seq, d.finding_id, str(d.verdict), d.note, d.by, d.os_user,
-                          d.via, d.at, d.snapshot.to_dict())  # fmt: skip
+        h = rehash(d, prev)
         tamper(db, "UPDATE decisions SET prev_hash = ?, hash = ? WHERE seq = " + str(d.seq),
                params=[prev, h])  # fmt: skip
         prev = h

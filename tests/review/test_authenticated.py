@@ -199,12 +199,6 @@ def test_an_older_trail_still_verifies_and_its_typed_names_are_marked_not_counte
     assert check.ok and check.decisions == 7
     old, new = trail.history(b)[0], trail.history(b)[-1]
     assert (old.account, new.account) == (None, "carol")
-    con = sqlite3.connect(trail.path)
-    con.execute("DROP TRIGGER decisions_never_updated")  # a tamperer "authenticating" it
-    con.execute("UPDATE decisions SET account = by_name WHERE seq = 1")
-    con.commit()
-    con.close()
-    assert trail.verify().broken_at == 1
     got = _findings(runner, db)[b]["review"]
     assert (got["status"], got["by"]) == ("dismissed", ["mallory", "ana", "carol"])
     res = runner.invoke(
@@ -214,6 +208,19 @@ def test_an_older_trail_still_verifies_and_its_typed_names_are_marked_not_counte
     html = (tmp_path / "r" / "index.html").read_text(encoding="utf-8")
     (listed,) = Page(html).tables["dismissed-findings"][1:]  # typed names dismissed nothing
     assert crit[1]["code"] in listed and "mallory (unauthenticated), ana, carol" in listed
+
+    con = sqlite3.connect(trail.path)
+    con.execute("DROP TRIGGER decisions_never_updated")  # a tamperer "authenticating" it
+    con.execute("UPDATE decisions SET account = by_name WHERE seq = 1")
+    con.commit()
+    con.close()
+    assert trail.verify().broken_at == 1
+    after = _findings(runner, db)
+    # a tampered trail's dismissals count for nothing (issue 29, point 3) and it is named
+    assert after[b]["review"] is None and after[a]["review"]["status"] == "dismissal_pending"
+    assert any(
+        r["code"] == "LOG_TAMPERED" and "decision #1 " in r["message"] for r in after.values()
+    )
 
 
 # --------------------------------------------------------------------------- id prefixes
