@@ -45,6 +45,8 @@ def verify_cmd(
         result = verify(store, paths or [])
     for d in result.differences:  # the output asked for: printed even with --quiet
         sys.stdout.write(safe_line(f"LOG_TAMPERED {d}") + "\n")
+    for text in result.not_ingested:  # a verdict on a file asked about, not a difference
+        sys.stdout.write(safe_line(text) + "\n")
     sys.stdout.flush()
     for text in result.notes:
         note(f"note: {text}")
