@@ -5,9 +5,9 @@ anchor, not the database):
 
 * **the same bytes**: an ingest record with the file's SHA-256, whatever its
   path (an archived copy was ingested);
-* **the same lines**: an ingest record whose digest of the lines it added is
-  the digest of the file's lines (the same log compressed again, ``.gz`` or
-  not);
+* **the same lines**: an ingest record that added every line of its file
+  (none rejected, none a duplicate), with the digest of the file's lines (the
+  same log compressed again, ``.gz`` or not);
 * **the same path**, bytes different: the file changed since it was ingested
   (a difference), provided it shares events with what was ingested from that
   path (a file that shares none is another file of the same name);
@@ -158,6 +158,13 @@ class _Ingest:
     lines: str
     file: int | None
     duplicates: int
+    rejected: int
+
+    @property
+    def added_every_line(self) -> bool:
+        """Whether its ``lines`` digest covers every line of the file (then it is the digest
+        of the file's lines, whatever their compression)."""
+        return self.duplicates == 0 and self.rejected == 0 and self.lines != _EMPTY
 
 
 def _ingests(anchor: list[Record]) -> list[_Ingest]:
@@ -177,6 +184,7 @@ def _ingests(anchor: list[Record]) -> list[_Ingest]:
                 str(body.get("lines") or _EMPTY),
                 int(file) if file is not None else None,
                 int(body.get("duplicates") or 0),
+                int(body.get("rejected") or 0),
             )
         )
     return out
@@ -187,10 +195,9 @@ def _match(text: _FileText, ingests: list[_Ingest]) -> tuple[str, list[_Ingest]]
     same = [i for i in ingests if i.sha256 == text.sha256]
     if same:
         return "bytes", same
-    if text.content != _EMPTY:
-        same = [i for i in ingests if i.lines == text.content]
-        if same:
-            return "lines", same
+    same = [i for i in ingests if i.added_every_line and i.lines == text.content]
+    if same:
+        return "lines", same
     named = [i for i in ingests if i.path == str(text.path)]
     if named:
         return "path", named
