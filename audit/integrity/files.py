@@ -10,7 +10,10 @@ anchor, not the database):
   same log compressed again, ``.gz`` or not);
 * **the same path**, bytes different: the file changed since it was ingested
   (a difference), provided it shares events with what was ingested from that
-  path (a file that shares none is another file of the same name);
+  path (a file that shares none is another file of the same name). The ledger
+  keeps paths as they were given to ``ingest``; a relative one also names the
+  file whose absolute path ends with it (``2026-11-28/T01.jsonl`` ingested
+  from the folder above);
 * **none of these**: the file was not ingested as such; its events are looked
   up by id (see :func:`_by_ids`).
 
@@ -29,6 +32,7 @@ either way, with the fields that differ.
 from __future__ import annotations
 
 import json
+import os
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -80,15 +84,20 @@ def compare_files(
         con = store.con
         register_lines(con, text.line_nos, text.texts)
         try:
-            rows = _Rows(lines_by_id(con, sorted({i.file for i in matched if i.file is not None})))
-            if how == "path" and not rows.any_ours():
-                file_ids = sorted({i.file for i in matched if i.file is not None})
-                if stored_not_in_lines(con, file_ids):
+            rows = _Rows(lines_by_id(con, _file_ids(matched)))
+            if how == "path":
+                # The same name is not the same file: keep the ingests it shares events with.
+                shared = rows.our_files()
+                kept = [i for i in matched if i.file in shared]
+                if kept and len(kept) < len(matched):
+                    rows = _Rows(lines_by_id(con, _file_ids(kept)))
+                elif not kept and stored_not_in_lines(con, _file_ids(matched)):
                     out.notes.append(
                         f"{path}: a file of this path was ingested (ledger record "
                         f"{matched[-1].no}) but shares no event with this one: another file"
                     )
-                    how, matched = "", []
+                    how, kept = "", []
+                matched = kept or matched
             if how:
                 _Alignment(store, text, how, matched, rows, out).run()
             else:
@@ -199,9 +208,36 @@ def _match(text: _FileText, ingests: list[_Ingest]) -> tuple[str, list[_Ingest]]
     if same:
         return "lines", same
     named = [i for i in ingests if i.path == str(text.path)]
+    if not named:
+        here = _places(text.path)
+        named = [i for i in ingests if _same_place(i.path, here)]
     if named:
         return "path", named
     return "", []
+
+
+def _file_ids(ingests: list[_Ingest]) -> list[int]:
+    return sorted({i.file for i in ingests if i.file is not None})
+
+
+def _places(path: Path) -> list[tuple[str, ...]]:
+    """The absolute forms of a path (as written, and with its links resolved)."""
+    plain = Path(os.path.abspath(path)).parts
+    real = path.resolve().parts
+    return [plain] if plain == real else [plain, real]
+
+
+def _same_place(recorded: str, here: list[tuple[str, ...]]) -> bool:
+    """Whether a path as ingest recorded it (as given then, perhaps relative to another
+    folder) names the file at ``here``: the same absolute path, or a relative path that is
+    the tail of it (``2026-11-28/T01.jsonl`` ingested from the folder above)."""
+    rec = Path(os.path.normpath(recorded))
+    if rec.is_absolute():
+        return any(rec.parts == h for h in here)
+    if ".." in rec.parts or not rec.parts:
+        return False
+    n = len(rec.parts)
+    return any(h[-n:] == rec.parts for h in here)
 
 
 # --------------------------------------------------------------------------- the lines
@@ -223,10 +259,12 @@ class _Rows:
         )
         self.unusual = table.filter(unusual).to_pylist()
 
-    def any_ours(self) -> bool:
+    def our_files(self) -> set[int]:
+        """The ``file_id`` of the events stored from the compared file that its lines hold."""
         import pyarrow.compute as pc
 
-        return bool(pc.any(self._ours).as_py())
+        ours = self.table.filter(self._ours).column("file_id")
+        return {int(f) for f in pc.unique(ours).to_pylist() if f is not None}
 
     def primaries(self) -> tuple[Any, Any]:
         """(line numbers, lines stored from) of the lines standing for events of the file."""
@@ -303,10 +341,11 @@ class _Alignment:
     def _note_how(self) -> None:
         last = self.matched[-1]
         if not self.original:
+            named = "" if last.path == str(self.path) else f" as {last.path}"
             self._add(
                 "input file",
-                f"{self.path}: SHA-256 {self.text.sha256}, but {last.sha256} when ingested "
-                f"(ledger record {last.no}): the file changed since",
+                f"{self.path}: SHA-256 {self.text.sha256}, but {last.sha256} when ingested"
+                f"{named} (ledger record {last.no}): the file changed since",
             )
         elif all(i.path != str(self.path) for i in self.matched):
             what = "the same bytes" if last.sha256 == self.text.sha256 else "the same lines"

@@ -322,9 +322,7 @@ def test_a_gzip_of_an_ingested_file_still_shows_a_changed_database(
     ), found
 
 
-def test_a_file_partly_ingested_names_the_rest(
-    only_t01: tuple[Path, Path], tmp_path: Path
-) -> None:
+def test_a_file_partly_ingested_names_the_rest(only_t01: tuple[Path, Path], tmp_path: Path) -> None:
     """Lines spread across files: those stored are compared, the others named not ingested."""
     db, night = only_t01
     mixed = tmp_path / "mixed.jsonl"
@@ -404,3 +402,33 @@ def test_an_interrupted_ingest_leaves_its_files_not_ingested(
     ]
     assert cli("ingest", "--db", str(db), str(night)).exit_code == 0
     assert verify(db, night)[:3] == (0, [], [])
+
+
+def test_a_file_ingested_by_a_relative_path_is_known_by_its_absolute_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ledger keeps paths as given (``ingest 2026-11-28`` from the folder above): the
+    same file named otherwise is still the file ingested, and a line removed from it is
+    named, not hidden behind "not ingested from this path"."""
+    night = tmp_path / "2026-11-28"
+    shutil.copytree(SAMPLE, night)
+    monkeypatch.chdir(tmp_path)
+    assert cli("ingest", "--db", "audit.duckdb", "2026-11-28").exit_code == 0
+    monkeypatch.chdir(night)
+    t01 = night / "T01.jsonl"
+    lines = lines_of(t01)
+    write(t01, lines[:100] + lines[101:])
+    code, found, others, _ = verify(tmp_path / "audit.duckdb", t01)
+    assert (code, others) == (4, [])
+    assert found == [
+        f"LOG_TAMPERED input file: {t01}: SHA-256 {_sha256(t01)}, but {_sha256(SAMPLE / 'T01.jsonl')} "
+        "when ingested as 2026-11-28/T01.jsonl (ledger record 1): the file changed since",
+        f"LOG_TAMPERED input file T01/T01-20261128-01: {t01}:101: line removed since ingest: "
+        f"event id {LINE_101} (the database holds it)",
+    ]
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
