@@ -266,13 +266,11 @@ class _Rows:
         ours = self.table.filter(self._ours).column("file_id")
         return {int(f) for f in pc.unique(ours).to_pylist() if f is not None}
 
-    def primaries(self) -> tuple[Any, Any]:
-        """(line numbers, lines stored from) of the lines standing for events of the file."""
+    def primaries(self) -> Any:
+        """The rows of the lines standing for events stored from the file, in line order."""
         import pyarrow.compute as pc
 
-        keep = pc.and_(self._ours, pc.equal(self.table.column("occ"), 1))
-        t = self.table.filter(keep)
-        return t.column("line_no"), t.column("was")
+        return self.table.filter(pc.and_(self._ours, pc.equal(self.table.column("occ"), 1)))
 
     def others_same(self) -> int:
         """Lines that repeat, unchanged, an event stored from another file (duplicates)."""
@@ -435,12 +433,20 @@ class _Alignment:
         """Events on other lines than they were stored from: moved, or renumbered."""
         import pyarrow.compute as pc
 
-        line_nos, was = self.rows.primaries()
+        t = self.rows.primaries()
+        line_nos, was = t.column("line_no"), t.column("was")
         if self.original:
             # The ingested bytes: each event must be stored from the line it is on.
-            off = pc.indices_nonzero(pc.not_equal(line_nos, was)).to_pylist()
-            for i in off[:NAMED_IDS]:
-                self._renumbered(line_nos[i].as_py(), was[i].as_py())
+            off = pc.indices_nonzero(pc.not_equal(line_nos, was))
+            for r in t.take(off.slice(0, NAMED_IDS)).to_pylist():
+                self._add(
+                    "events",
+                    f"{self.path}:{r['line_no']}: event id {r['id']} is stored as line "
+                    f"{r['was']} of the file (changed after ingest)",
+                    r["table_id"],
+                    r["shoe"],
+                    r["id"],
+                )
             if len(off) > NAMED_IDS:
                 self._add(
                     "events",
@@ -450,39 +456,17 @@ class _Alignment:
         n = len(was)
         if n < 2 or pc.all(pc.greater(was.slice(1), was.slice(0, n - 1))).as_py():
             return
-        stored_from = was.to_pylist()
-        keep = _increasing(stored_from)
-        for i, line_no in enumerate(line_nos.to_pylist()):
-            if i not in keep:
-                self._moved(line_no, stored_from[i])
-
-    def _primary(self, line_no: int) -> tuple[str, str | None, str | None]:
-        import pyarrow.compute as pc
-
-        t = self.rows.table
-        row = t.filter(pc.equal(t.column("line_no"), line_no)).slice(0, 1).to_pylist()[0]
-        return str(row["id"]), row["table_id"], row["shoe"]
-
-    def _renumbered(self, line_no: int, was: int) -> None:
-        eid, table, shoe = self._primary(line_no)
-        self._add(
-            "events",
-            f"{self.path}:{line_no}: event id {eid} is stored as line {was} of the file "
-            "(changed after ingest)",
-            table,
-            shoe,
-            eid,
-        )
-
-    def _moved(self, line_no: int, was: int) -> None:
-        eid, table, shoe = self._primary(line_no)
-        self._add(
-            "input file",
-            f"{self.path}:{line_no}: event id {eid} moved since ingest (it was line {was})",
-            table,
-            shoe,
-            eid,
-        )
+        keep = _increasing(was.to_pylist())
+        moved = [i for i in range(n) if i not in keep]
+        for r in t.take(moved).to_pylist():
+            self._add(
+                "input file",
+                f"{self.path}:{r['line_no']}: event id {r['id']} moved since ingest "
+                f"(it was line {r['was']})",
+                r["table_id"],
+                r["shoe"],
+                r["id"],
+            )
 
     def _missing_lines(self) -> None:
         """Stored events and quarantined lines of the file that no line of it holds."""

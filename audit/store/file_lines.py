@@ -41,11 +41,12 @@ def lines_by_id(con: Any, file_ids: list[int]) -> Any:
     """Per line of the registered file: its id and the event stored under that id.
 
     An Arrow table with ``line_no``, ``id`` (null when the line has none),
-    ``file_id`` (of the stored event), ``ours`` (the event was stored from one of ``file_ids``; null when no event
-    has the id), ``was`` (the line number it was stored from), ``same`` (its raw
-    line is the line, byte for byte), ``table_id``, ``shoe``, ``copies`` (lines of
-    the file with this id) and ``occ`` (1 for the copy that stands for the event:
-    the one nearest the line it was stored from; 2, 3... for the others).
+    ``file_id`` (of the stored event), ``ours`` (the event was stored from one
+    of ``file_ids``; null when no event has the id), ``was`` (the line number
+    it was stored from), ``same`` (its raw line is the line, byte for byte),
+    ``table_id``, ``shoe``, ``copies`` (lines of the file with this id) and
+    ``occ`` (1 for the copy that stands for the event: the one nearest the line
+    it was stored from; 2, 3... for the others).
     An id stored twice (named by ``verify`` elsewhere) is joined once, preferring
     the copy stored from the file.
     """
@@ -56,7 +57,8 @@ def lines_by_id(con: Any, file_ids: list[int]) -> Any:
                  table_id, shoe
           FROM events WHERE id IN (SELECT id FROM {LINES_VIEW} WHERE id IS NOT NULL)
           QUALIFY row_number() OVER (PARTITION BY id ORDER BY ours DESC, was, rowid) = 1)
-        SELECT l.line_no, l.id, e.file_id, e.ours, e.was, e.raw = l.line AS same, e.table_id, e.shoe,
+        SELECT l.line_no, l.id, e.file_id, e.ours, e.was, e.raw = l.line AS same,
+               e.table_id, e.shoe,
                CASE WHEN l.id IS NULL THEN 1 ELSE count(*) OVER (PARTITION BY l.id) END
                  AS copies,
                CASE WHEN l.id IS NULL THEN 1 ELSE row_number() OVER (

@@ -421,8 +421,9 @@ def test_a_file_ingested_by_a_relative_path_is_known_by_its_absolute_one(
     code, found, others, _ = verify(tmp_path / "audit.duckdb", t01)
     assert (code, others) == (4, [])
     assert found == [
-        f"LOG_TAMPERED input file: {t01}: SHA-256 {_sha256(t01)}, but {_sha256(SAMPLE / 'T01.jsonl')} "
-        "when ingested as 2026-11-28/T01.jsonl (ledger record 1): the file changed since",
+        f"LOG_TAMPERED input file: {t01}: SHA-256 {_sha256(t01)}, but "
+        f"{_sha256(SAMPLE / 'T01.jsonl')} when ingested as 2026-11-28/T01.jsonl "
+        "(ledger record 1): the file changed since",
         f"LOG_TAMPERED input file T01/T01-20261128-01: {t01}:101: line removed since ingest: "
         f"event id {LINE_101} (the database holds it)",
     ]
