@@ -89,9 +89,10 @@ def write_report(
     """
     from audit.batch.pages import PageOptions, plan_pages
     from audit.batch.statistics import report_statistics
+    from audit.integrity.trail import store_trail_check, trusted_reviews
     from audit.profiles import load_registry
     from audit.reports import build_report_context
-    from audit.reports.evidence import report_evidence, write_sums
+    from audit.reports.evidence import HEADS_FILE, heads_text, report_evidence, write_sums
     from audit.reports.folder import Swap, report_folder
     from audit.reports.report import (
         build_flagged_page,
@@ -102,7 +103,9 @@ def write_report(
 
     check_format(fmt)
     registry = registry or load_registry()
-    reviews = report_reviews(store)
+    # a trail that fails its check: its dismissals count for nothing (issue 29, point 3)
+    trail = store_trail_check(store)
+    reviews = trusted_reviews(report_reviews(store), trail)
     chosen = sorted(
         {d if isinstance(d, dt.date) else dt.date.fromisoformat(d) for d in days}
         if days
@@ -146,10 +149,11 @@ def write_report(
                 ) as statistics,
             ):
                 ctx, full = early or figures(src)
-                evidence = report_evidence(store, chosen)
+                evidence = report_evidence(store, chosen, trail)
                 stats = statistics.result()
                 written = pages.result()
             stage.add(written)
+            stage.write(HEADS_FILE, heads_text(store, trail, stamp))  # verify --report reads it
             ctx = dataclasses.replace(ctx, statistics=stats, integrity=evidence)
             name = write_report_files(
                 stage,
@@ -226,3 +230,25 @@ class _PagesBeside:
             self._done.result()
         self._pool.shutdown(wait=True)
         self._own.close()
+
+
+def failing_findings(store: Store, days: Sequence[dt.date], floor: str) -> int:
+    """How many findings of ``floor`` severity or worse make ``nightly --fail-on`` fail:
+    those of ``days`` not dismissed on review, the ledger-wide ``LOG_TAMPERED`` ones (no
+    gaming day), and the review trail's own; while the trail fails its check, its
+    dismissals count for nothing (issue 29, point 3)."""
+    from audit.findings import Severity
+    from audit.integrity.trail import store_trail_check, trail_findings, trusted_reviews
+    from audit.store.integrity import tampered_without_day
+
+    rank = Severity(floor).rank
+    trail = store_trail_check(store)
+    reviews = trusted_reviews(report_reviews(store), trail)
+    dismissed = {fid for fid, r in reviews.items() if not r.counted}
+    bad = sum(
+        f.id not in dismissed
+        for day in days
+        for f in store.all_findings(gaming_day=day, min_severity=floor)
+    )
+    bad += sum(f.severity.rank >= rank for f in tampered_without_day(store))
+    return bad + len(trail_findings(trail, min_rank=rank))

@@ -567,6 +567,9 @@ def run_audit(
     is told which were not re-audited before the exception goes on. A shoe whose
     replay fails costs only itself (:attr:`RunSummary.failed`).
     """
+    from audit.integrity.continuity import before_writing
+
+    before_writing(store)  # issue 29: the ledger file continues the chain; the trail's head
     t0 = time.perf_counter()
     digests = {p.id: p.digest for p in registry.all()}
     keys = store.shoes_to_audit(

@@ -79,14 +79,26 @@ def schema_cmd(
       shoe-audit schema --out /tmp/schemas && ls /tmp/schemas
     """
     from audit.schemas import write_schemas
+    from audit.targets import check_target
 
+    check_target(out, "--out", "folder")
     for path in write_schemas(out):
         say(f"wrote {path}")
 
 
 # Each import registers its commands on app (new commands: a module of their own, here).
 # scale: export --parquet, and run's --cluster (issue 13).
-from audit.cli import commands, reviewing, scale, serving, stats_cmds, status, verify  # noqa: E402,F401
+# ledger: `ledger restart`, a break recorded when a ledger file is lost (issue 29).
+from audit.cli import (  # noqa: E402,F401
+    commands,
+    ledger,
+    reviewing,
+    scale,
+    serving,
+    stats_cmds,
+    status,
+    verify,
+)
 
 
 def main() -> None:

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from audit.ingest import IngestSummary
     from audit.ingest.reader import Batch
     from audit.ingest.summary import ValidationReport
+    from audit.integrity.trail import TrailCheck
     from audit.review import Review
     from audit.store import ShoeKey
 
@@ -533,6 +534,7 @@ def findings_cmd(
       shoe-audit findings --code PAY_WRONG_AMOUNT --table T01 --format jsonl
     """
     from audit.cli.output import write_findings
+    from audit.integrity.trail import store_trail_check, trail_findings
 
     _check_codes(code or [])
     with open_db(db, read_only=True) as store:
@@ -544,16 +546,32 @@ def findings_cmd(
             shoe=shoe,
             gaming_day=date,
         )
+        trail = store_trail_check(store)  # issue 29: the trail, live (not stored)
+    if table is None and shoe is None and date is None:  # ledger-wide, as the stored ones
+        found = [
+            *trail_findings(
+                trail,
+                codes=code or None,
+                severities=[str(s) for s in severity] if severity else None,
+                min_rank=min_severity.rank if min_severity else 0,
+            ),
+            *found,
+        ]
     chosen = fmt or (FindingsFormat.table if is_terminal() else FindingsFormat.jsonl)
-    write_findings(found, chosen.value, sys.stdout, _reviews(db, found), raw=raw)
+    write_findings(found, chosen.value, sys.stdout, _reviews(db, found, trail), raw=raw)
 
 
-def _reviews(db: Path, found: list[Finding]) -> dict[str, Review]:
-    """The review status of each listed finding (issue 12: the ``review`` key)."""
+def _reviews(db: Path, found: list[Finding], trail: TrailCheck | None = None) -> dict[str, Review]:
+    """The review status of each listed finding (issue 12: the ``review`` key); a
+    dismissal of a trail that fails its check counts for nothing (issue 29)."""
+    from audit.integrity.trail import trusted_reviews
     from audit.review import ReviewTrail
     from audit.review.service import reviews_for, standing_reviews
 
-    return reviews_for(found, standing_reviews(ReviewTrail.beside(db)))
+    reviews = standing_reviews(ReviewTrail.beside(db))
+    if trail is not None:
+        reviews = trusted_reviews(reviews, trail)
+    return reviews_for(found, reviews)
 
 
 # --------------------------------------------------------------------------- hand
@@ -607,7 +625,10 @@ def hand_cmd(
     """
     from audit.batch.dispute import hand_packet
     from audit.reports.templating import can_encode
+    from audit.targets import check_target
 
+    if out is not None:
+        check_target(out, "--out", "file")
     with open_db(db, read_only=True) as store:
         text = hand_packet(
             store,
@@ -756,21 +777,20 @@ def nightly_cmd(
       shoe-audit nightly sample_logs/2026-11-28/ --db audit-nightly.duckdb --out audit-reports/
       shoe-audit nightly /var/log/tables/ --fail-on critical --quiet
     """
-    from audit.findings import Severity
+    from audit.reports.folder import check_out
 
+    check_out(out)  # before anything is ingested: a refused --out leaves nothing done
     summary = _ingest(db, paths, day_start, quiet=json)
     run = _run(db, profiles, quiet=json)
     days = _nightly_days(db, summary)
     path = _report(db, days, out, fmt, templates, profiles, show_players)
     bad = 0
     if fail_on is not None:
-        from audit.store.integrity import tampered_without_day
+        from audit.batch.nightly import failing_findings
 
         with open_db(db, read_only=True) as store:
-            floor = Severity(fail_on.value)
-            bad = sum(len(store.all_findings(gaming_day=day, min_severity=floor)) for day in days)
-            # LOG_TAMPERED findings about the whole database have no gaming day.
-            bad += sum(f.severity.rank >= floor.rank for f in tampered_without_day(store))
+            # not dismissed on review (cli.md), unless the trail fails its check (issue 29)
+            bad = failing_findings(store, days, fail_on.value)
     if json:
         print_json(
             {
@@ -870,7 +890,9 @@ def simulate_cmd(
     from audit.profiles import load_registry
     from audit.simulate import RICH_SHARE, simulate
     from audit.simulate.bias import parse_biases
+    from audit.targets import check_target
 
+    check_target(out, "--out", "folder")
     biases = parse_biases(bias or [])
     registry = load_registry(profiles)
     chosen = profile or [p.id for p in registry.all()]

@@ -10,8 +10,10 @@ traceback instead.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import functools
 import os
+import select
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -141,8 +143,11 @@ def fail(message: str) -> None:
     stream = sys.stderr
     bold = "\x1b[1;31m" if stream.isatty() and not os.environ.get("NO_COLOR") else ""
     reset = "\x1b[0m" if bold else ""
-    stream.write(f"{bold}Error:{reset} {safe_line(message)}\n")
-    stream.flush()
+    try:
+        stream.write(f"{bold}Error:{reset} {safe_line(message)}\n")
+        stream.flush()
+    except BrokenPipeError:
+        pass  # nobody reads stderr any more (`2>&1 | head`): the exit code still tells
     State.reported = True
 
 
@@ -188,6 +193,45 @@ def _explain(exc: BaseException) -> tuple[int, str]:
     return 1, f"unexpected {type(exc).__name__}: {exc} (run with --debug for the traceback)"
 
 
+def reader_gone(exc: BaseException) -> bool:
+    """Whether ``exc`` is stdout's reader going away (``findings | head -1``).
+
+    A broken pipe elsewhere (a worker process that died, a socket) is a failure like
+    any other: only an EPIPE while stdout itself is a closed pipe counts.
+    """
+    return isinstance(exc, OSError) and exc.errno == errno.EPIPE and stdout_gone()
+
+
+def stdout_gone() -> bool:
+    """Whether stdout is a pipe (or socket) whose reader has closed it."""
+    try:
+        fd = sys.__stdout__.fileno() if sys.__stdout__ is not None else 1
+        poll = select.poll()
+        poll.register(fd, select.POLLOUT)
+        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poll.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def silence_stdout() -> None:
+    """Point stdout at the null device once its reader is gone.
+
+    What is still buffered, and whatever the command writes next, goes nowhere; without
+    this the interpreter's flush at exit fails again ("Exception ignored ... Broken
+    pipe", exit 120). The usual recipe of the Python documentation (signal module, note
+    on SIGPIPE).
+    """
+    try:
+        fd = sys.__stdout__.fileno() if sys.__stdout__ is not None else 1
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
 def is_interrupt(exc: BaseException) -> bool:
     """Ctrl-C, also as DuckDB reports it when it arrives inside a query."""
     if isinstance(exc, KeyboardInterrupt) or State.interrupted:
@@ -212,7 +256,9 @@ def _template_error(exc: BaseException) -> str | None:
 def boundary(fn: Callable[P, R]) -> Callable[P, R]:
     """The CLI's one error boundary: every exception becomes one line and an exit code.
 
-    :class:`UsageError` exits 2, Ctrl-C 130, anything else 1 (cli.md).
+    :class:`UsageError` exits 2, Ctrl-C 130, anything else 1 (cli.md). A reader of
+    stdout that went away (``findings | head -1``) is no failure: nothing is printed,
+    exit 0 (:func:`reader_gone`).
     ``--debug`` (or ``SHOE_AUDIT_DEBUG=1``) re-raises instead, with the traceback.
     """
 
@@ -225,6 +271,9 @@ def boundary(fn: Callable[P, R]) -> Callable[P, R]:
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise
         except (Exception, KeyboardInterrupt) as exc:
+            if reader_gone(exc):
+                silence_stdout()
+                raise typer.Exit(0) from None
             if State.debug:
                 raise
             code, message = explain(exc)

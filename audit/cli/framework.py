@@ -97,6 +97,7 @@ class AuditGroup(TyperGroup):
         try:
             rv = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
             code = rv if isinstance(rv, int) else 0
+            sys.stdout.flush()  # here, not at exit: a reader gone away is seen by the boundary
             if code == 130 and not State.reported:  # Typer's own Ctrl-C, outside a command
                 from audit.cli import INTERRUPTED
 
@@ -110,6 +111,9 @@ class AuditGroup(TyperGroup):
         except typer.Abort:
             fail("aborted")
             code = 1
+        except SystemExit as exc:
+            # click (help text) and Rich end with exit 1 on a broken stdout pipe
+            code = _pipe_closed(exc)
         except BaseException as exc:  # the one boundary of the program
             code = _unexpected(exc)
         if standalone_mode:
@@ -117,12 +121,26 @@ class AuditGroup(TyperGroup):
         return code
 
 
+def _pipe_closed(exc: SystemExit) -> int:
+    """The exit code of a ``SystemExit`` raised outside a command: 0 when it is click's or
+    Rich's answer to stdout's reader going away (``shoe-audit --help | head -1``)."""
+    from audit.cli.common import silence_stdout, stdout_gone
+
+    if exc.code == 1 and stdout_gone():
+        silence_stdout()
+        return 0
+    raise exc
+
+
 def _unexpected(exc: BaseException) -> int:
     """An exception no command turned into an exit code (see :func:`common.boundary`)."""
-    from audit.cli.common import explain
+    from audit.cli.common import explain, reader_gone, silence_stdout
 
     if isinstance(exc, SystemExit):
         raise exc
+    if reader_gone(exc):  # stdout's reader went away (`--help | head -1`): not a failure
+        silence_stdout()
+        return 0
     if State.debug:
         raise exc
     code, message = explain(exc)

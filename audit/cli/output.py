@@ -86,8 +86,7 @@ def say(text: str = "") -> None:
     from audit.cli.common import State
 
     if not State.quiet:
-        sys.stdout.write(safe_text(text) + "\n")
-        sys.stdout.flush()
+        _status(safe_text(text) + "\n")
 
 
 def note(text: str) -> None:
@@ -107,8 +106,25 @@ def warn(text: str) -> None:
 
 def print_json(obj: Any) -> None:
     """``--json``: the summary as one JSON object on stdout (printed even with ``--quiet``)."""
-    sys.stdout.write(json_line(obj) + "\n")
-    sys.stdout.flush()
+    _status(json_line(obj) + "\n")
+
+
+def _status(text: str) -> None:
+    """Write a command's own report of what it did; a reader gone away does not stop it.
+
+    The work is done (or still to finish) whoever reads: ``nightly --fail-on critical |
+    logger`` keeps its exit 3 when ``logger`` dies. The rows a command exists to print
+    (``findings``) stop at the boundary instead (:func:`audit.cli.common.boundary`).
+    """
+    from audit.cli.common import reader_gone, silence_stdout
+
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as exc:
+        if not reader_gone(exc):
+            raise
+        silence_stdout()
 
 
 @contextmanager
@@ -235,8 +251,25 @@ def _write_csv(
         writer.writerow(cells)
 
 
-def _write_table(findings: Sequence[Finding], out: TextIO, reviews: Mapping[str, Review]) -> None:
+def rows_console(out: TextIO, **options: Any) -> Any:
+    """A Rich console writing a command's rows to ``out``.
+
+    Rich answers a broken pipe by exiting 1 itself; this one raises the
+    ``BrokenPipeError`` instead, for the CLI's boundary to judge (a reader of stdout
+    gone away is exit 0, :func:`audit.cli.common.reader_gone`).
+    """
+    import errno
+
     from rich.console import Console
+
+    class RowsConsole(Console):
+        def on_broken_pipe(self) -> None:
+            raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    return RowsConsole(file=out, **options)
+
+
+def _write_table(findings: Sequence[Finding], out: TextIO, reviews: Mapping[str, Review]) -> None:
     from rich.table import Table
     from rich.text import Text
 
@@ -256,6 +289,6 @@ def _write_table(findings: Sequence[Finding], out: TextIO, reviews: Mapping[str,
             Text(safe_line(d["message"])),
             Text(r.label if (r := reviews.get(f.id or "")) is not None else ""),
         )
-    console = Console(file=out, highlight=False)
+    console = rows_console(out, highlight=False)
     console.print(table)
     console.print(Text(f"{len(findings):,} findings"))

@@ -85,7 +85,7 @@ def export_cmd(
     Each file's SHA-256 is recorded in the database, and `run --cluster ...
     --source DIR` has the workers check it before reading. Again into the same
     folder, only the partitions whose shoes changed are written. Exit 1 when
-    there is no database, or DIR is a folder of something else.
+    there is no database; 2 when DIR is a file, a link, or a folder of something else.
 
     \b
     Examples:

@@ -207,13 +207,12 @@ def _cell(value: object) -> str:
 
 def _write_table(result: StatsResult, out: TextIO) -> None:
     """Judged rows (flags first) as a table; each flag's sentence below it in full."""
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    from audit.cli.output import safe_line
+    from audit.cli.output import rows_console, safe_line
 
-    console = Console(file=out, highlight=False, markup=False)
+    console = rows_console(out, highlight=False, markup=False)
     table = Table(header_style="bold", show_lines=False, box=None, pad_edge=False)
     for col, justify in (
         ("flag", "left"),

@@ -226,6 +226,9 @@ def ingest_paths(
     day_start_minutes(day_start)  # fail early on a bad value
     found = find_logs(paths)
     files = found.files
+    from audit.integrity.continuity import before_writing
+
+    before_writing(store)  # issue 29: the ledger file continues the chain; the trail's head
     if store.meta("day_start") != day_start:
         with store.transaction():
             store.set_meta("day_start", day_start)

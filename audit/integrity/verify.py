@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from os import PathLike
+from pathlib import Path
 from typing import Any
 
 from audit.integrity.check import (
@@ -37,6 +39,7 @@ from audit.integrity.check import (
     chain_differences,
     missing_ledger_file,
 )
+from audit.integrity.trail import TrailHead
 from audit.store import ShoeKey, Store
 from audit.store.evidence import (
     LineDigest,
@@ -45,7 +48,15 @@ from audit.store.evidence import (
     quarantine_digest,
     typed_fingerprints,
 )
-from audit.store.ledger import Record, db_chain, key_from_env, ledger_path, read_file
+from audit.store.ledger import (
+    BREAK,
+    FileChain,
+    Record,
+    db_chain,
+    key_from_env,
+    ledger_path,
+    read_file,
+)
 
 
 @dataclass(slots=True)
@@ -57,29 +68,68 @@ class Verification(Integrity):
     files: list[str] = field(default_factory=list)
     not_ingested: list[str] = field(default_factory=list)
     """One line per given file (or part of one) that no ingest read: not a difference."""
+    trail: TrailHead | None = None
+    """The review trail's head (issue 29, point 3)."""
+    reports: int = 0
+    """Archived reports whose pinned heads were checked (``--report``)."""
 
 
 def verify(
-    store: Store, paths: Iterable[str | PathLike[str]] = (), key: bytes | None = None
+    store: Store,
+    paths: Iterable[str | PathLike[str]] = (),
+    key: bytes | None = None,
+    reports: Iterable[str | PathLike[str]] = (),
 ) -> Verification:
-    """Recompute every digest and compare; name every difference (see the module's docstring)."""
+    """Recompute every digest and compare; name every difference (see the module's docstring).
+
+    ``reports``: archived report folders whose pinned heads must still be in the chains
+    (:mod:`audit.integrity.pinned`)."""
+    from audit.integrity.trail import check_trail, recorded_heads
+    from audit.review import ReviewError, ReviewTrail
+
     key = key if key is not None else key_from_env()
     out = Verification()
-    anchor = _ledger(store, key, out)
+    file = _ledger_file(store, key)
+    anchor = _ledger(store, key, out, file)
     out.records = len(anchor)
     _events(store, anchor, out)
     _quarantine(store, anchor, out)
     out.differences += audit_differences(store, None, _audits(anchor))
+    trail = ReviewTrail.beside(store.path) if store.path != ":memory:" else None
+    decisions = []
+    if trail is not None:
+        found = check_trail(trail, recorded_heads(anchor), key=key)
+        out.differences += found.differences
+        out.notes += found.notes
+        out.trail = found.head
+        with suppress(ReviewError):
+            decisions = trail.decisions()
     given = list(paths)
     if given:
         from audit.integrity.files import compare_files
 
         compare_files(store, given, anchor, out)
+    for folder in reports:
+        from audit.integrity.pinned import check_report
+
+        check_report(Path(folder), store, db_chain(store.con), file, decisions, key, out)
+        out.reports += 1
     return out
 
 
-def _ledger(store: Store, key: bytes | None, out: Verification) -> list[Record]:
-    """Check the chain; return the records to check the data against (the file's, if any)."""
+def _ledger_file(store: Store, key: bytes | None) -> FileChain | None:
+    path = ledger_path(store.path)
+    return None if path is None else read_file(path, key)
+
+
+def _ledger(
+    store: Store, key: bytes | None, out: Verification, chain: FileChain | None
+) -> list[Record]:
+    """Check the chain; return the records to check the data against (the file's, if any).
+
+    A file restarted by ``shoe-audit ledger restart`` begins with its ``break``: the
+    records before it are the database's alone (the lost file cannot be read), a known,
+    recorded break, not tampering; everything from the break on is compared."""
     db = db_chain(store.con)
     out.differences += chain_differences(db)
     if db:
@@ -87,16 +137,20 @@ def _ledger(store: Store, key: bytes | None, out: Verification) -> list[Record]:
     if key is None:
         out.notes.append(NO_KEY_NOTE)
     path = ledger_path(store.path)
-    if path is None:
+    if path is None or chain is None:
         out.notes.append("an in-memory database has no ledger file")
         return db
-    chain = read_file(path, key)
     if not chain.exists:
         out.differences += missing_ledger_file(path, db)
         return db
     out.differences += [Difference("ledger", p) for p in chain.problems]
+    for r in db:
+        if r.kind == BREAK:
+            out.notes.append(_break_note(r))
     by_no = {r.no: r for r in chain.records}
     for r in db:
+        if r.no < chain.first:
+            continue  # before the recorded break: the lost file's, checked as a chain only
         f = by_no.get(r.no)
         if f is None:
             out.differences.append(
@@ -114,14 +168,37 @@ def _ledger(store: Store, key: bytes | None, out: Verification) -> list[Record]:
                 "but are missing from the database",
             )
         )
-    uncommitted = len(chain.records) - max(chain.committed, len(db))
+    uncommitted = chain.last - max(chain.committed, len(db))
     if uncommitted > 0:
         out.notes.append(
             f"the ledger file ends with {uncommitted} records of a transaction that did not "
             "commit (an interrupted command): not part of the data"
         )
-    # The file is the anchor, up to what the database holds (an uncommitted tail is not).
-    return chain.records[: max(chain.committed, len(db))] if chain.records else db
+    # The file is the anchor, up to what the database holds (an uncommitted tail is not);
+    # before a recorded break, the database's own records.
+    if not chain.records:
+        return db
+    upto = max(chain.committed, len(db))
+    return db[: chain.first - 1] + [r for r in chain.records if r.no <= upto]
+
+
+def _vouched(body: dict[str, Any]) -> str:
+    v = body.get("vouches") or {}
+    if "no" in v:
+        return f"ledger record {v['no']} (sha256 {v['hash']})"
+    if v.get("decisions"):
+        return f"review decision #{v['decisions']} (sha256 {v['head']})"
+    return "an empty chain"
+
+
+def _break_note(r: Record) -> str:
+    body = r.body
+    what = "the review trail's ledger file" if body.get("ledger") == "trail" else "the ledger file"
+    return (
+        f"a known, recorded break (ledger record {r.no}): {what} was restarted on "
+        f"{body.get('at')} by {body.get('by')} (OS user {body.get('os_user')}), because "
+        f"{body.get('why')!r}; it vouches for what came before, from {_vouched(body)}"
+    )
 
 
 def _ingests(anchor: list[Record]) -> dict[int, tuple[Record, dict[str, Any]]]:

@@ -18,11 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from audit.integrity.trail import TrailCheck, TrailHead
     from audit.reports.folder import Staging
     from audit.store import Store
 
 SUMS_FILE = "SHA256SUMS"
 SUMS_HMAC_FILE = "SHA256SUMS.hmac"
+HEADS_FILE = "ledger-heads.json"
+"""The heads a report was made from, machine-readable, inside the report folder (and so in
+its ``SHA256SUMS``): ``verify --report DIR`` checks they are still in the chains (issue 29)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,25 +58,77 @@ class Evidence:
     differences: tuple[str, ...]
     notes: tuple[str, ...]
     unread_inputs: tuple[UnreadInputRow, ...] = ()
+    trail_head: str = "no decision (empty)"
+    """The review trail's head the report was made from (issue 29, point 3)."""
+    trail_intact: bool = True
+    """Whether the review trail passed its check; when not, its dismissals counted for
+    nothing (every finding was counted as not dismissed) and the first screen says so."""
+    ledger_warning: str | None = None
+    """Why the ledger file does not continue the database's chain (``ingest`` and ``run``
+    refuse to write until the break is recorded; issue 29, point 7), or None."""
 
 
-def report_evidence(store: Store, days: Sequence[dt.date]) -> Evidence:
-    """Check what a report of ``days`` reads, cheaply, and say so."""
+def report_evidence(
+    store: Store, days: Sequence[dt.date], trail: TrailCheck | None = None
+) -> Evidence:
+    """Check what a report of ``days`` reads, cheaply, and say so (``trail``: the review
+    trail's check, :func:`audit.integrity.trail.store_trail_check`)."""
     from audit.integrity import check_before
     from audit.integrity.check import NO_KEY_NOTE
+    from audit.integrity.continuity import continuity_problem
     from audit.store.evidence import shoes_of_days, unread_inputs
+    from audit.store.ledger import key_from_env, ledger_path
 
     found = check_before(store, shoes_of_days(store.con, days), record=False)
     head = found.head
+    differences = [str(d) for d in found.differences]
+    notes = [n for n in found.notes if n != NO_KEY_NOTE]
+    if trail is not None:
+        differences += [str(d) for d in trail.differences]
+        notes += trail.notes
+    path = ledger_path(store.path)
+    warning = None if path is None else continuity_problem(store.con, path, key_from_env())
     return Evidence(
         head=f"record {head.no}, sha256 {head.hash}" if head is not None else None,
         sealed=head.sealed if head is not None else False,
-        intact=found.intact,
-        differences=tuple(str(d) for d in found.differences),
+        intact=not differences,
+        differences=tuple(differences),
         # the ledger line says "HMACs not checked (SHOE_AUDIT_KEY not set)" already
-        notes=tuple(n for n in found.notes if n != NO_KEY_NOTE),
+        notes=tuple(notes),
         unread_inputs=tuple(UnreadInputRow(*r) for r in unread_inputs(store.con)),
+        trail_head=str(trail.head) if trail is not None else "no decision (empty)",
+        trail_intact=trail is None or trail.intact,
+        ledger_warning=warning,
     )
+
+
+def heads_text(store: Store, trail: TrailCheck | None, generated_at: str) -> str:
+    """The text of :data:`HEADS_FILE`: the database ledger's head (``no``, ``hash``; null
+    when empty), the review trail's (``decisions``, ``head``), and when."""
+    import json
+
+    from audit.store.ledger import db_head
+
+    head = db_head(store.con)
+    return (
+        json.dumps(
+            {
+                "tool": "shoe-audit",
+                "generated_at": generated_at,
+                "database": str(store.path),
+                "ledger": None if head is None else {"no": head[0], "hash": head[1]},
+                "trail": (trail.head if trail is not None else _empty_trail()).to_dict(),
+            },
+            indent=1,
+        )
+        + "\n"
+    )
+
+
+def _empty_trail() -> TrailHead:
+    from audit.integrity.trail import EMPTY, TrailHead
+
+    return TrailHead(0, EMPTY)
 
 
 def write_sums(stage: Staging) -> None:

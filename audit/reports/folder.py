@@ -13,8 +13,16 @@ the previous report as it was:
    has a file of the same name, left in the aside folder, which is then kept and
    named in :attr:`Swap.kept`.
 
-``--out`` naming a folder that is not empty and has no marker is refused
-(:class:`audit.errors.InputError`): it is not ours to replace.
+``--out`` naming a folder that is not empty and has no marker, a file, or a
+symbolic link is refused (:class:`audit.errors.UsageError`, exit 2) before
+anything is written: it is not ours to replace, and a link's target is not the
+folder the user named (issue 29, point 1). A link above ``--out`` is resolved
+once, at the start; from then on the swap works on real folders only, and never
+deletes through a link (see :func:`audit.targets.file_inside`).
+
+A staging folder is named ``.<name>.new-<host>-<pid>-<random>``; a report
+killed mid-render leaves one behind, which the next report into the same parent
+folder removes once that process is gone (:func:`remove_stale_staging`).
 """
 
 from __future__ import annotations
@@ -22,14 +30,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
+import socket
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from audit.errors import InputError
+from audit.errors import UsageError
+from audit.targets import check_target, file_inside, is_real_dir
 
 MARKER = ".shoe-audit-report"
 """The marker file at the top of every report folder: JSON, ``{"tool": "shoe-audit",
@@ -98,13 +109,11 @@ def read_marker(folder: Path) -> list[str] | None:
 
 
 def check_out(out: Path) -> None:
-    """Refuse ``out`` unless it is missing, an empty folder, or a report folder."""
-    if not out.exists():
-        return
-    if not out.is_dir():
-        raise InputError(f"--out {str(out)!r} is not a folder")
-    if read_marker(out) is None and any(out.iterdir()):
-        raise InputError(
+    """Refuse ``out`` (:class:`UsageError`) unless it is missing, an empty folder, or a
+    report folder; a symbolic link is refused whatever it points to."""
+    check_target(out, "--out", "folder")
+    if out.is_dir() and read_marker(out) is None and any(out.iterdir()):
+        raise UsageError(
             f"--out {str(out)!r} is a folder that is not empty and holds no shoe-audit report "
             f"(no {MARKER} file): choose an empty or new folder"
         )
@@ -120,39 +129,93 @@ def report_folder(out: Path, result: list[Swap]) -> Iterator[Staging]:
     check_out(out)
     parent = out.absolute().parent
     parent.mkdir(parents=True, exist_ok=True)
-    token = secrets.token_hex(4)
-    stage = Staging(parent / f".{out.name}.new-{token}")
+    # Links above --out are followed here, once: the swap then works in real folders,
+    # so a link repointed while the report renders cannot redirect it.
+    real = Path(os.path.realpath(out))
+    check_out(real)
+    remove_stale_staging(real.parent)
+    token = f"{_HOST}-{os.getpid()}-{secrets.token_hex(4)}"
+    stage = Staging(real.parent / f".{real.name}.new-{token}")
     stage.root.mkdir()
     try:
         yield stage
         stage.files.sort()
         stage.write(MARKER, json.dumps({"tool": "shoe-audit", "files": stage.files}, indent=1))
         stage.files.remove(MARKER)
-        result.append(_swap(stage, out, parent / f".{out.name}.old-{token}"))
+        swap = _swap(stage, real, real.parent / f".{real.name}.old-{token}")
+        result.append(Swap(out, swap.files, swap.kept))
     except BaseException:
         shutil.rmtree(stage.root, ignore_errors=True)
         raise
 
 
+_HOST = hashlib.sha256(socket.gethostname().encode("utf-8", "surrogatepass")).hexdigest()[:8]
+"""This machine, in a staging folder's name: a pid means something only on its own host
+(a report folder on a network share may be staged from two machines)."""
+
+_STAGING = re.compile(r"\.(?P<name>.+)\.new-(?P<host>[0-9a-f]{8})-(?P<pid>[0-9]+)-[0-9a-f]{8}")
+
+
+def remove_stale_staging(parent: Path) -> list[Path]:
+    """Remove the staging folders in ``parent`` left by reports whose process is gone.
+
+    Only folders named as :func:`report_folder` names them, staged on this machine by
+    a process that no longer exists; one a running report is still writing (its
+    process is alive), one staged elsewhere, and anything else are left alone.
+    Returns the folders removed.
+    """
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        m = _STAGING.fullmatch(entry.name)
+        if m is None or m["host"] != _HOST or not entry.is_dir(follow_symlinks=False):
+            continue
+        if _alive(int(m["pid"])):
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)  # never follows a link inside
+        removed.append(Path(entry.path))
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this machine (a zombie counts: not reaped yet)."""
+    if pid <= 0:
+        return True  # not a pid we wrote: leave the folder alone
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's process, or a number no pid can be
+    return True
+
+
 def _swap(stage: Staging, out: Path, aside: Path) -> Swap:
     check_out(out)  # again: something may have appeared there while we rendered
     files = tuple(stage.files)
-    if not out.exists():
+    if not os.path.lexists(out):
         os.replace(stage.root, out)
         return Swap(out, files)
     old = read_marker(out) or []
     os.replace(out, aside)
+    if not is_real_dir(aside):  # out became a link after the check: put it back, refuse
+        os.replace(aside, out)
+        check_out(out)
+        raise UsageError(f"--out {str(out)!r} changed while the report was written")
     try:
         os.replace(stage.root, out)
     except BaseException:
         os.replace(aside, out)
         raise
-    ours = {*old, MARKER}
-    for name in ours:
-        mine = aside / name
-        if mine.is_file() or mine.is_symlink():
+    for name in {*old, MARKER}:
+        mine = file_inside(aside, name)
+        if mine is not None:
             mine.unlink()
     conflict = False
+    # rglob does not descend into linked folders; a link is moved (or kept) as a link
     for p in sorted(aside.rglob("*"), key=lambda q: len(q.parts)):
         if p.is_dir() and not p.is_symlink():
             continue
@@ -163,7 +226,7 @@ def _swap(stage: Staging, out: Path, aside: Path) -> Swap:
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         os.replace(p, target)
-    for d in sorted((q for q in aside.rglob("*") if q.is_dir()), key=lambda q: -len(q.parts)):
+    for d in sorted((q for q in aside.rglob("*") if is_real_dir(q)), key=lambda q: -len(q.parts)):
         if not any(d.iterdir()):
             d.rmdir()
     if conflict or any(aside.iterdir()):

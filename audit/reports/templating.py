@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import functools
 import re
+import shlex
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
@@ -244,7 +245,26 @@ def _common_filters() -> dict[str, Callable[..., Any]]:
     def thousands(n: int) -> str:
         return f"{n:,}"
 
-    return {"signed": signed, "plural": plural, "thousands": thousands, "money": money}
+    def command(args: Iterable[object]) -> str:
+        """A command line for copying into a shell: each argument quoted as the shell
+        needs it (an id ``T 07`` or ``$(rm -rf ~)`` comes back as typed, never run)."""
+        return " ".join(shlex.quote(str(a)) for a in args)
+
+    def hand_command(table: str, shoe: str, round_no: int) -> str:
+        """The ``shoe-audit hand`` command that shows a round, for copying; ``--`` ends
+        the options when an id starts with ``-`` (a table ``-n`` is not an option)."""
+        ids = (table, shoe, round_no)
+        dashes = ("--",) if any(str(i).startswith("-") for i in ids) else ()
+        return command(("shoe-audit", "hand", *dashes, *ids))
+
+    return {
+        "signed": signed,
+        "plural": plural,
+        "thousands": thousands,
+        "money": money,
+        "command": command,
+        "hand_command": hand_command,
+    }
 
 
 def environment(

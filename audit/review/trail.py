@@ -22,6 +22,18 @@ them (DuckDB lets no other process open a file it has open for writing).
 
 No connection is held between calls: each method opens the file, does its
 work in one transaction and closes it.
+
+**Anchored** (issue 29, point 3): with the triggers dropped, a decision could be
+edited, or the last one removed, with every hash recomputed, and nothing
+noticed. So each decision is also written to the trail's own ledger file,
+``<db stem>.reviews.ledger`` (:func:`trail_ledger_path`), in the format of the
+database's ledger (:mod:`audit.store.ledger`: one chained JSON line a record,
+HMAC-sealed with ``SHOE_AUDIT_KEY``, fsync'ed before the SQLite ``COMMIT``, a
+commit marker after it). The record is numbered by the decision's ``seq`` and
+holds its hash and a digest of each of its fields, so ``verify`` can say which
+field changed. ``ingest`` and ``run`` record the trail's head in the database's
+ledger, and a report pins it (:mod:`audit.integrity.trail`). ``serve`` writes
+only these two files, never the database.
 """
 
 from __future__ import annotations
@@ -33,7 +45,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from enum import StrEnum
 from os import PathLike, fspath
@@ -97,6 +109,22 @@ def trail_path(db: str | PathLike[str]) -> Path:
     """The review file beside an audit database (``audit.duckdb``: ``audit.reviews.sqlite``)."""
     p = Path(fspath(db))
     return p.with_name(f"{p.stem}.reviews.sqlite")
+
+
+def trail_ledger_path(trail: str | PathLike[str]) -> Path:
+    """The ledger file of a review file (``audit.reviews.sqlite``: ``audit.reviews.ledger``)."""
+    return Path(fspath(trail)).with_suffix(".ledger")
+
+
+TRAIL_RESTART_COMMAND = 'shoe-audit ledger restart --trail --why "..." --by NAME'
+"""The recovery command for a lost or foreign trail ledger file (:mod:`audit.cli.ledger`)."""
+
+LEDGER_SETTING = "ledger"
+"""The ``settings`` key saying the trail keeps its ledger file (set with its first line):
+a trail without it, and without its file, predates the file."""
+
+DECISION = "decision"
+"""The kind of a trail ledger record that holds one decision."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +223,36 @@ def decision_hash(
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
+def field_digests(d: Decision) -> dict[str, str]:
+    """A short SHA-256 of each of a decision's fields (not its place in the chain), as its
+    trail ledger record keeps them: enough to name the field changed, without copying a
+    note into a second file."""
+    from audit.store.ledger import canonical
+
+    body = d.to_dict()
+    for name in ("seq", "prev_hash", "hash"):
+        body.pop(name, None)
+    return {k: hashlib.sha256(canonical(v).encode()).hexdigest()[:16] for k, v in body.items()}
+
+
+def ledger_body(d: Decision) -> dict[str, Any]:
+    """The body of the trail ledger record of decision ``d`` (numbered ``d.seq``)."""
+    return {
+        "kind": DECISION,
+        "finding": d.finding_id,
+        "decision": d.hash,
+        "fields": field_digests(d),
+    }
+
+
+def ledger_record(d: Decision, prev: str) -> Any:
+    """The trail ledger record of decision ``d``, following the record whose hash is ``prev``."""
+    from audit.store.ledger import LEDGER_VERSION, Record, canonical, chain_hash
+
+    text = canonical({"v": LEDGER_VERSION, **ledger_body(d)})
+    return Record(d.seq, DECISION, text, prev, chain_hash(prev, text))
+
+
 @dataclass(frozen=True, slots=True)
 class ChainCheck:
     """The result of :meth:`ReviewTrail.verify`."""
@@ -256,6 +314,11 @@ class ReviewTrail:
     def exists(self) -> bool:
         return self.path.is_file()
 
+    @property
+    def ledger_path(self) -> Path:
+        """The trail's own ledger file (:func:`trail_ledger_path`)."""
+        return trail_ledger_path(self.path)
+
     @contextmanager
     def connect(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
         """A connection for one unit of work: ``BEGIN IMMEDIATE`` ... ``COMMIT`` when
@@ -312,11 +375,14 @@ class ReviewTrail:
             raise InputError("a review needs a note (--note TEXT) saying why")
         snapshot = Snapshot.of(finding).to_dict()
         stamp = at or _now()
+        snap = Snapshot(**snapshot)
         with self.connect(write=True) as con:
             last = con.execute("SELECT seq, hash FROM decisions ORDER BY seq DESC LIMIT 1")
             row = last.fetchone()
             seq, prev = (int(row[0]) + 1, str(row[1])) if row else (1, GENESIS)
             h = decision_hash(prev, seq, finding.id, str(v), note, by, user, via, stamp, snapshot)
+            made = Decision(seq, finding.id, v, note, by, user, via, stamp, snap, prev, h)
+            marker = self._write_ledger(con, made)
             con.execute(
                 f"INSERT INTO decisions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -333,8 +399,67 @@ class ReviewTrail:
                     h,
                 ],
             )
-        snap = Snapshot(**snapshot)
-        return Decision(seq, finding.id, v, note, by, user, via, stamp, snap, prev, h)
+        from audit.store.ledger import append_durably
+
+        # committed: mark it so (a decision whose COMMIT never came has no marker, and
+        # the next one replaces its line: an interrupted decision is not tampering)
+        with suppress(OSError):
+            append_durably(self.ledger_path, marker)
+        return made
+
+    def _write_ledger(self, con: sqlite3.Connection, d: Decision) -> str:
+        """Append decision ``d``'s record to the trail's ledger file (fsync'ed), inside the
+        transaction that inserts it; return the commit marker to append after ``COMMIT``.
+
+        A trail kept before its ledger file existed gets a record of every decision
+        it holds first (it cannot vouch for before). The file is never made afresh for
+        a trail whose file was lost: :class:`ReviewError` names the recovery command.
+        """
+        from audit.store.ledger import (
+            append_durably,
+            key_from_env,
+            read_tail,
+            record_line,
+            sealed_line,
+        )
+
+        path = self.ledger_path
+        key = key_from_env()
+        kept = con.execute("SELECT value FROM settings WHERE key = ?", [LEDGER_SETTING]).fetchone()
+        lines: list[str] = []
+        if not path.exists():
+            if kept is not None:
+                raise ReviewError(
+                    f"the review trail's ledger file {str(path)!r} is missing: no decision is "
+                    f"recorded until the break is recorded with `{TRAIL_RESTART_COMMAND}`"
+                )
+            prev = ""
+            rows = con.execute(f"SELECT {_COLUMNS} FROM decisions ORDER BY seq").fetchall()
+            for old in (_decision(r) for r in rows):  # a trail that predates its file
+                rec = ledger_record(old, prev)
+                lines.append(record_line(rec, key))
+                prev = rec.hash
+            con.execute("INSERT INTO settings VALUES (?, ?)", [LEDGER_SETTING, _now()])
+        else:
+            tail = read_tail(path, key)
+            if tail.marker is not None and tail.marker[0] == d.seq - 1:
+                prev = tail.marker[1]
+            elif d.seq - 1 in tail.after:
+                prev = tail.after[d.seq - 1]
+            elif d.seq == 1 and tail.marker is None and not tail.after:
+                prev = ""
+            else:
+                raise ReviewError(
+                    f"the review trail's ledger file {str(path)!r} does not end at decision "
+                    f"#{d.seq - 1}: no decision is recorded until `shoe-audit verify` is read "
+                    f"and the break recorded with `{TRAIL_RESTART_COMMAND}`"
+                )
+            if kept is None:
+                con.execute("INSERT INTO settings VALUES (?, ?)", [LEDGER_SETTING, _now()])
+        rec = ledger_record(d, prev)
+        lines.append(record_line(rec, key))
+        append_durably(path, "".join(lines))
+        return sealed_line({"commit": rec.no, "hash": rec.hash}, key)
 
     def decisions(self, finding_ids: Iterable[str] | None = None) -> list[Decision]:
         """Every decision (of ``finding_ids`` only, when given), in the order taken."""

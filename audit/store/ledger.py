@@ -44,9 +44,12 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from audit.errors import StoreError
 from audit.store.rows import EVENT_COLUMNS
 
 LEDGER_VERSION = 1
+BREAK = "break"
+"""The kind of the record a restarted ledger file begins with (:func:`restart`)."""
 KEY_ENV = "SHOE_AUDIT_KEY"
 LEDGER_SUFFIX = ".ledger"
 
@@ -71,6 +74,22 @@ tripwire that ``run`` and ``report`` recompute for the shoes they read (an
 ``UPDATE`` of ``amount`` that leaves ``raw`` alone changes it); it is not a
 cryptographic hash, so ``verify`` also checks that each typed row still
 follows from its raw line, which the raw digest anchors."""
+
+
+RESTART_COMMAND = 'shoe-audit ledger restart --why "..." --by NAME'
+"""The recovery command for a ledger file lost or foreign (:mod:`audit.cli.ledger`)."""
+
+
+class LedgerError(StoreError):
+    """The ledger file cannot be written: it is missing, or does not continue the chain."""
+
+
+def missing_file_text(path: Path) -> str:
+    """What a command says of a ledger file that is gone while its chain has records."""
+    return (
+        f"the ledger file {str(path)!r} is missing while the database's chain has records: "
+        f"nothing is written until the break is recorded with `{RESTART_COMMAND}`"
+    )
 
 
 def ledger_path(db_path: str | os.PathLike[str]) -> Path | None:
@@ -143,19 +162,30 @@ class Record:
 # --------------------------------------------------------------------------- the file
 
 
-def _line(obj: dict[str, Any], key: bytes | None) -> str:
+def sealed_line(obj: dict[str, Any], key: bytes | None) -> str:
+    """One line of a ledger file: ``obj``'s canonical JSON, with its HMAC under ``key``."""
     if key is not None:
         obj = {**obj, "hmac": seal(key, canonical(obj))}
     return canonical(obj) + "\n"
 
 
 def record_line(r: Record, key: bytes | None) -> str:
-    return _line({"no": r.no, "kind": r.kind, "prev": r.prev, "hash": r.hash, "body": r.body}, key)
+    """The ledger-file line of a record."""
+    return sealed_line(
+        {"no": r.no, "kind": r.kind, "prev": r.prev, "hash": r.hash, "body": r.body}, key
+    )
 
 
-def _append(path: Path, text: str) -> None:
-    """Append ``text`` and make it durable before going on (the database commits after)."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+def append_durably(path: Path, text: str, *, create: bool = True) -> None:
+    """Append ``text`` and make it durable before going on (the database commits after).
+
+    ``create=False``: the file must exist (a ledger file is never made afresh for a
+    chain that already has records: :class:`LedgerError`)."""
+    flags = os.O_WRONLY | os.O_APPEND | (os.O_CREAT if create else 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except FileNotFoundError:
+        raise LedgerError(missing_file_text(path)) from None
     try:
         data = text.encode("utf-8")
         while data:
@@ -175,6 +205,19 @@ class FileChain:
     unsealed: int = 0
     """Lines without an HMAC (when a key was given to check them)."""
     exists: bool = True
+    first: int = 1
+    """The number of the file's first record: 1, or that of the ``break`` a restarted
+    file begins with (:func:`restart`); ``records[i]`` is record ``first + i``."""
+
+    @property
+    def last(self) -> int:
+        """The number of the file's last record (``first - 1`` when it has none)."""
+        return self.first + len(self.records) - 1
+
+    def get(self, no: int) -> Record | None:
+        """Record ``no``, if the file holds it."""
+        i = no - self.first
+        return self.records[i] if 0 <= i < len(self.records) else None
 
 
 def read_file(path: Path, key: bytes | None) -> FileChain:
@@ -217,10 +260,11 @@ def read_file(path: Path, key: bytes | None) -> FileChain:
             obj.pop("hmac", None)
         if "commit" in obj:
             no, h = obj.get("commit"), obj.get("hash")
-            if not isinstance(no, int) or not 1 <= no <= len(chain) or chain[no - 1].hash != h:
+            rec_at = out.get(no) if isinstance(no, int) else None
+            if rec_at is None or rec_at.hash != h:
                 out.problems.append(f"{where}: commit marker for record {no} matches no record")
             else:
-                out.committed = max(out.committed, no)
+                out.committed = max(out.committed, rec_at.no)
             continue
         try:
             rec = Record(
@@ -229,15 +273,17 @@ def read_file(path: Path, key: bytes | None) -> FileChain:
         except (KeyError, TypeError, ValueError):
             out.problems.append(f"{where}: not a ledger record")
             continue
-        if rec.no <= len(chain):
+        if not chain and rec.kind == BREAK and rec.no > 1:
+            out.first = rec.no  # a restarted file: the break vouches for what came before
+        elif rec.no <= out.last:
             if rec.no <= out.committed:
                 out.problems.append(f"{where}: record {rec.no} written again after its commit")
                 continue
-            del chain[rec.no - 1 :]  # an uncommitted tail, replaced
-        if rec.no != len(chain) + 1:
-            out.problems.append(f"{where}: record {rec.no} follows record {len(chain)}")
+            del chain[rec.no - out.first :]  # an uncommitted tail, replaced
+        if rec.no != out.last + 1:
+            out.problems.append(f"{where}: record {rec.no} follows record {out.last}")
             continue
-        prev = chain[-1].hash if chain else ""
+        prev = chain[-1].hash if chain else (rec.prev if out.first > 1 else "")
         if rec.prev != prev or not rec.intact():
             out.problems.append(f"{where}: record {rec.no} does not follow from the one before")
         chain.append(rec)
@@ -245,6 +291,12 @@ def read_file(path: Path, key: bytes | None) -> FileChain:
 
 
 # --------------------------------------------------------------------------- the table
+
+
+def db_head(con: Any) -> tuple[int, str] | None:
+    """(no, hash) of the ledger table's last record; None when the chain is empty."""
+    rows = con.execute("SELECT no, hash FROM ledger ORDER BY no DESC LIMIT 1").fetchall()
+    return (int(rows[0][0]), str(rows[0][1])) if rows else None
 
 
 def db_chain(con: Any) -> list[Record]:
@@ -270,6 +322,7 @@ def append(store: Any, bodies: Iterable[dict[str, Any]]) -> list[Record]:
         return []
     last = con.execute("SELECT no, hash FROM ledger ORDER BY no DESC LIMIT 1").fetchall()
     no, prev = (int(last[0][0]), str(last[0][1])) if last else (0, "")
+    first_no = no + 1
     records = []
     for body in bodies:
         text = canonical({"v": LEDGER_VERSION, **body})
@@ -284,10 +337,11 @@ def append(store: Any, bodies: Iterable[dict[str, Any]]) -> list[Record]:
     path = ledger_path(store.path)
     if path is not None:
         key = key_from_env()
-        _append(path, "".join(record_line(r, key) for r in records))
+        # the file is made with the chain's first record, never for a chain under way
+        append_durably(path, "".join(record_line(r, key) for r in records), create=first_no == 1)
         head = records[-1]
         store.after_commit(
-            lambda: _append(path, _line({"commit": head.no, "hash": head.hash}, key))
+            lambda: append_durably(path, sealed_line({"commit": head.no, "hash": head.hash}, key))
         )
     return records
 
@@ -314,6 +368,8 @@ class Tail:
     after: dict[int, str] = field(default_factory=dict)
     """Record no -> hash of the records written after that marker."""
     problems: list[str] = field(default_factory=list)
+    sealed: bool | None = None
+    """Whether the file's last line carries an HMAC (None: the file has no line)."""
 
 
 def read_tail(path: Path, key: bytes | None, start: int = 1 << 16) -> Tail:
@@ -339,6 +395,7 @@ def read_tail(path: Path, key: bytes | None, start: int = 1 << 16) -> Tail:
                 lines = lines[1:]  # cut mid-line
             out.after.clear()
             out.problems.clear()
+            out.sealed = None
             for raw in reversed([x for x in lines if x.strip()]):
                 try:
                     obj = json.loads(raw)
@@ -348,6 +405,8 @@ def read_tail(path: Path, key: bytes | None, start: int = 1 << 16) -> Tail:
                     out.problems.append(f"{path}: a line near the end is not a ledger line")
                     continue
                 mac = obj.pop("hmac", None)
+                if out.sealed is None:
+                    out.sealed = mac is not None
                 if key is not None and (
                     mac is None or not hmac.compare_digest(str(mac), seal(key, canonical(obj)))
                 ):
@@ -362,6 +421,46 @@ def read_tail(path: Path, key: bytes | None, start: int = 1 << 16) -> Tail:
             if offset == 0:
                 return out
             span *= 2
+
+
+def first_record(path: Path) -> Record | None:
+    """The first record of a ledger file (its first line), unchecked; None when the file
+    is missing, empty, or does not begin with a record."""
+    try:
+        with path.open("rb") as fh:
+            line = fh.readline()
+        obj = json.loads(line)
+        return Record(
+            int(obj["no"]), str(obj["kind"]), canonical(obj["body"]), obj["prev"], obj["hash"]
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def restart(path: Path, body: dict[str, Any], no: int, prev: str, *, store: Any = None) -> Record:
+    """Start a new ledger file at ``path`` with a ``break`` record numbered ``no``, linked
+    to ``prev``; the file must not exist yet (a foreign one is moved aside first).
+
+    With ``store`` (the database's own ledger), the record is also appended to its
+    ledger table, in the caller's transaction, and the file's commit marker follows the
+    ``COMMIT``; without (the review trail's file), the marker follows at once.
+    """
+    text = canonical({"v": LEDGER_VERSION, **body, "kind": BREAK})
+    rec = Record(no, BREAK, text, prev, chain_hash(prev, text))
+    if store is not None:
+        store.con.execute(
+            "INSERT INTO ledger VALUES (?, ?, ?, ?, ?)",
+            [rec.no, rec.kind, rec.body_text, rec.prev, rec.hash],
+        )
+    key = key_from_env()
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    append_durably(path, record_line(rec, key))
+    marker = sealed_line({"commit": rec.no, "hash": rec.hash}, key)
+    if store is not None:
+        store.after_commit(lambda: append_durably(path, marker))
+    else:
+        append_durably(path, marker)
+    return rec
 
 
 def ensure_baseline(store: Any) -> bool:

@@ -36,10 +36,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from audit.errors import InputError, SourceError
+from audit.errors import SourceError, UsageError
 from audit.store.batches import BATCH_SQL, run_keys
 from audit.store.store import EVENTS_DIGEST_SQL
 from audit.store.types import ShoeKey
+from audit.targets import check_target, file_inside
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -157,15 +158,14 @@ def export_parquet(store: Store, out: Path, *, full: bool = False) -> ExportSumm
 
     Only partitions whose shoes changed since the last export into the same
     folder are written (all of them into a new folder, or with ``full``).
-    Raises :class:`InputError` when ``out`` is a file, or a folder that is not
-    empty and is not an export.
+    Raises :class:`UsageError` when ``out`` is a file, a symbolic link, or a folder
+    that is not empty and is not an export (:func:`audit.targets.check_target`).
     """
     out = out.absolute()
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--parquet {str(out)!r} is a file, not a folder")
+    check_target(out, "--parquet", "folder")
     marker = read_marker(out) if out.is_dir() else None
     if out.is_dir() and marker is None and any(out.iterdir()):
-        raise InputError(
+        raise UsageError(
             f"--parquet {str(out)!r} is not empty and is not a shoe-audit export: "
             "not ours to replace (choose an empty or new folder)"
         )
@@ -203,8 +203,10 @@ def export_parquet(store: Store, out: Path, *, full: bool = False) -> ExportSumm
             os.replace(staging / f.path, target)
         _record(store, export_id, keep, new, current)
         for rel in sorted(old_files - final):
-            (out / rel).unlink(missing_ok=True)
-            _prune(out, (out / rel).parent)
+            gone = file_inside(out, rel)  # a marker is editable: never a name outside
+            if gone is not None:
+                gone.unlink(missing_ok=True)
+                _prune(out, gone.parent)
         _write_marker(out, export_id, sorted(final))
     finally:
         shutil.rmtree(staging, ignore_errors=True)

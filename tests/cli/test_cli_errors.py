@@ -116,21 +116,25 @@ def test_our_own_usage_errors_are_one_line_and_exit_2(
 def test_an_unusable_out_is_one_line_and_exit_1(
     sample_db: Path, tmp_path: Path, args: list[str]
 ) -> None:
+    """An --out the file system refuses is a runtime failure (1); an --out whose value is
+    not allowed (a file where a folder is needed) a usage error (2, issue 29 point 11b)."""
     a_file = tmp_path / "a-file"
     a_file.write_text("not a folder\n")
     db = [] if args[0] in {"schema", "simulate"} else ["--db", str(sample_db)]
-    messages = {
-        "report": [
-            "cannot write the report into '/proc/x': ",
-            f"--out {str(a_file)!r} is not a folder",
-        ],
-    }.get(
-        args[0], ["cannot use '/proc/x': ", f"{str(a_file)!r} is a file, where a folder is needed"]
+    unwritable = {"report": "cannot write the report into '/proc/x': "}.get(
+        args[0], "cannot use '/proc/x': "
     )
-    for out, message in zip(["/proc/x", str(a_file)], messages, strict=True):
-        result = cli(*[a.format(out=out) for a in args], *db)
-        assert result.exit_code == 1, result.output
-        assert one_line_error(result.stderr).startswith(message)
+    result = cli(*[a.format(out="/proc/x") for a in args], *db)
+    assert result.exit_code == 1, result.output
+    assert one_line_error(result.stderr).startswith(unwritable)
+    result = cli(*[a.format(out=str(a_file)) for a in args], *db)
+    assert result.exit_code == 2, result.output
+    shown = "--out " + repr(args[args.index("--out") + 1].format(out=str(a_file)))
+    assert one_line_error(result.stderr).startswith(
+        f"{shown}: {str(a_file)!r} is a file, where a folder is needed"
+        if args[0] == "hand"
+        else f"{shown} is a file, where a folder is needed"
+    )
     assert a_file.read_text() == "not a folder\n"
 
 

@@ -373,12 +373,15 @@ def test_an_edited_input_file(db: Path, night: Path, tmp_path: Path) -> None:
 
 
 def test_the_ledger_file_removed(db: Path, tmp_path: Path) -> None:
+    """``run`` refuses to write past a lost ledger file (issue 29, point 7: it ran and
+    started a new one); ``verify`` names it."""
     Path(f"{db}.ledger").unlink()
-    assert cli("run", "--db", str(db), "--workers", "1").exit_code == 0
-    found = cli("findings", "--db", str(db), "--code", "LOG_TAMPERED", "--format", "jsonl")
-    rows = [json.loads(x) for x in found.output.splitlines()]
-    assert len(rows) == 1 and rows[0]["table"] is None and "is missing" in rows[0]["message"]
-    assert verify(db)[0] == 4
+    refused = cli("run", "--db", str(db), "--workers", "1")
+    assert refused.exit_code == 1
+    assert "is missing" in refused.output and "shoe-audit ledger restart" in refused.output
+    assert not Path(f"{db}.ledger").exists()
+    code, lines = verify(db)
+    assert code == 4 and any("is missing" in x for x in lines)
 
 
 def test_the_last_ingest_removed_from_the_database(db: Path) -> None:

@@ -4,11 +4,12 @@ nothing the report did not write is ever deleted; a foreign folder is refused.""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-from audit.errors import InputError
+from audit.errors import InputError, UsageError
 from audit.reports.folder import MARKER, Swap, read_marker, report_folder
 
 
@@ -90,3 +91,80 @@ def test_a_failed_render_leaves_the_old_report_as_it_was(tmp_path: Path) -> None
         raise RuntimeError("template broke")
     assert (out / "index.html").read_text() == "old" and not done
     assert [p.name for p in tmp_path.iterdir()] == ["rep"]
+
+
+# --------------------------------------------------------------------------- issue 29, point 1
+
+
+def _files(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): p.read_text() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_marker_naming_files_outside_its_folder_deletes_none_of_them(tmp_path: Path) -> None:
+    """A marker is a file anyone may edit: ``../x``, ``/abs/x`` and a name through a link
+    to a folder elsewhere are never deleted by the swap."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "precious.txt").write_text("keep")
+    out = tmp_path / "rep"
+    write(out, {"index.html": "old"})
+    (out / "via").symlink_to(elsewhere, target_is_directory=True)
+    (tmp_path / "sibling.txt").write_text("keep too")
+    names = ["index.html", "../sibling.txt", str(elsewhere / "precious.txt"), "via/precious.txt"]
+    (out / MARKER).write_text(json.dumps({"tool": "shoe-audit", "files": names}))
+    swap = write(out, {"index.html": "new"})
+    assert (tmp_path / "sibling.txt").read_text() == "keep too"
+    assert (elsewhere / "precious.txt").read_text() == "keep"
+    assert (out / "via").is_symlink() and swap.kept is None  # the link moved along, as a link
+    assert _files(elsewhere) == {"precious.txt": "keep"}
+
+
+def test_a_link_kept_aside_next_to_a_conflict_is_left_as_a_link(tmp_path: Path) -> None:
+    """A link the report did not write, named like a new page, stays in the aside folder
+    (it is never removed as if it were a folder, nor followed)."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    out = tmp_path / "rep"
+    write(out, {"index.html": "old"})
+    (out / "hands").symlink_to(empty, target_is_directory=True)
+    swap = write(out, {"index.html": "new", "hands/T1/S/r1.html": "page"})
+    assert swap.kept is not None and (swap.kept / "hands").is_symlink()
+    assert empty.is_dir() and list(empty.iterdir()) == []
+    assert (out / "hands" / "T1" / "S" / "r1.html").read_text() == "page"
+
+
+@pytest.mark.parametrize("pointed", ["a report", "an empty folder", "nothing"])
+def test_a_symlink_as_out_is_refused_before_anything_is_written(
+    tmp_path: Path, pointed: str
+) -> None:
+    target = tmp_path / "archive"
+    if pointed == "a report":
+        write(target, {"index.html": "archived"})
+        (target / "notes.txt").write_text("mine")
+    elif pointed == "an empty folder":
+        target.mkdir()
+    before = _files(target) if target.exists() else None
+    link = tmp_path / "latest"
+    link.symlink_to(target, target_is_directory=True)
+    listing = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(UsageError, match=r"is a symbolic link"):
+        write(link, {"index.html": "new"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == listing
+    assert (_files(target) if target.exists() else None) == before
+
+
+def test_out_turned_into_a_link_while_rendering_is_refused_and_both_left_alone(
+    tmp_path: Path,
+) -> None:
+    archive = tmp_path / "archive"
+    write(archive, {"index.html": "archived"})
+    out = tmp_path / "rep"
+    write(out, {"index.html": "old"})
+    done: list[Swap] = []
+    with pytest.raises(UsageError, match=r"is a symbolic link"), report_folder(out, done) as st:
+        st.write("index.html", "new")
+        os.rename(out, tmp_path / "moved")
+        out.symlink_to(archive, target_is_directory=True)
+    assert _files(archive) == {"index.html": "archived", MARKER: (archive / MARKER).read_text()}
+    assert (tmp_path / "moved" / "index.html").read_text() == "old" and not done
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["archive", "moved", "rep"]

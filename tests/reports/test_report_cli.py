@@ -108,12 +108,12 @@ def test_the_hand_page_shows_time_and_source_and_links_back(audited: Path, tmp_p
 
 
 def test_out_pointing_at_a_foreign_folder_is_refused(audited: Path, tmp_path: Path) -> None:
-    """Point 9."""
+    """Point 9; a refused --out is a usage error (issue 29, point 11b)."""
     out = tmp_path / "mine"
     out.mkdir()
     (out / "keep.txt").write_text("x")
     code, _, stderr = report(audited, out, "--date", "2026-11-28")
-    assert code == 1 and "holds no shoe-audit report" in stderr
+    assert code == 2 and "holds no shoe-audit report" in stderr
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
 
 
