@@ -21,7 +21,7 @@ EXIT_DIFFERENCE = 4
 def verify_cmd(
     paths: Annotated[
         list[Path] | None,
-        typer.Argument(help="The original TEL/1 files or folders, to compare line by line."),
+        typer.Argument(help="The original TEL/1 files or folders, to compare event by event."),
     ] = None,
     db: DbOption = DEFAULT_DB_PATH,
     reports: Annotated[
@@ -36,7 +36,9 @@ def verify_cmd(
 ) -> None:
     """Recompute the stored evidence: the ledger's hash chain and file, every event's digest
     and typed row, the quarantine, the findings; given the original files, compare them
-    line by line. Names every event changed, inserted or removed after ingest.
+    with the stored events by event id. Names every event changed, inserted, removed or
+    moved after ingest (a line inserted or removed is named alone, with its file:line),
+    and each file never ingested ("not ingested": not a difference).
 
     The review trail is recomputed too, against its own ledger file and the trail heads
     the database's ledger recorded: a decision changed or removed is named. --report DIR
@@ -63,6 +65,8 @@ def verify_cmd(
         result = verify(store, paths or [], reports=reports or [])
     for d in result.differences:  # the output asked for: printed even with --quiet
         sys.stdout.write(safe_line(f"LOG_TAMPERED {d}") + "\n")
+    for text in result.not_ingested:  # a verdict on a file asked about, not a difference
+        sys.stdout.write(safe_line(text) + "\n")
     sys.stdout.flush()
     for text in result.notes:
         note(f"note: {text}")

@@ -15,8 +15,9 @@ In order:
 4. findings and audit rows against each shoe's last ``audit`` record;
 5. given the original files (``PATH...``): each file's SHA-256 against its
    ingest records, and line by line against the stored events
-   (:mod:`audit.integrity.files`), which names every event changed, removed
-   or inserted.
+   (:mod:`audit.integrity.files`), aligned by event id, which names every
+   event changed, removed or inserted, and each file (or part of one) that
+   was never ingested.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ class Verification(Integrity):
     records: int = 0
     events: int = 0
     files: list[str] = field(default_factory=list)
+    not_ingested: list[str] = field(default_factory=list)
+    """One line per given file (or part of one) that no ingest read: not a difference."""
     trail: TrailHead | None = None
     """The review trail's head (issue 29, point 3)."""
     reports: int = 0
