@@ -757,20 +757,26 @@ def nightly_cmd(
       shoe-audit nightly /var/log/tables/ --fail-on critical --quiet
     """
     from audit.findings import Severity
+    from audit.store.intent import writing
 
-    summary = _ingest(db, paths, day_start, quiet=json)
-    run = _run(db, profiles, quiet=json)
-    days = _nightly_days(db, summary)
-    path = _report(db, days, out, fmt, templates, profiles, show_players)
-    bad = 0
-    if fail_on is not None:
-        from audit.store.integrity import tampered_without_day
+    # The intent to write is held from the ingest to the last read (issue 29, point 8):
+    # `serve` opens nothing in between, so no request can take the file from the run.
+    with writing(db):
+        summary = _ingest(db, paths, day_start, quiet=json)
+        run = _run(db, profiles, quiet=json)
+        days = _nightly_days(db, summary)
+        path = _report(db, days, out, fmt, templates, profiles, show_players)
+        bad = 0
+        if fail_on is not None:
+            from audit.store.integrity import tampered_without_day
 
-        with open_db(db, read_only=True) as store:
-            floor = Severity(fail_on.value)
-            bad = sum(len(store.all_findings(gaming_day=day, min_severity=floor)) for day in days)
-            # LOG_TAMPERED findings about the whole database have no gaming day.
-            bad += sum(f.severity.rank >= floor.rank for f in tampered_without_day(store))
+            with open_db(db, read_only=True) as store:
+                floor = Severity(fail_on.value)
+                bad = sum(
+                    len(store.all_findings(gaming_day=day, min_severity=floor)) for day in days
+                )
+                # LOG_TAMPERED findings about the whole database have no gaming day.
+                bad += sum(f.severity.rank >= floor.rank for f in tampered_without_day(store))
     if json:
         print_json(
             {
