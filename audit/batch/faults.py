@@ -28,6 +28,7 @@ import multiprocessing
 import os
 import signal
 import time
+from contextlib import suppress
 
 from audit.store.types import ShoeKey
 
@@ -60,8 +61,6 @@ def hold_start() -> None:
     for item in os.environ.get(FAULT_ENV, "").split(","):
         action, _, seconds = item.strip().partition(":")
         if action == "hold-start":
-            try:
+            with suppress(ValueError):
                 time.sleep(max(0.0, float(seconds)))
-            except ValueError:
-                pass
             return

@@ -60,7 +60,8 @@ def sigint_deferred() -> Iterator[None]:
         # handlers before it returns), then the command's own handler is back.
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
         if main:
-            signal.signal(signal.SIGINT, signal.default_int_handler if previous is None else previous)
+            restore = signal.default_int_handler if previous is None else previous
+            signal.signal(signal.SIGINT, restore)
             if caught:
                 signal.raise_signal(signal.SIGINT)
 

@@ -94,11 +94,13 @@ class Writer:
 
 def _this_command() -> str:
     """``shoe-audit nightly``: the program and its command (no paths, no options)."""
-    args = [a for a in sys.argv[1:] if not a.startswith("-")]
-    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
-    if name in ("__main__.py", "-m", "-c", "") or name.startswith("python"):
-        name = "shoe-audit"
-    return f"{name} {args[0]}" if args and "/" not in args[0] else name
+    prog = Path(sys.argv[0]) if sys.argv and sys.argv[0] not in ("", "-c") else Path("python")
+    if prog.name == "__main__.py":  # python -m PACKAGE
+        prog = prog.parent
+    if prog.name not in ("audit", "shoe-audit"):
+        return prog.name or "python"
+    command = next((a for a in sys.argv[1:] if a.isalpha() and a.islower()), None)
+    return f"shoe-audit {command}" if command else "shoe-audit"
 
 
 def _parse(text: str) -> Writer:
@@ -135,6 +137,9 @@ def holder(db: str | os.PathLike[str]) -> Writer | None:
     A file whose lock nobody holds is stale (its writer ended): not a writer.
     In this process, a held intent is this process's own.
     """
+    with _HELD_LOCK:
+        if _key(db) in _HELD:
+            return None  # this process's own
     path = intent_path(db)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from audit.errors import StoreError
-from audit.store import intent
 from audit.events.models import AnyEvent
 from audit.findings import Code, Finding, Severity
+from audit.store import intent
 from audit.store.failures import plain_failures
 from audit.store.ledger import retire_ledger_file
 from audit.store.rows import EVENT_COLUMNS, build_event

@@ -32,11 +32,10 @@ HOLD_S = 6.0
 
 def test_a_ctrl_c_inside_the_window_is_raised_when_it_closes() -> None:
     reached_the_end = False
-    with pytest.raises(KeyboardInterrupt):
-        with sigint_deferred():
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.05)  # a handler that raised would have raised by now
-            reached_the_end = True
+    with pytest.raises(KeyboardInterrupt), sigint_deferred():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # a handler that raised would have raised by now
+        reached_the_end = True
     assert reached_the_end
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())

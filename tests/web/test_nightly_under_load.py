@@ -17,6 +17,7 @@ import datetime as dt
 import http.client
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -28,7 +29,8 @@ from urllib.parse import quote
 from audit.simulate import simulate
 from audit.simulate.session import DEFAULT_START
 from audit.store import open_store
-from tests.web.client import Client, free_port
+from audit.web.app import ServeConfig, create_app
+from tests.web.client import Client, free_port, running
 from tests.web.conftest import DAY
 
 IN_FLIGHT = 50
@@ -99,9 +101,7 @@ def _hammer(
             seen[outcome] += 1
 
 
-def test_nightly_exits_0_with_50_requests_in_flight_against_serve(
-    db: Path, tmp_path: Path
-) -> None:
+def test_nightly_exits_0_with_50_requests_in_flight_against_serve(db: Path, tmp_path: Path) -> None:
     night = tmp_path / "night2"
     simulate(
         night, tables=2, shoes=1, rounds=20, profiles=["it-casino-6d"], seed=9,
@@ -148,3 +148,53 @@ def test_nightly_exits_0_with_50_requests_in_flight_against_serve(
     got = json.loads(status.stdout)
     assert "2026-11-29" in got["gaming_days"]
     assert got["shoes"]["not_audited"] == 0 and got["shoes"]["out_of_date"] == 0, got
+
+
+TAKE = """
+import sys, time
+from audit.store import intent
+intent.acquire(sys.argv[1], time.monotonic() + 10)
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_while_a_writer_intends_to_write_serve_opens_nothing_and_says_so(db: Path) -> None:
+    """Deterministic, without the load: the announced writer alone keeps ``serve`` out."""
+    from audit.store.intent import holder
+
+    paths = _paths(db)
+    with running(create_app(ServeConfig(db=db, retry_s=5.0))) as port:
+        c = Client(port)
+        assert c.get(paths[0]).status == 200
+        proc = subprocess.Popen(
+            [sys.executable, "-c", TAKE, str(db)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+            assert holder(db) is not None
+            t0 = time.monotonic()
+            kept = c.get(paths[0])  # read before: its last data, marked, at once
+            assert kept.status == 200 and 'id="busy-banner"' in kept.text
+            assert time.monotonic() - t0 < 2  # no retry: the writer said it is coming
+            never = c.get(paths[2])
+            assert never.status == 503
+            assert never.headers["retry-after"] == "30"
+            assert "<h1>Audit in progress</h1>" in never.text
+            assert 'http-equiv="refresh" content="30"' in never.text
+            assert "Traceback" not in never.text
+            writer = re.search(r'<span id="busy-writer">([^<]*)</span>', never.text)
+            assert writer is not None and writer.group(1)
+            head = c.request("HEAD", paths[4])
+            assert head.status == 503 and head.headers["retry-after"] == "30"
+            assert head.text == ""
+        finally:
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.close()
+            proc.wait(10)
+            proc.stdout.close()
+        back = c.get(paths[2])
+        assert back.status == 200 and 'id="busy-banner"' not in back.text
