@@ -198,13 +198,13 @@ def acquire(db: str | os.PathLike[str], deadline: float) -> None:
     :class:`StoreError` when the file cannot be made (a read-only folder).
     """
     key = _key(db)
-    with _HELD_LOCK:
-        held = _HELD.get(key)
-        if held is not None:
-            held.count += 1
-            return
     path = intent_path(key)
     while True:
+        with _HELD_LOCK:
+            held = _HELD.get(key)
+            if held is not None:  # this process holds it (another thread may have just taken it)
+                held.count += 1
+                return
         try:
             fd = _try_take(path)
         except OSError as exc:
@@ -216,7 +216,7 @@ def acquire(db: str | os.PathLike[str], deadline: float) -> None:
         if time.monotonic() >= deadline:
             raise DatabaseLocked(busy_message(db, holder(db), waited=True))
         time.sleep(POLL_S)
-    with _HELD_LOCK:
+    with _HELD_LOCK:  # no other thread got it meanwhile: the flock excludes a second fd
         _HELD[key] = _Held(fd, path)
 
 

@@ -144,3 +144,26 @@ def test_a_lock_wait_that_is_no_number_of_seconds_is_a_usage_error(db: Path, val
         f"Error: SHOE_AUDIT_LOCK_WAIT must be a number of seconds (0 or more), got {value!r}\n"
     )
     assert not intent_path(db).exists()
+
+
+def test_threads_of_one_process_share_the_intent(db: Path) -> None:
+    import threading
+
+    errors: list[BaseException] = []
+    both_open = threading.Barrier(2, timeout=10)
+
+    def write(n: int) -> None:
+        try:
+            with open_store(db) as store:
+                both_open.wait()  # neither waits for the other: one intent, counted twice
+                store.set_meta(f"touched-{n}", "yes")
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    assert not errors
+    assert not intent_path(db).exists()
