@@ -36,6 +36,8 @@ from types import ModuleType
 from typing import Any
 
 from audit import __version__
+from audit.batch.faults import hold_start
+from audit.batch.interrupts import sigint_deferred
 from audit.batch.runner import BatchFn, BatchResult, J, LostBatch
 from audit.engine import ENGINE_VERSION
 from audit.errors import AuditError
@@ -202,17 +204,23 @@ def open_cluster(address: str) -> Iterator[DaskExecutor]:
     with dask.config.set({"distributed.admin.large-graph-warning-threshold": LARGE_GRAPH}):
         try:
             if spec.local_workers:
-                cluster = distributed.LocalCluster(
-                    n_workers=spec.local_workers,
-                    threads_per_worker=1,  # the replay is pure Python: one thread per process
-                    processes=True,
-                    # Its HTTP server on a free port of this machine only: with None
-                    # it still took :8787, so two runs at once warned and one failed.
-                    dashboard_address="127.0.0.1:0",
-                    # A failing batch is reported once, by the coordinator, in one line;
-                    # the workers' own log lines would repeat it with a traceback.
-                    silence_logs=logging.CRITICAL,
-                )
+                # Ctrl-C while the cluster starts its processes is held back, then raised
+                # once it is up (and closed below): never dropped, and no worker prints a
+                # traceback of its own (they start with SIGINT blocked and keep it so:
+                # the cluster is closed by this process). Issue 29, point 9.
+                with sigint_deferred():
+                    cluster = distributed.LocalCluster(
+                        n_workers=spec.local_workers,
+                        threads_per_worker=1,  # the replay is pure Python: one thread a process
+                        processes=True,
+                        # Its HTTP server on a free port of this machine only: with None
+                        # it still took :8787, so two runs at once warned and one failed.
+                        dashboard_address="127.0.0.1:0",
+                        # A failing batch is reported once, by the coordinator, in one line;
+                        # the workers' own log lines would repeat it with a traceback.
+                        silence_logs=logging.CRITICAL,
+                    )
+                    hold_start()  # SHOE_AUDIT_FAULT=hold-start:SECONDS (tests)
                 client = distributed.Client(cluster)
             else:
                 client = distributed.Client(spec.address)
@@ -223,6 +231,10 @@ def open_cluster(address: str) -> Iterator[DaskExecutor]:
                 f"no Dask scheduler answers at {address} ({exc}); start one "
                 "(`dask scheduler`, `dask worker ADDRESS`) or use --cluster local:N"
             ) from None
+        except BaseException:  # Ctrl-C: the cluster's processes end with the run
+            if cluster is not None:
+                cluster.close()
+            raise
         try:
             _check_workers(client, address)
             yield DaskExecutor(client, address)

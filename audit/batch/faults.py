@@ -10,6 +10,13 @@ list of ``ACTION:TABLE/SHOE``:
   would. In the ``run`` process itself (``workers=1``) it raises instead: killing
   the command would test nothing.
 
+and one that is no shoe's:
+
+* ``hold-start:SECONDS``: ``run`` sleeps that long inside the window in which it starts
+  its worker processes (local processes, or a ``local:N`` Dask cluster), with Ctrl-C
+  held back (:mod:`audit.batch.interrupts`): a test's Ctrl-C lands in the window, and
+  must stop the run once the window closes (issue 29, point 9).
+
 The hook lives in the batch runner, outside the engine, which stays pure. It is read
 once a batch in the process that replays it (workers inherit the environment, a Dask
 ``local:N`` cluster's too); unset, it costs one dictionary lookup a batch.
@@ -20,6 +27,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import time
+from contextlib import suppress
 
 from audit.store.types import ShoeKey
 
@@ -45,3 +54,13 @@ def inject_fault(faults: dict[str, str], key: ShoeKey) -> None:
     if action == "kill" and multiprocessing.parent_process() is not None:
         os.kill(os.getpid(), signal.SIGKILL)
     raise RuntimeError(f"a fault injected by {FAULT_ENV} ({action})")
+
+
+def hold_start() -> None:
+    """Sleep as ``hold-start:SECONDS`` in :data:`FAULT_ENV` asks (at once when it does not)."""
+    for item in os.environ.get(FAULT_ENV, "").split(","):
+        action, _, seconds = item.strip().partition(":")
+        if action == "hold-start":
+            with suppress(ValueError):
+                time.sleep(max(0.0, float(seconds)))
+            return

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import signal
 import threading
 from collections import deque
 from collections.abc import Iterator, Mapping
@@ -41,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from audit.batch.collector import quiet_collector
+from audit.batch.interrupts import sigint_deferred, worker_leaves_sigint_to_parent
 from audit.batch.lifeline import stop_with_parent
 from audit.engine import ShoeContext, replay_shoe_of
 from audit.engine.event import RoundEvent
@@ -176,7 +176,8 @@ def write_hand_pages(
     ) as pool:
         pending: deque[Future[dict[str, str]]] = deque()
         for batch in jobs():
-            pending.append(pool.submit(_worker_batch, batch))
+            with sigint_deferred():  # a worker may be started here (audit.batch.interrupts)
+                pending.append(pool.submit(_worker_batch, batch))
             while len(pending) > 2 * n_workers:
                 written.update(pending.popleft().result())
         while pending:
@@ -192,7 +193,7 @@ def _init_worker(registry: ProfileRegistry, options: PageOptions) -> None:
     _WORKER = (registry, options)
     stop_with_parent()  # as run's workers do (audit.batch.lifeline)
     quiet_collector()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to report
+    worker_leaves_sigint_to_parent()  # Ctrl-C is the parent's to report
 
 
 def _worker_batch(batch: PageBatch) -> dict[str, str]:

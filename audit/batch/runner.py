@@ -30,20 +30,19 @@ import datetime as dt
 import functools
 import gc
 import os
-import signal
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import closing, contextmanager, suppress
+from contextlib import closing, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
-from audit.batch.faults import inject_fault, planned_faults
+from audit.batch.faults import hold_start, inject_fault, planned_faults
+from audit.batch.interrupts import sigint_deferred, worker_leaves_sigint_to_parent
 from audit.batch.lifeline import stop_with_parent
 from audit.engine import (
     ENGINE_VERSION,
@@ -264,26 +263,9 @@ def _init_worker(registry: ProfileRegistry) -> None:
     _WORKER_REGISTRY = registry
     stop_with_parent()  # after kill -9 of run, its workers stop too (audit.batch.lifeline)
     # Ctrl-C reaches the whole process group: only the parent handles it (one
-    # line, exit 130), so a worker prints no traceback of its own.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-@contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """Ignore Ctrl-C while workers may be started, so that they start ignoring it.
-
-    A worker imports the program before its initializer runs; a Ctrl-C in that
-    time would print the worker's own traceback. An ignored SIGINT is inherited
-    by the new process (and Python then installs no handler of its own).
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    # line, exit 130), so a worker prints no traceback of its own. The worker was
+    # started with SIGINT blocked (sigint_deferred), so none got in before this.
+    worker_leaves_sigint_to_parent()
 
 
 def _worker_call(fn: Callable[[Any, ProfileRegistry], BatchResult], job: Any) -> BatchResult:
@@ -350,11 +332,16 @@ class LocalProcesses:
                 initargs=(registry,),
             )
             pending: deque[tuple[J, Future[BatchResult]]] = deque()
+            started = False
             try:
                 while True:
                     while len(pending) < in_flight and (job := next(todo, _END)) is not _END:
-                        with _sigint_ignored():  # a worker may be started here
+                        # A worker may be started here: Ctrl-C is held back, not dropped.
+                        with sigint_deferred():
                             pending.append((job, pool.submit(_worker_call, fn, job)))
+                            if not started:
+                                started = True
+                                hold_start()  # SHOE_AUDIT_FAULT=hold-start:SECONDS (tests)
                     if not pending:
                         break
                     job, future = pending.popleft()

@@ -778,19 +778,23 @@ def nightly_cmd(
       shoe-audit nightly /var/log/tables/ --fail-on critical --quiet
     """
     from audit.reports.folder import check_out
+    from audit.store.intent import writing
 
     check_out(out)  # before anything is ingested: a refused --out leaves nothing done
-    summary = _ingest(db, paths, day_start, quiet=json)
-    run = _run(db, profiles, quiet=json)
-    days = _nightly_days(db, summary)
-    path = _report(db, days, out, fmt, templates, profiles, show_players)
-    bad = 0
-    if fail_on is not None:
-        from audit.batch.nightly import failing_findings
+    # The intent to write is held from the ingest to the last read (issue 29, point 8):
+    # `serve` opens nothing in between, so no request can take the file from the run.
+    with writing(db):
+        summary = _ingest(db, paths, day_start, quiet=json)
+        run = _run(db, profiles, quiet=json)
+        days = _nightly_days(db, summary)
+        path = _report(db, days, out, fmt, templates, profiles, show_players)
+        bad = 0
+        if fail_on is not None:
+            from audit.batch.nightly import failing_findings
 
-        with open_db(db, read_only=True) as store:
-            # not dismissed on review (cli.md), unless the trail fails its check (issue 29)
-            bad = failing_findings(store, days, fail_on.value)
+            with open_db(db, read_only=True) as store:
+                # not dismissed on review (cli.md), unless the trail fails its check (issue 29)
+                bad = failing_findings(store, days, fail_on.value)
     if json:
         print_json(
             {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from decimal import Decimal
@@ -14,6 +15,7 @@ from typing import Any
 from audit.errors import StoreError
 from audit.events.models import AnyEvent
 from audit.findings import Code, Finding, Severity
+from audit.store import intent
 from audit.store.failures import plain_failures
 from audit.store.ledger import retire_ledger_file
 from audit.store.rows import EVENT_COLUMNS, build_event
@@ -101,10 +103,18 @@ class Store:
     """An open audit database (one DuckDB file). Use :func:`open_store`."""
 
     def __init__(
-        self, con: Any, path: str, *, memory: str | None = None, memory_chosen: bool = False
+        self,
+        con: Any,
+        path: str,
+        *,
+        memory: str | None = None,
+        memory_chosen: bool = False,
+        announced: bool = False,
     ) -> None:
         self.con = con
         self.path = path
+        self._announced = announced
+        """It holds the intent to write (:mod:`audit.store.intent`), given back at close."""
         self.memory = memory
         """DuckDB's memory limit as it was set when the store was opened (None: not set)."""
         self.memory_chosen = memory_chosen
@@ -133,7 +143,12 @@ class Store:
             self.con.execute("SET memory_limit = ?", [self.memory])
 
     def close(self) -> None:
-        self.con.close()
+        try:
+            self.con.close()
+        finally:
+            if self._announced:
+                self._announced = False
+                intent.release(self.path)
 
     def __enter__(self) -> Store:
         return self
@@ -480,28 +495,17 @@ def _where_equal(conds: list[str], params: list[Any], wanted: dict[str, Any]) ->
             params.append(value)
 
 
-WRITER_LOCK_WAIT_S = 2.0
-"""How long opening the database for writing waits while another process holds it.
-
-``serve`` opens the database read-only for each request (well under a second), and
-a reader holding the file blocks a writer too: so that ``nightly`` does not fail
-because a page was being read at that moment, a writer retries briefly. A second
-writer (another ``nightly``) still fails within this time. ``SHOE_AUDIT_LOCK_WAIT``
-(seconds) changes it."""
-
-
-def _connect(duckdb: Any, path: str, read_only: bool) -> Any:
+def _connect(duckdb: Any, path: str, read_only: bool, deadline: float) -> Any:
+    """DuckDB's connection; a writer retries a lock conflict until ``deadline``: readers
+    (``serve``'s requests) that opened the file before the writer announced itself
+    (:mod:`audit.store.intent`) finish within it."""
     import time
 
-    wait = WRITER_LOCK_WAIT_S if not read_only else 0.0
-    if not read_only and os.environ.get("SHOE_AUDIT_LOCK_WAIT"):
-        wait = float(os.environ["SHOE_AUDIT_LOCK_WAIT"])
-    deadline = time.monotonic() + wait
     while True:
         try:
             return duckdb.connect(path, read_only=read_only)
         except duckdb.Error as exc:
-            if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
+            if "lock" not in str(exc).lower() or read_only or time.monotonic() >= deadline:
                 raise
             time.sleep(0.05)
 
@@ -523,17 +527,16 @@ def open_store(
     p = fspath(path)
     if p != ":memory:" and Path(p).is_dir():
         raise StoreError(f"cannot open database {p!r}: it is a directory")
+    announced = not read_only and p != ":memory:"
+    deadline = time.monotonic() + (intent.lock_wait() if announced else 0.0)
+    if announced:
+        intent.acquire(p, deadline)  # serve stops opening the file (audit.store.intent)
     try:
-        con = _connect(duckdb, p, read_only)
-    except duckdb.Error as exc:
-        text = str(exc)
-        if "lock" in text.lower():
-            why = "it is locked by another process (is another shoe-audit running?)"
-        elif "not a valid duckdb" in text.lower() or "database file" in text.lower():
-            why = "it is not a DuckDB database file"
-        else:
-            why = text
-        raise StoreError(f"cannot open database {p!r}: {why}") from None
+        con = _open_connection(duckdb, p, read_only, deadline)
+    except BaseException:
+        if announced:
+            intent.release(p)
+        raise
     try:
         con.execute("SET TimeZone = 'UTC'")
         con.execute("SET enable_progress_bar = false")
@@ -543,8 +546,27 @@ def open_store(
         _migrate(con, p, read_only)
     except BaseException:
         con.close()
+        if announced:
+            intent.release(p)
         raise
-    return Store(con, p, memory=memory, memory_chosen=bool(chosen))
+    return Store(con, p, memory=memory, memory_chosen=bool(chosen), announced=announced)
+
+
+def _open_connection(duckdb: Any, p: str, read_only: bool, deadline: float) -> Any:
+    """:func:`_connect`, its failure as one :class:`StoreError` naming who holds the file."""
+    try:
+        return _connect(duckdb, p, read_only, deadline)
+    except duckdb.Error as exc:
+        text = str(exc)
+        if "lock" in text.lower():
+            raise intent.DatabaseLocked(
+                intent.busy_message(p, intent.holder(p), waited=not read_only)
+            ) from None
+        if "not a valid duckdb" in text.lower() or "database file" in text.lower():
+            why = "it is not a DuckDB database file"
+        else:
+            why = text
+        raise StoreError(f"cannot open database {p!r}: {why}") from None
 
 
 def _migrate(con: Any, path: str, read_only: bool) -> None:

@@ -51,7 +51,7 @@ from audit.review.service import review_finding
 from audit.store import Store
 from audit.store.browse import filter_choices
 from audit.web import pages
-from audit.web.data import Busy, Read, Reader
+from audit.web.data import RETRY_AFTER_S, Busy, Read, Reader
 from audit.web.session import COOKIE, MAX_AGE_S, Session, Signer, new_session
 from audit.web.throttle import SignInThrottle
 from audit.web.urls import finding_url, report_url, safe_next, segments
@@ -186,6 +186,27 @@ class App:
             new_cookie=new,
         )
 
+    def busy(self, request: Request, session: Session, exc: Busy, new: bool = False) -> Response:
+        """503 "audit in progress" with ``Retry-After``: a writer holds the database and this
+        page was never read before (issue 29, point 8)."""
+        writer = exc.writer
+        resp = self.html(
+            request,
+            session,
+            "web/busy.html.j2",
+            {
+                "since": _local_hhmm(exc.since),
+                "writer": writer.command if writer is not None else None,
+                "started": _local_hhmm(writer.since) if writer is not None else None,
+                "retry_after": RETRY_AFTER_S,
+            },
+            page="busy",
+            status=503,
+            new_cookie=new,
+        )
+        resp.headers["Retry-After"] = str(RETRY_AFTER_S)
+        return resp
+
     def page(
         self,
         request: Request,
@@ -205,7 +226,7 @@ class App:
                 (kind, *key, session.signed_in), lambda store: load(store, session)
             )
         except Busy as exc:
-            return self.error(request, session, 503, str(exc), new)
+            return self.busy(request, session, exc, new)
         except (NotFoundError, NothingAuditedError) as exc:  # a day with no audit: no page
             return self.error(request, session, 404, str(exc), new)
         except InputError as exc:
@@ -241,6 +262,11 @@ class App:
 
     def reviews(self) -> dict[str, Any]:
         return reviews_of(self.trail_by_finding())
+
+
+def _local_hhmm(at: dt.datetime | None) -> str | None:
+    """``HH:MM`` in the server's zone, as the "data as of" banner shows times."""
+    return at.astimezone().strftime("%H:%M") if at is not None else None
 
 
 def _secret() -> str:
@@ -408,7 +434,7 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
         try:
             got = state.reader.read(("latest-day",), pages.latest_day)
         except Busy as exc:
-            return state.error(request, session, 503, str(exc), new)
+            return state.busy(request, session, exc, new)
         except AuditError as exc:
             return state.error(request, session, 404, str(exc), new)
         return RedirectResponse(report_url(got.data), status_code=303)
@@ -476,7 +502,7 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
         except InputError as exc:
             return state.error(request, session, 400, str(exc), new)
         except Busy as exc:
-            return state.error(request, session, 503, str(exc), new)
+            return state.busy(request, session, exc, new)
         resp = RedirectResponse(safe_next(form.get("next"), finding_url(fid)), status_code=303)
         if new:
             state.set_cookie(resp, session)

@@ -9,6 +9,13 @@ shows the last data it read for that page, marked "audit in progress, data as
 of HH:MM" (:class:`Stale`); a page never read before answers 503 with the same
 words (:class:`Busy`).
 
+Issue 29, point 8: with many requests in flight, some read-only connection was
+always open and the writer never got the file. A writer now announces itself
+before it opens the database (``<db>.writing``, :mod:`audit.store.intent`); while
+a live writer does, a page does not open the database at all and answers at once
+from what it has (or :class:`Busy`), so the requests in flight drain and the
+writer gets in.
+
 The last findings a page showed are remembered too, so a review can be
 recorded while the database is busy (the review file is SQLite, not DuckDB).
 
@@ -32,20 +39,25 @@ from typing import Any, Generic, TypeVar
 from audit.errors import AuditError, StoreError
 from audit.findings import Finding
 from audit.store import Store, open_store
+from audit.store.intent import DatabaseLocked, Writer, holder
 
 T = TypeVar("T")
 
 RETRY_S = 1.5
 RETRY_STEP_S = 0.1
 CACHE_PAGES = 256
+RETRY_AFTER_S = 30
+"""``Retry-After`` of the 503 "audit in progress" page, which also reloads itself then."""
 REMEMBERED_FINDINGS = 100_000
 
 
 class Busy(AuditError):
     """The database is held by another process and this page was never read before."""
 
-    def __init__(self, since: dt.datetime | None) -> None:
+    def __init__(self, since: dt.datetime | None, writer: Writer | None = None) -> None:
         self.since = since
+        self.writer = writer
+        """The writer that announced itself (None: the file was locked, by whom unknown)."""
         super().__init__(busy_text(since))
 
 
@@ -69,7 +81,7 @@ class Read(Generic[T]):
 
 
 def is_locked(exc: StoreError) -> bool:
-    return "locked by another process" in str(exc)
+    return isinstance(exc, DatabaseLocked)
 
 
 class Reader:
@@ -90,6 +102,9 @@ class Reader:
         when there is none)."""
         deadline = time.monotonic() + self.retry_s
         while True:
+            writer = holder(self.db)
+            if writer is not None:  # a writer waits for the file: do not take it
+                return self._kept(key, writer)
             try:
                 with open_store(self.db, read_only=True) as store:
                     data = load(store)
@@ -98,11 +113,7 @@ class Reader:
                 if not is_locked(exc):
                     raise
                 if time.monotonic() >= deadline:
-                    with self._lock:
-                        cached = self._cache.get(key)
-                    if cached is None:
-                        raise Busy(self.last_read) from None
-                    return Read(cached.data, cached.at, stale=True)
+                    return self._kept(key, None)
                 time.sleep(RETRY_STEP_S)
         now = dt.datetime.now(dt.UTC)
         fresh = Read(data, now)
@@ -113,6 +124,14 @@ class Reader:
             while len(self._cache) > CACHE_PAGES:
                 self._cache.popitem(last=False)
         return fresh
+
+    def _kept(self, key: tuple[Any, ...], writer: Writer | None) -> Read[Any]:
+        """The last read of ``key``, marked stale; :class:`Busy` when there is none."""
+        with self._lock:
+            cached = self._cache.get(key)
+        if cached is None:
+            raise Busy(self.last_read, writer)
+        return Read(cached.data, cached.at, stale=True)
 
     def memo(self, name: str, store: Store, compute: Callable[[Store], T]) -> T:
         """``compute(store)``, kept until the database changes (call it inside a read)."""

@@ -64,7 +64,8 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
         open_store(path)
 
 
-def test_a_locked_database(tmp_path: Path) -> None:
+def test_a_locked_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHOE_AUDIT_LOCK_WAIT", "0.2")  # a writer waits for it that long
     path = tmp_path / "audit.duckdb"
     open_store(path).close()
     holder = subprocess.Popen(
@@ -75,7 +76,7 @@ def test_a_locked_database(tmp_path: Path) -> None:
     )  # fmt: skip
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
-        with pytest.raises(StoreError, match="locked by another process"):
+        with pytest.raises(StoreError, match=r"it is locked by .*; waited 0.2 s"):
             open_store(path)
     finally:
         holder.communicate("")
