@@ -28,6 +28,8 @@ from audit.store.ledger import (
     KEY_ENV,
     RESTART_COMMAND,
     LedgerError,
+    db_hash_at,
+    db_head,
     first_record,
     key_from_env,
     ledger_path,
@@ -41,13 +43,13 @@ def continuity_problem(
 ) -> str | None:
     """Why the ledger file at ``path`` does not continue the chain of the ledger table
     of ``con`` (None: it does). One line, naming the file and what to do."""
-    head = con.execute("SELECT no, hash FROM ledger ORDER BY no DESC LIMIT 1").fetchall()
+    head = db_head(con)
     exists = path.exists()
-    if not head:
+    if head is None:
         if exists and first_record(path) is not None:
             return _foreign(path, "it holds records while the database's chain is empty", command)
         return None
-    no, h = int(head[0][0]), str(head[0][1])
+    no, h = head
     if not exists:
         return missing_file_text(path).replace(RESTART_COMMAND, command)
     tail = read_tail(path, key)
@@ -77,8 +79,7 @@ def continuity_problem(
     first = first_record(path)
     if first is None:
         return _foreign(path, "it does not begin with a ledger record", command)
-    same = con.execute("SELECT hash FROM ledger WHERE no = ?", [first.no]).fetchall()
-    if (first.no != 1 and first.kind != BREAK) or not same or str(same[0][0]) != first.hash:
+    if (first.no != 1 and first.kind != BREAK) or db_hash_at(con, first.no) != first.hash:
         return _foreign(
             path, f"its first record #{first.no} is not the database's record #{first.no}", command
         )

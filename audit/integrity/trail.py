@@ -21,7 +21,6 @@ While the trail fails its check its dismissals count for nothing
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +39,14 @@ from audit.review.trail import (
     ledger_record,
     rehash,
 )
-from audit.store.ledger import BREAK, first_record, key_from_env, read_file, read_tail
+from audit.store.ledger import (
+    BREAK,
+    db_last_of_kind,
+    first_record,
+    key_from_env,
+    read_file,
+    read_tail,
+)
 
 if TYPE_CHECKING:
     from audit.findings import Finding
@@ -117,13 +123,11 @@ def recorded_heads(records: Iterable[Any]) -> list[RecordedHead]:
 
 def last_recorded_head(con: Any) -> RecordedHead | None:
     """The trail head the database's ledger recorded last (one indexed read)."""
-    rows = con.execute(
-        "SELECT no, body FROM ledger WHERE kind = ? ORDER BY no DESC LIMIT 1", [TRAIL]
-    ).fetchall()
-    if not rows:
+    last = db_last_of_kind(con, TRAIL)
+    if last is None:
         return None
-    body = json.loads(rows[0][1])
-    return RecordedHead(int(rows[0][0]), TrailHead(int(body["decisions"]), str(body["head"])))
+    no, body = last
+    return RecordedHead(no, TrailHead(int(body["decisions"]), str(body["head"])))
 
 
 def _decisions(trail: ReviewTrail, out: TrailCheck) -> list[Decision] | None:
@@ -190,18 +194,9 @@ def _heads(
 def _kept(trail: ReviewTrail) -> bool:
     """Whether the trail says it keeps a ledger file (its ``ledger`` setting)."""
     try:
-        with trail.connect() as con:
-            row = con.execute(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'settings'"
-            ).fetchone()
-            if not row or not row[0]:
-                return False
-            got = con.execute(
-                "SELECT value FROM settings WHERE key = ?", [LEDGER_SETTING]
-            ).fetchone()
+        return trail.setting(LEDGER_SETTING) is not None
     except ReviewError:
         return False
-    return got is not None
 
 
 def _missing_file(

@@ -559,6 +559,17 @@ class ReviewTrail:
 
     # ------------------------------------------------------------------ settings
 
+    def setting(self, key: str) -> str | None:
+        """The setting ``key`` (None: never set, or a file without settings yet); read-only."""
+        with self.connect() as con:
+            has = con.execute(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'settings'"
+            ).fetchone()
+            if not has or not has[0]:
+                return None
+            row = con.execute("SELECT value FROM settings WHERE key = ?", [key]).fetchone()
+        return None if row is None else str(row[0])
+
     def setting_or_create(self, key: str, make: Any) -> str:
         """The setting ``key``, created with ``make()`` the first time (in one transaction)."""
         with self.connect(write=True) as con:

@@ -304,6 +304,20 @@ def db_chain(con: Any) -> list[Record]:
     return [Record(*r) for r in rows]
 
 
+def db_hash_at(con: Any, no: int) -> str | None:
+    """The hash of the ledger table's record ``no`` (None: no such record)."""
+    rows = con.execute("SELECT hash FROM ledger WHERE no = ?", [no]).fetchall()
+    return str(rows[0][0]) if rows else None
+
+
+def db_last_of_kind(con: Any, kind: str) -> tuple[int, dict[str, Any]] | None:
+    """The number and body of the ledger table's last record of ``kind`` (one indexed read)."""
+    rows = con.execute(
+        "SELECT no, body FROM ledger WHERE kind = ? ORDER BY no DESC LIMIT 1", [kind]
+    ).fetchall()
+    return (int(rows[0][0]), json.loads(rows[0][1])) if rows else None
+
+
 def append(store: Any, bodies: Iterable[dict[str, Any]]) -> list[Record]:
     """Append records to the chain, inside the caller's transaction.
 
