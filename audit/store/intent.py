@@ -26,6 +26,7 @@ import fcntl
 import json
 import os
 import socket
+import stat
 import sys
 import threading
 import time
@@ -127,6 +128,22 @@ _HELD: dict[str, _Held] = {}
 _HELD_LOCK = threading.Lock()
 
 
+_NOT_FOLLOWED = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+"""How the intent file is opened: never through a symbolic link (a link planted there
+made the writer truncate and overwrite its target), and never blocking (a FIFO planted
+there hung every reader's open for good)."""
+
+
+class NotRegular(OSError):
+    """Something other than a regular file (a link, a FIFO) is where the intent goes."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"cannot announce a write: {str(path)!r} is not a regular file (a symbolic "
+            "link, a FIFO?): it is not ours to follow or remove; remove it"
+        )
+
+
 def _key(db: str | os.PathLike[str]) -> str:
     return os.path.realpath(os.fspath(db))
 
@@ -142,10 +159,12 @@ def holder(db: str | os.PathLike[str]) -> Writer | None:
             return None  # this process's own
     path = intent_path(db)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        fd = os.open(path, _NOT_FOLLOWED | os.O_RDONLY)
     except OSError:
         return None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None  # a link or a FIFO planted there announces no writer
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except OSError as exc:
@@ -160,7 +179,15 @@ def holder(db: str | os.PathLike[str]) -> Writer | None:
 
 def _try_take(path: Path) -> int | None:
     """The locked intent file (its fd), or None while another process holds it."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fd = os.open(path, _NOT_FOLLOWED | os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # O_NOFOLLOW met a symbolic link
+            raise NotRegular(path) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise NotRegular(path)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
@@ -207,6 +234,8 @@ def acquire(db: str | os.PathLike[str], deadline: float) -> None:
                 return
         try:
             fd = _try_take(path)
+        except NotRegular as exc:
+            raise StoreError(str(exc)) from None
         except OSError as exc:
             raise StoreError(
                 f"cannot announce a write beside {os.fspath(db)!r}: {exc.strerror or exc}"

@@ -167,3 +167,33 @@ def test_threads_of_one_process_share_the_intent(db: Path) -> None:
         t.join(20)
     assert not errors
     assert not intent_path(db).exists()
+
+
+def test_a_link_planted_as_the_intent_file_is_refused_and_its_target_untouched(
+    db: Path, tmp_path: Path
+) -> None:
+    # Anyone who can write the database's folder could point <db>.writing at another
+    # file (the ledger, the database, a user's notes): the writer truncated that file and
+    # wrote its JSON line into it, then removed the link.
+    victim = tmp_path / "notes.txt"
+    victim.write_text("precious\n")
+    intent_path(db).symlink_to(victim)
+    result = cli("run", "--db", str(db), env={"SHOE_AUDIT_LOCK_WAIT": "0.2"})
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1 and "not a regular file" in result.stderr, result.stderr
+    assert victim.read_text() == "precious\n"
+    assert intent_path(db).is_symlink()  # the user's link is not ours to remove
+    assert holder(db) is None  # nor is it a writer to serve
+
+
+def test_a_fifo_planted_as_the_intent_file_never_hangs_a_reader_or_a_writer(db: Path) -> None:
+    # serve asks holder() before every request: opening a FIFO for reading blocked until
+    # someone opened it for writing, so each request hung for good.
+    os.mkfifo(intent_path(db))
+    script = f"from audit.store.intent import holder; print(holder({str(db)!r}))"
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=20
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "None", done.stderr
+    result = cli("run", "--db", str(db), env={"SHOE_AUDIT_LOCK_WAIT": "0.2"})
+    assert result.exit_code == 1 and "not a regular file" in result.stderr, result.stderr
