@@ -10,6 +10,7 @@ from audit.cli.app import app
 from audit.cli.common import DEFAULT_DB_PATH, DbOption, boundary, open_db
 from audit.cli.framework import AuditTyper
 from audit.cli.output import say
+from audit.errors import UsageError
 
 ledger_app = AuditTyper(
     help=(
@@ -36,6 +37,14 @@ def ledger_restart_cmd(
         bool,
         typer.Option("--trail", help="Restart the review trail's ledger file instead."),
     ] = False,
+    records_lost: Annotated[
+        bool,
+        typer.Option(
+            "--records-lost",
+            help="The database lost records the ledger file holds (restored from a backup): "
+            "record them as lost.",
+        ),
+    ] = False,
     db: DbOption = DEFAULT_DB_PATH,
 ) -> None:
     """Record a break and start a new ledger file, when the old one is lost or foreign.
@@ -50,8 +59,10 @@ def ledger_restart_cmd(
     break, not tampering, and checks everything after it. Read `shoe-audit verify`
     first: a break vouches for the database as it is now. With --trail, the trail's
     ledger file (the database's must continue its chain). A wrong or missing
-    SHOE_AUDIT_KEY is not a lost file: set the key instead. Exit 0 recorded, 1 nothing
-    to restart or an error.
+    SHOE_AUDIT_KEY is not a lost file: set the key instead. A file that holds committed
+    records past the database's head (the database restored from a backup, or cut back)
+    is refused: a break would hide them; --records-lost records them as lost, by number,
+    and `verify` names them. Exit 0 recorded, 1 nothing to restart or an error.
 
     \b
     Examples:
@@ -63,7 +74,11 @@ def ledger_restart_cmd(
     from audit.review import os_user
 
     with open_db(db) as store:
-        restart = restart_trail_ledger if trail else restart_ledger
-        done = restart(store, by=by, why=why, user=os_user())
+        if trail:
+            if records_lost:
+                raise UsageError("--records-lost is for the database's ledger file, not --trail")
+            done = restart_trail_ledger(store, by=by, why=why, user=os_user())
+        else:
+            done = restart_ledger(store, by=by, why=why, user=os_user(), records_lost=records_lost)
     moved = f"; the old file was moved to {str(done.moved)!r}" if done.moved else ""
     say(f"break recorded: {str(done.ledger)!r} restarted, vouching from {done.vouches}{moved}")

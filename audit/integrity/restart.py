@@ -22,7 +22,15 @@ from pathlib import Path
 from typing import Any
 
 from audit.errors import AuditError
-from audit.store.ledger import BREAK, KEY_ENV, append, db_head, key_from_env, ledger_path
+from audit.store.ledger import (
+    BREAK,
+    KEY_ENV,
+    append,
+    db_head,
+    key_from_env,
+    ledger_path,
+    read_file,
+)
 from audit.store.ledger import restart as start_file
 
 
@@ -59,10 +67,38 @@ def _who(by: str, why: str, user: str | None, at: dt.datetime) -> dict[str, Any]
     return {"by": by, "os_user": user, "at": at.isoformat(timespec="seconds"), "why": why}
 
 
+def lost_records(path: Path, head: tuple[int, str] | None, key: bytes | None) -> range:
+    """The committed records of the ledger file at ``path`` past the database's ``head``
+    when the file continues the database's chain beyond it: records the database lost
+    (restored from a backup, or cut back). Empty when the file is missing or foreign."""
+    if not path.exists():
+        return range(0)
+    chain = read_file(path, key)
+    no, h = head if head is not None else (0, "")
+    at_head = no == 0 or ((r := chain.get(no)) is not None and r.hash == h)
+    if not at_head or chain.committed <= no:
+        return range(0)
+    return range(no + 1, chain.committed + 1)
+
+
+def _lost_words(lost: range) -> str:
+    return f"records #{lost.start} to #{lost.stop - 1}"
+
+
 def restart_ledger(
-    store: Any, *, by: str, why: str, user: str | None, at: dt.datetime | None = None
+    store: Any,
+    *,
+    by: str,
+    why: str,
+    user: str | None,
+    at: dt.datetime | None = None,
+    records_lost: bool = False,
 ) -> Break:
-    """Record a break and start a new ledger file for the database (see the module)."""
+    """Record a break and start a new ledger file for the database (see the module).
+
+    A file that continues the database's chain past its head holds records the database
+    lost: a break would hide them, so it is refused unless ``records_lost`` says so on
+    purpose; the break then names them (``lost_records``), and ``verify`` with it."""
     from audit.integrity.continuity import continuity_problem
 
     at = at or dt.datetime.now(dt.UTC)
@@ -79,13 +115,30 @@ def restart_ledger(
         raise AuditError(problem)
     who = _who(by, why, user, at)
     head = db_head(store.con)
+    gone = lost_records(path, head, key)
+    if gone and not records_lost:
+        raise AuditError(
+            f"the ledger file {str(path)!r} holds committed {_lost_words(gone)} past the "
+            f"database's head: the database lost them (restored from a backup, or cut back; "
+            "`shoe-audit verify` names them) and a break would hide that; if they are lost "
+            "for good, say so with --records-lost (recorded in the break)"
+        )
+    if records_lost and not gone:
+        raise AuditError(
+            "--records-lost: the database lost no record the ledger file holds (the file is "
+            "missing or foreign): leave it out"
+        )
     lost, moved = _set_aside(path, at)
     vouches = None if head is None else {"no": head[0], "hash": head[1]}
     body = {"ledger": "database", "vouches": vouches, "lost_file": lost, **who}
+    if gone:
+        body["lost_records"] = {"from": gone.start, "to": gone.stop - 1}
     no, prev = (1, "") if head is None else (head[0] + 1, head[1])
     with store.transaction():
         start_file(path, body, no, prev, store=store)
     words = "an empty chain" if head is None else f"ledger record {head[0]} ({head[1][:16]}…)"
+    if gone:
+        words += f"; {_lost_words(gone)} recorded as lost"
     return Break(path, words, moved)
 
 

@@ -198,6 +198,17 @@ def _break_note(r: Record) -> str:
         f"a known, recorded break (ledger record {r.no}): {what} was restarted on "
         f"{body.get('at')} by {body.get('by')} (OS user {body.get('os_user')}), because "
         f"{body.get('why')!r}; it vouches for what came before, from {_vouched(body)}"
+        + _lost_note(body)
+    )
+
+
+def _lost_note(body: dict[str, Any]) -> str:
+    lost = body.get("lost_records")
+    if not isinstance(lost, dict):
+        return ""
+    return (
+        f"; the database had lost records #{lost.get('from')} to #{lost.get('to')} of the "
+        "old file (restored from a backup, or cut back): recorded as lost, not checked"
     )
 
 

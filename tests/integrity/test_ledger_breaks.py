@@ -262,3 +262,45 @@ def test_ledger_restart_moves_a_foreign_file_aside_never_deletes_it(db: Path) ->
     body = json.loads(path.read_text().splitlines()[0])["body"]
     assert body["lost_file"]["moved_to"] == str(moved[0])
     assert cli("run", "--db", str(db), "--workers", "1").exit_code == 0
+
+
+def test_ledger_restart_refuses_to_hide_records_the_database_lost(db: Path) -> None:
+    # The database cut back alone (its last records deleted), the file intact: verify
+    # names the records missing from the database, ingest and run refuse, and `ledger
+    # restart` then moved the file aside and vouched for the cut-back chain: verify said
+    # "intact" and the lost records were named nowhere (a silent laundering).
+    last = head(db)
+    con = duckdb.connect(str(db))
+    con.execute("DELETE FROM ledger WHERE no = ?", [last])
+    con.close()
+    assert verify(db)[0] == 4
+    before = ledger_file(db).read_bytes()
+    r = cli("ledger", "restart", "--db", str(db), "--why", "restored from backup", "--by", "eve")
+    assert r.exit_code == 1
+    assert r.stderr.count("\n") == 1, r.stderr
+    assert f"records #{last} to #{last}" in r.stderr and "--records-lost" in r.stderr, r.stderr
+    assert ledger_file(db).read_bytes() == before  # nothing moved, nothing recorded
+    assert head(db) == last - 1
+    assert verify(db)[0] == 4
+    # said on purpose, the loss is recorded in the break and named by every verify
+    r = cli(
+        "ledger", "restart", "--db", str(db), "--why", "restored from backup", "--by", "eve",
+        "--records-lost",
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert f"records #{last} to #{last}" in r.stdout + r.stderr
+    body = json.loads(ledger_file(db).read_text().splitlines()[0])["body"]
+    assert body["lost_records"] == {"from": last, "to": last}
+    code, lines, stderr = verify(db)
+    assert f"records #{last} to #{last}" in stderr and "lost" in stderr, stderr
+    # what the lost record vouched for (here the run's findings) is still named
+    assert code == 4 and lines and all("ledger record" not in x for x in lines), lines
+
+
+def test_records_lost_is_refused_when_the_database_lost_nothing(db: Path) -> None:
+    ledger_file(db).unlink()
+    r = cli(
+        "ledger", "restart", "--db", str(db), "--why", "disk", "--by", "eve", "--records-lost"
+    )  # fmt: skip
+    assert r.exit_code == 1 and "lost no record" in r.stderr, r.stderr
+    assert not ledger_file(db).exists()
