@@ -6,7 +6,8 @@ as it arrives. After :data:`FREE_FAILURES` failures, each further one makes
 the next attempt wait twice as long as the one before, from 1 s:
 
 - **per client address** (the TCP peer, ``request.client.host``; never
-  ``X-Forwarded-For``, which any client writes): up to :data:`ADDRESS_CAP_S`
+  ``X-Forwarded-For``, which any client writes; all of loopback one client, an IPv6
+  address by its /64: :func:`client_key`): up to :data:`ADDRESS_CAP_S`
   (15 min). During the wait every attempt from that address is answered 429
   with ``Retry-After``, *without checking the password*, the right one
   included: otherwise the back-off would not slow guessing.
@@ -24,6 +25,7 @@ failed dropped first), each forgotten :data:`FORGET_S` after its last failure.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import threading
 import time
@@ -68,6 +70,7 @@ class SignInThrottle:
 
     def begin(self, account: str, address: str) -> Attempt | int:
         """An attempt to check, or the whole seconds to wait before the next (answer 429)."""
+        address = client_key(address)
         acc, addr = ("account", _name(account)), ("address", address)
         with self._lock:
             now = self._clock()
@@ -126,6 +129,24 @@ class SignInThrottle:
             if len(self._counts) <= MAX_ENTRIES and now - oldest.last <= FORGET_S:
                 break
             self._counts.popitem(last=False)
+
+
+def client_key(host: str) -> str:
+    """The client an address belongs to, as the back-off counts it: all of loopback (any
+    local user may connect from any of 127.0.0.0/8) is one, an IPv6 address counts by its
+    /64 (one host's or one site's, its own to pick from), an IPv4-mapped one as its IPv4
+    address; any other address as itself. Otherwise each fresh address was a fresh guess."""
+    try:
+        ip = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:
+        return "loopback"
+    if isinstance(ip, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
 
 def _name(account: str) -> str:

@@ -61,18 +61,34 @@ def test_300_wrong_passwords_then_the_right_one_are_refused_with_the_wait(port: 
     assert "X-Forwarded-For" not in r.text
 
 
-def test_the_account_waits_briefly_and_a_clean_address_still_signs_in(port: int) -> None:
+def test_fresh_loopback_addresses_give_a_guesser_no_fresh_guesses(port: int) -> None:
+    # Any local user can connect from any of 127.0.0.0/8's 16 million addresses, and an
+    # address that never failed had its password checked while the account waited: the
+    # answer (429 wrong, 303 right) was one free guess per fresh address. Loopback is one
+    # client, as an IPv6 /64 is (tested below, on the throttle itself).
     guesser = Client(port, source="127.0.0.2")
     for _ in range(throttle.FREE_FAILURES + 1):
         _try(guesser, "ana", WRONG)
     assert _try(guesser, "ana", PASSWORD) == 429  # the guesser's address waits
     assert _try(guesser, "bob", PASSWORD) == 429  # whichever account it tries
-    other = Client(port, source="127.0.0.3")  # a second guesser: the account waits too
-    assert _try(other, "ana", WRONG) == 429
-    assert _try(other, "ana", PASSWORD) == 429  # it has failed now: refused unchecked
-    ana = Client(port, source="127.0.0.4")  # ana at her own desk, never failed
-    assert _try(ana, "ana", PASSWORD) == 303
-    assert "signed in as" in ana.get("/findings").text
+    for i in range(3, 9):
+        fresh = Client(port, source=f"127.0.{i}.{i}")
+        assert _try(fresh, "ana", PASSWORD) == 429  # the right password: refused unchecked
+    assert "signed in as" not in fresh.get("/findings").text
+
+
+def test_addresses_are_counted_by_the_network_one_client_holds() -> None:
+    assert throttle.client_key("127.0.0.1") == throttle.client_key("127.45.6.7")
+    assert throttle.client_key("::1") == throttle.client_key("127.0.0.1")
+    assert throttle.client_key("::ffff:10.0.0.7") == throttle.client_key("10.0.0.7")
+    assert throttle.client_key("2001:db8:1:2::5") == throttle.client_key("2001:db8:1:2:ffff::9")
+    assert throttle.client_key("2001:db8:1:2::5") != throttle.client_key("2001:db8:1:3::5")
+    assert throttle.client_key("10.0.0.7") != throttle.client_key("10.0.0.8")
+    assert throttle.client_key("not an address") == "not an address"
+    t = SignInThrottle(Clock())
+    for i in range(throttle.FREE_FAILURES + 1):
+        assert isinstance(t.begin("ana", f"2001:db8::{i + 1}"), Attempt)
+    assert isinstance(t.begin("ana", "2001:db8::ff"), int)  # the same /64 waits
 
 
 def test_logout_revokes_the_session_even_after_a_restart(port: int, db: Path) -> None:
