@@ -494,6 +494,11 @@ class ReviewTrail:
             con.execute("INSERT INTO settings VALUES (?, ?)", [LEDGER_SETTING, _now()])
         else:
             tail = read_tail(path, key)
+            if tail.sealed and key is None:  # an unsealed line after sealed ones is tampering
+                raise ReviewError(
+                    f"the review trail's ledger file {str(path)!r} is sealed (HMAC) and "
+                    "SHOE_AUDIT_KEY is not set: set the key it was sealed with"
+                )
             if tail.marker is not None and tail.marker[0] == d.seq - 1:
                 prev = tail.marker[1]
             elif d.seq - 1 in tail.after:

@@ -223,6 +223,10 @@ class FileChain:
 def read_file(path: Path, key: bytes | None) -> FileChain:
     """Read and check the ledger file: links, hashes, commit markers, HMACs (with ``key``).
 
+    Without ``key`` the seals cannot be checked, but a line without one after sealed
+    lines is a problem all the same: the file was sealed, and someone without the key
+    added to it (a sealed file never goes back to unsealed lines).
+
     A record numbered at or below the chain's end replaces an uncommitted
     tail (a transaction that did not commit, then a later one); replacing a
     committed record is a problem.
@@ -237,6 +241,7 @@ def read_file(path: Path, key: bytes | None) -> FileChain:
         out.problems.append(f"the ledger file {str(path)!r} cannot be read: {exc}")
         return out
     chain = out.records
+    sealed = False
     # "\n" only: str.splitlines also splits at U+0085, U+2028 and the like, which ids may hold.
     for n, line in enumerate(text.split("\n"), start=1):
         if not line:
@@ -256,8 +261,13 @@ def read_file(path: Path, key: bytes | None) -> FileChain:
                 out.problems.append(f"{where}: no HMAC (written without SHOE_AUDIT_KEY?)")
             elif not hmac.compare_digest(str(mac), seal(key, canonical(obj))):
                 out.problems.append(f"{where}: HMAC does not match (the line was changed)")
-        else:
-            obj.pop("hmac", None)
+        elif obj.pop("hmac", None) is not None:
+            sealed = True
+        elif sealed:  # no key to check seals with, but a seal missing after sealed lines
+            out.problems.append(
+                f"{where}: no HMAC, while the lines before it are sealed (added by someone "
+                "without SHOE_AUDIT_KEY)"
+            )
         if "commit" in obj:
             no, h = obj.get("commit"), obj.get("hash")
             rec_at = out.get(no) if isinstance(no, int) else None

@@ -271,3 +271,88 @@ def test_a_lost_trail_ledger_file_is_restarted_on_the_record(db: Path) -> None:
     assert verify(db) == (0, [])
     tamper(db, "UPDATE decisions SET note = 'x' WHERE seq = 6")
     assert any("decision #6" in x for x in verify(db)[1])
+
+
+def test_a_decision_appended_unsealed_to_a_sealed_trail_is_caught_without_the_key(
+    reviewed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The trail's file is sealed (SHOE_AUDIT_KEY was set for every decision). Someone
+    # without the key adds a second dismissal under another account straight into SQLite
+    # and appends its record, unsealed, to the file. With the key every check caught it;
+    # read without the key (serve, or `findings` run from a shell without it) the file's
+    # lines were not looked at for seals at all and the forged dismissal counted.
+    import dataclasses
+
+    from audit.integrity.trail import check_trail
+    from audit.review.trail import ledger_record
+    from audit.store.ledger import KEY_ENV, append_durably, record_line, sealed_line
+
+    with open_store(reviewed, read_only=True) as store:
+        finding = next(f for f in store.all_findings() if str(f.severity) == "critical")
+    monkeypatch.setenv(KEY_ENV, "the casino's key")
+    trail = ReviewTrail.beside(tmp_path / "sealed.duckdb")
+    trail.record(finding, "dismiss", note="log error", by="ana", via="cli", account="ana")
+    assert check_trail(trail).intact
+    monkeypatch.delenv(KEY_ENV)
+    assert check_trail(trail).intact  # an untouched sealed file read without the key
+    last = trail.decisions()[-1]
+    forged = dataclasses.replace(
+        last, seq=2, by="bob", account="bob", note="ok", prev_hash=last.hash, hash=""
+    )
+    forged = dataclasses.replace(forged, hash=rehash(forged, last.hash))
+    con = sqlite3.connect(trail.path)
+    con.execute(
+        "INSERT INTO decisions SELECT 2, finding_id, verdict, ?, ?, os_user, via, at, snapshot,"
+        " ?, ?, ? FROM decisions WHERE seq = 1",
+        [forged.note, forged.by, forged.prev_hash, forged.hash, forged.account],
+    )
+    con.commit()
+    con.close()
+    prev = [json.loads(x) for x in trail.ledger_path.read_text().splitlines()][-2]["hash"]
+    rec = ledger_record(forged, prev)
+    append_durably(trail.ledger_path, record_line(rec, None))
+    append_durably(trail.ledger_path, sealed_line({"commit": rec.no, "hash": rec.hash}, None))
+    assert [d.account for d in trail.decisions()] == ["ana", "bob"]
+    found = check_trail(trail)
+    assert not found.intact
+    assert any("no HMAC" in d.message and "sealed" in d.message for d in found.differences), [
+        d.message for d in found.differences
+    ]
+
+
+def test_review_refuses_to_add_to_a_sealed_trail_without_the_key(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A reviewer whose shell lacks SHOE_AUDIT_KEY appended an unsealed line to a sealed
+    # trail file: every check with the key (and, now, without) then calls it tampering
+    # and the trail's dismissals count for nothing. Refused instead, as ingest and run
+    # refuse a sealed database ledger without its key.
+    from audit.review.accounts import add_account
+    from audit.store.ledger import KEY_ENV
+
+    trail = ReviewTrail.beside(db)
+    add_account(trail, "carol", "reviewer", "carol's password")
+    for p in (trail.path, trail.ledger_path):
+        p.unlink()  # a trail sealed from its first decision: start one afresh
+    monkeypatch.setenv(KEY_ENV, "the casino's key")
+    add_account(trail, "carol", "reviewer", "carol's password")
+    with open_store(db, read_only=True) as store:
+        ids = [f.id for f in store.all_findings()][:2]
+    first = CliRunner().invoke(
+        app,
+        ["review", ids[0], "--confirm", "--note", "x", "--by", "carol", "--password-stdin",
+         "--db", str(db)],
+        input="carol's password\n",
+    )  # fmt: skip
+    assert first.exit_code == 0, first.output
+    before = trail.ledger_path.read_bytes()
+    monkeypatch.delenv(KEY_ENV)
+    second = CliRunner().invoke(
+        app,
+        ["review", ids[1], "--confirm", "--note", "x", "--by", "carol", "--password-stdin",
+         "--db", str(db)],
+        input="carol's password\n",
+    )  # fmt: skip
+    assert second.exit_code == 1 and "is sealed" in second.stderr, second.output
+    assert trail.ledger_path.read_bytes() == before
+    assert len(trail.decisions()) == 1
