@@ -93,6 +93,7 @@ from audit.cli import (  # noqa: E402,F401
     commands,
     ledger,
     reviewing,
+    rounds,
     scale,
     serving,
     stats_cmds,

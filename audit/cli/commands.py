@@ -32,6 +32,7 @@ from audit.cli.common import (
     open_db,
 )
 from audit.cli.output import note, print_json, say, warn
+from audit.cli.rounds import AtOption
 from audit.cli.scale import ClusterOption, SourceOption, executor_for
 from audit.errors import AuditError, InputError, UsageError
 from audit.findings import Code, Severity
@@ -602,10 +603,14 @@ TemplatesOption = Annotated[
 @boundary
 def hand_cmd(
     table: Annotated[str, typer.Argument(metavar="TABLE", help="Table id, e.g. T01.")],
-    shoe: Annotated[str, typer.Argument(metavar="SHOE", help="Shoe id, e.g. T01-20261128-01.")],
+    shoe: Annotated[
+        str | None, typer.Argument(metavar="SHOE", help="Shoe id, e.g. T01-20261128-01.")
+    ] = None,
     round_no: Annotated[
-        int, typer.Argument(metavar="ROUND", help="Round number in the shoe, e.g. 14.")
-    ],
+        int | None, typer.Argument(metavar="ROUND", help="Round number in the shoe, e.g. 14.")
+    ] = None,
+    at: AtOption = None,
+    date: DateOption = None,
     db: DbOption = DEFAULT_DB_PATH,
     fmt: Annotated[HandFormat, typer.Option("--format", help="How to write it.")] = HandFormat.text,
     out: Annotated[
@@ -617,19 +622,33 @@ def hand_cmd(
 ) -> None:
     """Replay one round step by step, for a dispute. Exit 1 when there is no such round.
 
+    The round is TABLE SHOE ROUND, or TABLE --at TIME: the round in play at that
+    table-local time, as `shoe-audit rounds --at` finds it (exit 1 naming the
+    rounds just before and after when none was in play).
+
     \b
     Examples:
       shoe-audit hand T01 T01-20261128-01 1
+      shoe-audit hand T03 --at 2026-11-28T21:40
+      shoe-audit hand T03 --at 02:30 --date 2026-11-28
       shoe-audit hand T01 T01-20261128-01 1 --format html --out round-1.html
       shoe-audit hand T01 T01-20261128-01 1 --format json | jq .findings
     """
     from audit.batch.dispute import hand_packet
+    from audit.cli.rounds import round_at
     from audit.reports.templating import can_encode
     from audit.targets import check_target
 
+    if at is None and (shoe is None or round_no is None):
+        raise UsageError("hand takes TABLE SHOE ROUND, or TABLE --at TIME")
+    if at is not None and shoe is not None:
+        raise UsageError("hand takes TABLE SHOE ROUND or TABLE --at TIME, not both")
     if out is not None:
         check_target(out, "--out", "file")
     with open_db(db, read_only=True) as store:
+        if at is not None:
+            table, shoe, round_no = round_at(store, table, at, date)
+        assert shoe is not None and round_no is not None
         text = hand_packet(
             store,
             table,
