@@ -137,7 +137,7 @@ def write_table(
     for at, rows in groups:
         if at is not None:
             out.write(f"at {at.isoformat(sep=' ')}\n")
-        lines = [_HEAD] + [
+        cells: list[tuple[str, ...]] = [_HEAD] + [
             (
                 ">" if r.position == "in play" else "",
                 r.table,
@@ -151,7 +151,7 @@ def write_table(
             )
             for r in rows
         ]
-        lines = [tuple(safe_line(c) for c in line) for line in lines]
+        lines = [tuple(safe_line(c) for c in line) for line in cells]
         widths = [max(len(line[i]) for line in lines) for i in range(len(_HEAD))]
         for line in lines:
             out.write("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip())

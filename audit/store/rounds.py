@@ -21,9 +21,9 @@ from audit.findings import Severity
 from audit.store.store import DEFAULT_DAY_START, Store, day_start_minutes
 
 __all__ = [
-    "IN_PLAY",
     "AFTER",
     "BEFORE",
+    "IN_PLAY",
     "Reading",
     "RoundFilter",
     "RoundRow",
