@@ -137,19 +137,22 @@ def write_table(
     for at, rows in groups:
         if at is not None:
             out.write(f"at {at.isoformat(sep=' ')}\n")
-        cells: list[tuple[str, ...]] = [_HEAD] + [
-            (
-                ">" if r.position == "in play" else "",
-                r.table,
-                r.shoe,
-                str(r.round),
-                r.opened.isoformat(sep=" ") if r.opened else "",
-                _closed(r),
-                mask(r.dealer, show_players or not r.dealer_is_player) or "",
-                " ".join(m or "" for m in (mask(p, show_players) for p in r.players)),
-                _findings_cell(r),
-            )
-            for r in rows
+        cells: list[tuple[str, ...]] = [
+            _HEAD,
+            *(
+                (
+                    ">" if r.position == "in play" else "",
+                    r.table,
+                    r.shoe,
+                    str(r.round),
+                    r.opened.isoformat(sep=" ") if r.opened else "",
+                    _closed(r),
+                    mask(r.dealer, show_players or not r.dealer_is_player) or "",
+                    " ".join(m or "" for m in (mask(p, show_players) for p in r.players)),
+                    _findings_cell(r),
+                )
+                for r in rows
+            ),
         ]
         lines = [tuple(safe_line(c) for c in line) for line in cells]
         widths = [max(len(line[i]) for line in lines) for i in range(len(_HEAD))]
