@@ -98,7 +98,7 @@ def find_at(store: Store, table: str, local: dt.datetime, day_start: str) -> AtA
     if not has_rounds(store, table, day):
         raise AuditError(f"table {table} has no audited round on gaming day {day}")
     found = [Reading(local)] if local.tzinfo is not None else readings(store, table, naive)
-    answers = tuple(ReadingAnswer(r, tuple(rounds_around(store, table, r.at))) for r in found)
+    answers = tuple(ReadingAnswer(r, tuple(rounds_around(store, table, day, r.at))) for r in found)
     return AtAnswer(table, naive, day, answers)
 
 

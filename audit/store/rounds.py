@@ -39,10 +39,10 @@ IN_PLAY = "in play"
 BEFORE = "before"
 AFTER = "after"
 
-_WINDOW = dt.timedelta(hours=18)
-"""How far from the moment asked about ``rounds --at`` looks for the rounds before and
-after: a gaming day and some, so the neighbours of a quiet hour are found, while the
-query reads only one table's rounds of about one day."""
+_WINDOW = dt.timedelta(hours=36)
+"""A bound on the rounds ``rounds --at`` reads besides their table and gaming day: the
+opening times of a gaming day's rounds lie within a day and some of any moment of it
+(DuckDB skips the row groups outside it)."""
 
 _SEV_RANK = "CASE f.severity " + " ".join(f"WHEN '{s}' THEN {s.rank}" for s in Severity) + " END"
 
@@ -206,7 +206,7 @@ def readings(store: Store, table: str, local: dt.datetime) -> list[Reading]:
         """SELECT utc_offset_min, min(ts), max(ts) FROM events
            WHERE table_id = ? AND ts_local BETWEEN ? AND ?
            GROUP BY utc_offset_min ORDER BY min(ts)""",
-        [table, local - dt.timedelta(hours=18), local + dt.timedelta(hours=18)],
+        [table, local - _WINDOW, local + _WINDOW],
     ).fetchall()
     if not offsets:
         return []
@@ -236,20 +236,21 @@ def _offset(t: dt.datetime) -> str:
     return t.isoformat()[-6:]
 
 
-def rounds_around(store: Store, table: str, at: dt.datetime) -> list[RoundRow]:
+def rounds_around(store: Store, table: str, gaming_day: dt.date, at: dt.datetime) -> list[RoundRow]:
     """The rounds of ``table`` in play at the instant ``at`` (opened <= at <= closed), and
-    the rounds just before and just after it, in order, each with its position.
+    the rounds just before and just after it on ``gaming_day``, in order, each with its
+    position.
 
-    Reads only the table's rounds opened within a day or so of ``at`` (a filter on the
-    table and the time, not a scan of the night).
+    Reads only the table's rounds of that gaming day (a filter on the table, the day and
+    the time, not a scan of the night).
     """
-    params = [table, at - _WINDOW, at + _WINDOW]
+    params = [table, gaming_day, at - _WINDOW, at + _WINDOW]
     rows = store.con.execute(
         f"""WITH near AS (
               SELECT r.*, ec.ts AS closed_at FROM rounds r
               LEFT JOIN events ec ON ec.table_id = r.table_id AND ec.shoe = r.shoe
                                  AND ec.seq = r.last_seq
-              WHERE r.table_id = ? AND r.opened_at BETWEEN ? AND ?),
+              WHERE r.table_id = ? AND r.gaming_day = ? AND r.opened_at BETWEEN ? AND ?),
             placed AS (
               SELECT *, CASE WHEN opened_at <= $at AND coalesce(closed_at, opened_at) >= $at
                              THEN '{IN_PLAY}'
