@@ -267,3 +267,55 @@ def rounds_around(store: Store, table: str, gaming_day: dt.date, at: dt.datetime
         [*params, at, at, at],
     ).fetchall()
     return [_row(r[1:], r[0]) for r in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class TableDays:
+    """A table and the gaming days it has rounds on (the web's table index)."""
+
+    table: str
+    days: tuple[dt.date, ...]
+    rounds: int
+
+
+def table_days(store: Store) -> list[TableDays]:
+    """Every table with its gaming days and number of rounds, in table order."""
+    rows = store.con.execute(
+        """SELECT s.table_id, list(DISTINCT s.gaming_day ORDER BY s.gaming_day DESC)
+                  FILTER (WHERE s.gaming_day IS NOT NULL),
+                  (SELECT count(*) FROM rounds r WHERE r.table_id = s.table_id)
+           FROM shoes s GROUP BY s.table_id ORDER BY s.table_id"""
+    ).fetchall()
+    return [TableDays(t, tuple(d or ()), int(n)) for t, d, n in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeEntry:
+    """A shoe of the web's shoe index."""
+
+    table: str
+    shoe: str
+    gaming_day: dt.date | None
+    opened: dt.datetime | None
+    """Table-local, at the offset its log wrote."""
+    rounds: int
+    findings: int
+
+
+def shoe_entries(store: Store, table: str | None = None) -> list[ShoeEntry]:
+    """Every shoe (of ``table``), newest gaming day first, then by table and opening."""
+    cond, params = ("WHERE s.table_id = ?", [table]) if table is not None else ("", [])
+    rows = store.con.execute(
+        f"""SELECT s.table_id, s.shoe, s.gaming_day, e.ts_local, e.utc_offset_min,
+                   (SELECT count(*) FROM rounds r
+                    WHERE r.table_id = s.table_id AND r.shoe = s.shoe),
+                   (SELECT coalesce(sum(r.findings), 0) FROM rounds r
+                    WHERE r.table_id = s.table_id AND r.shoe = s.shoe)
+            FROM shoes s
+            LEFT JOIN events e ON e.table_id = s.table_id AND e.shoe = s.shoe
+                               AND e.seq = s.first_seq
+            {cond}
+            ORDER BY s.gaming_day DESC NULLS LAST, s.table_id, s.opened_at, s.shoe""",
+        params,
+    ).fetchall()
+    return [ShoeEntry(t, s, d, _aware(lt, off), int(n), int(f)) for t, s, d, lt, off, n, f in rows]

@@ -50,7 +50,7 @@ from audit.review.revoked import is_revoked, revoke
 from audit.review.service import review_finding
 from audit.store import Store
 from audit.store.browse import filter_choices
-from audit.web import pages
+from audit.web import finder, pages
 from audit.web.data import RETRY_AFTER_S, Busy, Read, Reader
 from audit.web.session import COOKIE, MAX_AGE_S, Session, Signer, new_session
 from audit.web.throttle import SignInThrottle
@@ -335,8 +335,36 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
 
         return state.page(request, "finding", "web/finding.html.j2", (fid, len(history)), load)
 
+    def rounds(request: Request) -> Response:
+        query = parse_qs(request.url.query, keep_blank_values=True)
+
+        def load(store: Store, session: Session) -> finder.RoundsPage:
+            return finder.search(store, query, session.signed_in)
+
+        return state.page(request, "rounds", "web/rounds.html.j2", (request.url.query,), load)
+
+    def tables(request: Request) -> Response:
+        segs = segments(request.scope.get("raw_path") or b"", "/tables/")
+        if segs is None or len(segs) > 1:
+            session, new = state.session(request)
+            return state.error(request, session, 404, "no such page: /tables/TABLE", new)
+        if not segs or segs == [""]:
+            return state.page(
+                request, "tables", "web/tables.html.j2", (), lambda s, _: finder.tables_page(s)
+            )
+        name = segs[0]
+
+        def load(store: Store, session: Session) -> finder.RoundsPage:
+            return finder.table_page(store, name, session.signed_in)
+
+        return state.page(request, "tables", "web/rounds.html.j2", (name,), load)
+
     def shoe(request: Request) -> Response:
         segs = segments(request.scope.get("raw_path") or b"", "/shoes/")
+        if segs is not None and (not segs or segs == [""]):
+            return state.page(
+                request, "shoes", "web/rounds.html.j2", (), lambda s, _: finder.shoes_page(s)
+            )
         if not segs or len(segs) != 2:
             session, new = state.session(request)
             return state.error(request, session, 404, "no such page: /shoes/TABLE/SHOE", new)
@@ -588,6 +616,10 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
         Route("/findings", findings),
         Route("/findings/{rest:path}", post_review, methods=["POST"]),
         Route("/findings/{rest:path}", finding, methods=["GET", "HEAD"]),
+        Route("/rounds", rounds),
+        Route("/tables", lambda request: RedirectResponse("/tables/", status_code=308)),
+        Route("/tables/{rest:path}", tables),
+        Route("/shoes", lambda request: RedirectResponse("/shoes/", status_code=308)),
         Route("/shoes/{rest:path}", shoe),
         Route("/hands/{rest:path}", hand),
         Route("/reports", _latest),

@@ -10,6 +10,8 @@ path (:func:`segments`), never from a decoded one::
     /hands/T07/T07-20261128-01/14
     /reports/2026-11-28            /reports/2026-11-28/flagged
     /reviews
+    /rounds?table=T07&at=21:40&date=2026-11-28   /rounds?player=P-1879
+    /tables/   /tables/T07   /shoes/
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ def review_url(finding_id: str) -> str:
 
 def shoe_url(table: str, shoe: str) -> str:
     return f"/shoes/{_seg(table)}/{_seg(shoe)}"
+
+
+def table_url(table: str) -> str:
+    return f"/tables/{_seg(table)}"
 
 
 def hand_url(table: str, shoe: str, round_no: int) -> str:

@@ -22,7 +22,7 @@ from tests.web.conftest import DAY
 WEB = Path(__file__).resolve().parents[2] / "audit" / "web"
 
 QUERY = ("page", "sort", "day", "from", "to", "table", "dealer", "code", "severity", "review")
-QUERY += ("show", "next")
+QUERY += ("show", "next", "at", "date", "player")
 """Every query parameter the app reads (a test below finds them in its source)."""
 
 FIELDS = ("csrf", "verdict", "note", "next", "name", "password")
