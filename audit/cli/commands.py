@@ -630,7 +630,6 @@ def hand_cmd(
     Examples:
       shoe-audit hand T01 T01-20261128-01 1
       shoe-audit hand T03 --at 2026-11-28T21:40
-      shoe-audit hand T03 --at 02:30 --date 2026-11-28
       shoe-audit hand T01 T01-20261128-01 1 --format html --out round-1.html
       shoe-audit hand T01 T01-20261128-01 1 --format json | jq .findings
     """
