@@ -114,9 +114,13 @@ def profiles_cmd(
     from audit.profiles.model import describe_rules
 
     registry = load_registry(profiles)
+    for problem in registry.problems:
+        warn(problem)
     if profile_id is None:
         for p in registry.all():
             say(f"{p.id:<26} seed {p.seed}  {p.title}")
+        if registry.problems:
+            raise typer.Exit(1)
         return
     p = registry.get(profile_id)
     say(f"{p.id}: {p.title}")
@@ -400,6 +404,16 @@ def _run(
             on_stop=lambda keys, n: stopped.append(not_done_text(keys, n)) if keys else None,
         )
     _name_failed(summary)
+    for problem in registry.problems:
+        warn(problem)
+    unknown = summary.by_code.get(str(Code.LOG_UNKNOWN_PROFILE), 0)
+    if unknown:
+        searched = (
+            f"the packaged profiles and --profiles {str(registry.folder)!r}"
+            if registry.folder is not None
+            else "the packaged profiles only (no --profiles folder given)"
+        )
+        warn(f"{unknown:,} shoe(s) name a profile not found in {searched}; not replayed")
     if not quiet:
         rate = summary.rounds / summary.seconds if summary.seconds else 0.0
         say(

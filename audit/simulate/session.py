@@ -255,7 +255,8 @@ def simulate(
     shoe closes with reason ``end_of_session``). ``error_rate`` is the chance
     that a round carries one injected error (of the classes ``error_codes``,
     default all, that apply to it); the errors are listed in
-    ``OUT/injected.ndjson``, a name ``ingest`` does not read. ``biases`` deal some tables wrong on purpose
+    ``OUT/injected.ndjson``, a name ``ingest`` does not read. ``biases`` deal some
+    tables wrong on purpose
     (:mod:`audit.simulate.bias`, for testing the statistics). ``rich_share``
     is the chance that a table is *rich*: it writes every optional field of
     TEL/1 (``spots``, void rounds, ``10`` for ``T``, cards without ``pos``, ...:
