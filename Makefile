@@ -29,7 +29,7 @@ engine: setup
 
 nightly: setup
 	rm -f $(NIGHTLY_DB)
-	$(BIN)/shoe-audit nightly sample_logs/2026-11-28 --db $(NIGHTLY_DB) --out $(NIGHTLY_OUT)
+	$(BIN)/shoe-audit nightly sample_logs --db $(NIGHTLY_DB) --out $(NIGHTLY_OUT)
 
 lint: setup
 	$(BIN)/ruff check audit tests benchmarks .ci/conformance.py

@@ -112,9 +112,9 @@ def _night(rounds: int, tables: int, seed: int, error_rate: float) -> Path:
         rich_share=0.0,
     )
     # The manifest is not TEL/1: keep it out of the folder the stages read.
-    manifest = folder / "logs" / "injected.jsonl"
+    manifest = folder / "logs" / "injected.ndjson"
     if manifest.exists():
-        manifest.replace(folder / "injected.jsonl")
+        manifest.replace(folder / "injected.ndjson")
     done.touch()
     return folder
 

@@ -115,9 +115,13 @@ def profiles_cmd(
     from audit.profiles.model import describe_rules
 
     registry = load_registry(profiles)
+    for problem in registry.problems:
+        warn(problem)
     if profile_id is None:
         for p in registry.all():
             say(f"{p.id:<26} seed {p.seed}  {p.title}")
+        if registry.problems:
+            raise typer.Exit(1)
         return
     p = registry.get(profile_id)
     say(f"{p.id}: {p.title}")
@@ -401,6 +405,16 @@ def _run(
             on_stop=lambda keys, n: stopped.append(not_done_text(keys, n)) if keys else None,
         )
     _name_failed(summary)
+    for problem in registry.problems:
+        warn(problem)
+    unknown = summary.by_code.get(str(Code.LOG_UNKNOWN_PROFILE), 0)
+    if unknown:
+        searched = (
+            f"the packaged profiles and --profiles {str(registry.folder)!r}"
+            if registry.folder is not None
+            else "the packaged profiles only (no --profiles folder given)"
+        )
+        warn(f"{unknown:,} shoe(s) name a profile not found in {searched}; not replayed")
     if not quiet:
         rate = summary.rounds / summary.seconds if summary.seconds else 0.0
         say(
@@ -896,21 +910,45 @@ def simulate_cmd(
         ),
     ] = None,
     profiles: ProfilesOption = None,
+    start_day: Annotated[
+        dt.date | None,
+        gaming_day_option("--date", "The first gaming day (default 2026-11-28)."),
+    ] = None,
+    days: Annotated[
+        int,
+        typer.Option(
+            "--days", metavar="N", min=1, help="Gaming days: a night each, a folder each."
+        ),
+    ] = 1,
+    prefix: Annotated[
+        str,
+        typer.Option(
+            "--prefix",
+            metavar="P",
+            help="Starts every table, shoe and event id (P + T01 ...), so that two runs "
+            "never share an id.",
+        ),
+    ] = "",
 ) -> None:
     """Write realistic TEL/1 logs, with injected errors.
 
-    With --error-rate, dealer errors are injected and listed beside the logs
-    in injected.jsonl (one JSON object per error). Some tables (--rich-share)
-    write every optional field of the format; the others write plain logs.
+    Each table deals by its profile's rules, a casino's own too (--profiles).
+    Logs go to DIR/YYYY-MM-DD/TABLE.jsonl, a folder per gaming day (--date,
+    --days). With --error-rate, dealer errors are injected and listed beside
+    the day folders in injected.ndjson (one JSON object per error), which
+    ingest does not read: `nightly DIR` audits the logs alone. Some tables
+    (--rich-share) write every optional field of the format; the others write
+    plain logs.
 
     \b
     Examples:
       shoe-audit simulate --out /tmp/night
       shoe-audit simulate --tables 4 --shoes 3 --seed 7 --error-rate 0.02 --out /tmp/night
+      shoe-audit simulate --date 2026-12-01 --days 3 --prefix W49- --out /tmp/week
       shoe-audit simulate --tables 20 --profile it-casino-6d --gzip --out /tmp/big-night
     """
     from audit.profiles import load_registry
-    from audit.simulate import RICH_SHARE, simulate
+    from audit.simulate import DEFAULT_DATE, RICH_SHARE, night_start, simulate
     from audit.simulate.bias import parse_biases
     from audit.targets import check_target
 
@@ -932,5 +970,8 @@ def simulate_cmd(
         registry=registry,
         biases=biases,
         rich_share=RICH_SHARE if rich_share is None else rich_share,
+        start=night_start(start_day or DEFAULT_DATE),
+        days=days,
+        prefix=prefix,
     )
     say(str(summary))

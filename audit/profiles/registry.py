@@ -52,14 +52,43 @@ def load_profile_file(path: Path) -> Profile:
             }
         )
     except ValidationError as exc:
-        raise ProfileError(f"{path}: invalid profile: {exc}") from None
+        raise ProfileError(f"{path}: {_one_line(exc)}") from None
+
+
+def _one_line(exc: ValidationError) -> str:
+    """The first error of a profile file as one line: the field, the value and why."""
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    where = ".".join(str(x) for x in first["loc"]) or "the file"
+    if where.startswith("rules.") or where == "rules":
+        field = where
+    elif where.startswith("sources."):
+        field = "rules." + where.removeprefix("sources.") + " (its source)"
+    else:
+        field = where
+    why = " ".join(str(first["msg"]).split())
+    text = f"{field}: {why}"
+    if first["type"] not in ("missing", "extra_forbidden") and "input" in first:
+        text += f" (got {first['input']!r})"
+    more = len(errors) - 1
+    return text + (f"; and {more} more problem{'s' if more > 1 else ''}" if more else "")
 
 
 class ProfileRegistry:
     """The profiles known to one run, by id."""
 
-    def __init__(self, profiles: Iterable[Profile]) -> None:
+    def __init__(
+        self,
+        profiles: Iterable[Profile],
+        *,
+        folder: Path | None = None,
+        problems: Iterable[str] = (),
+    ) -> None:
         self._by_id = {p.id: p for p in profiles}
+        self.folder = folder
+        """The casino's own ``--profiles`` folder searched, if any."""
+        self.problems = list(problems)
+        """One line per file of that folder that could not be loaded (the others are)."""
 
     def get(self, profile_id: str) -> Profile:
         """The profile with this id, or :class:`UnknownProfileError` naming the known ones."""
@@ -78,21 +107,44 @@ class ProfileRegistry:
         return [self._by_id[i] for i in self.ids()]
 
 
-def _dir_profiles(folder: Path) -> list[Profile]:
+RESERVED = ("house.toml",)
+"""Files of a profiles folder that are not profiles: the house file (shifts, pits,
+accounting thresholds). Pay tables live in ``paytables/``, which the ``*.toml`` of
+the folder itself never reaches. Loading skips both (docs/profiles.md)."""
+
+
+def _dir_profiles(folder: Path) -> tuple[list[Profile], list[str]]:
+    """The folder's profiles, and one line for each file that could not be loaded."""
     if not folder.is_dir():
         raise ProfileError(f"profiles folder {str(folder)!r} does not exist")
-    return [load_profile_file(p) for p in sorted(folder.glob("*.toml"))]
+    profiles: list[Profile] = []
+    problems: list[str] = []
+    for path in sorted(folder.glob("*.toml")):
+        if path.name in RESERVED:
+            continue
+        try:
+            profiles.append(load_profile_file(path))
+        except ProfileError as exc:  # one bad file does not keep the others out
+            problems.append(str(exc))
+    return profiles, problems
 
 
 @lru_cache(maxsize=8)
 def _packaged() -> tuple[Profile, ...]:
-    return tuple(_dir_profiles(PACKAGED_DIR))
+    profiles, problems = _dir_profiles(PACKAGED_DIR)
+    if problems:
+        raise ProfileError(problems[0])
+    return tuple(profiles)
 
 
 def load_registry(extra_dir: str | Path | None = None) -> ProfileRegistry:
-    """The packaged profiles, overridden by ``extra_dir`` (or ``$SHOE_AUDIT_PROFILES``)."""
+    """The packaged profiles, overridden by ``extra_dir`` (or ``$SHOE_AUDIT_PROFILES``).
+
+    A file there that cannot be loaded is left out and named in ``problems``.
+    """
     profiles = list(_packaged())
     folder = extra_dir if extra_dir is not None else os.environ.get(ENV_VAR) or None
-    if folder is not None:
-        profiles.extend(_dir_profiles(Path(folder)))
-    return ProfileRegistry(profiles)
+    if folder is None:
+        return ProfileRegistry(profiles)
+    extra, problems = _dir_profiles(Path(folder))
+    return ProfileRegistry([*profiles, *extra], folder=Path(folder), problems=problems)

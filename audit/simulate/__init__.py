@@ -1,6 +1,6 @@
 """Realistic TEL/1 table logs, with injected dealer errors (``shoe-audit simulate``).
 
-:func:`simulate` writes a gaming night of logs and ``injected.jsonl``;
+:func:`simulate` writes gaming nights of logs and ``injected.ndjson``;
 :func:`iter_shoes` yields the same shoes in memory; :mod:`audit.simulate.recall`
 scores an auditor's findings against what was injected.
 """
@@ -14,17 +14,20 @@ from audit.simulate.recall import (
     shoe_infos,
 )
 from audit.simulate.session import (
+    DEFAULT_DATE,
     DEFAULT_START,
     MANIFEST_NAME,
     RICH_SHARE,
     SimulationSummary,
     iter_shoes,
+    night_start,
     simulate,
 )
 from audit.simulate.table import ShoeOutput
 
 __all__ = [
     "ALL_CLASSES",
+    "DEFAULT_DATE",
     "DEFAULT_START",
     "MANIFEST_NAME",
     "RICH_SHARE",
@@ -36,6 +39,7 @@ __all__ = [
     "SimulationSummary",
     "iter_shoes",
     "match_findings",
+    "night_start",
     "shoe_infos",
     "simulate",
 ]

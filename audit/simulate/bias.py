@@ -1,7 +1,7 @@
 """Tables dealt wrong on purpose, to show that ``shoe-audit stats`` sees it (never by default).
 
 A bias is not an injected error: no single hand need break a rule visibly,
-and nothing is listed in ``injected.jsonl``. It is for testing the statistics
+and nothing is listed in ``injected.ndjson``. It is for testing the statistics
 (``shoe-audit simulate --bias T03:short-dealer=0.5``):
 
 - ``short-dealer=Q``: with chance Q, when the next card would end his hand,

@@ -376,6 +376,13 @@ class CasinoRound(RoundBase):
             fields["amount"] = extra
             hand.extra = {s: extra for s in spots}
             self.features["doubles_for_less"] += 1
+        elif rules.double_max_ratio < 1:
+            # a double for at most part of the stake: one ``amount`` for every spot,
+            # within the cap of the lowest stake, to the cent below
+            cap = rules.double_max_ratio
+            extra = pay(lowest, cap).quantize(Decimal("0.01"), rounding="ROUND_FLOOR")
+            fields["amount"] = extra
+            hand.extra = {s: extra for s in spots}
         else:
             cap = rules.double_max_ratio
             hand.extra = {s: pay(hand.stakes[s], cap) for s in spots}
@@ -516,8 +523,9 @@ class CasinoRound(RoundBase):
             if free:
                 self.features["dealer_stopped_early"] += 1
                 return
-        self.dealer.append(self.deal("dealer", delay=(3, 6)))
-        dealer_bj = hand_total(self.dealer)[0] == 21
+        if len(self.dealer) == 1:  # no hole card: the dealer's second card comes now
+            self.dealer.append(self.deal("dealer", delay=(3, 6)))
+        dealer_bj = len(self.dealer) == 2 and hand_total(self.dealer)[0] == 21
         if dealer_bj:
             self.features["dealer_blackjacks"] += 1
         for b in sorted(self.boxes):
@@ -589,9 +597,14 @@ class CasinoRound(RoundBase):
         dealer_total = hand_total(self.dealer)[0]
         dealer_bj = len(self.dealer) == 2 and dealer_total == 21
         if hand.natural:
-            return ZERO if dealer_bj else pay(stake, rules.blackjack_pays)
+            if dealer_bj or (dealer_total == 21 and not rules.blackjack_beats_dealer_21):
+                return ZERO
+            return pay(stake, rules.blackjack_pays)
         if dealer_bj:
-            return -whole
+            if rules.dealer_blackjack_takes_all:
+                return -whole
+            # the original stake only: doubles are returned, a split's second hand too
+            return -stake if hand.index == 0 else ZERO
         assert len(self.dealer) >= 2, "an open hand always sees the dealer complete"
         if dealer_total > 21:
             return pay(whole, rules.win_pays)

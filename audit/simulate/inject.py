@@ -88,7 +88,7 @@ RARE: frozenset[Code] = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class InjectedError:
-    """One line of ``injected.jsonl`` (cli.md): the finding the auditor must raise, and where."""
+    """One line of ``injected.ndjson`` (cli.md v1.2): the finding to raise, and where."""
 
     code: Code
     table: str

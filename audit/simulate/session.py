@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections import Counter
 from collections.abc import Collection, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
@@ -10,15 +11,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from audit.errors import InputError
+from audit.errors import InputError, UsageError
 from audit.findings import Code
-from audit.profiles import ProfileRegistry, load_registry
+from audit.profiles import Profile, ProfileRegistry, Rules, load_registry
 from audit.simulate.bias import NO_BIAS, Bias
 from audit.simulate.inject import ALL_CLASSES, InjectedError
 from audit.simulate.table import CasinoTable, HomeTable, ShoeOutput, TableSession
 from audit.simulate.writer import FileSink
 
 __all__ = [
+    "DEFAULT_DATE",
     "DEFAULT_START",
     "MANIFEST_NAME",
     "RICH_SHARE",
@@ -27,10 +29,63 @@ __all__ = [
     "simulate",
 ]
 
-DEFAULT_START = dt.datetime(2026, 11, 28, 20, 0, tzinfo=dt.timezone(dt.timedelta(hours=1)))
+OPENING = dt.time(20, 0, tzinfo=dt.timezone(dt.timedelta(hours=1)))
+"""Tables open at 20:00 table-local time, +01:00."""
+
+DEFAULT_DATE = dt.date(2026, 11, 28)
+"""The first gaming day when none is given: the sample night's Saturday."""
+
+DEFAULT_START = dt.datetime.combine(DEFAULT_DATE, OPENING)
 """Saturday evening, 20:00 table-local time, +01:00."""
 
-MANIFEST_NAME = "injected.jsonl"
+MANIFEST_NAME = "injected.ndjson"
+"""The answer key beside the day folders (cli.md v1.2). Not ``*.jsonl``: ``ingest``
+reads only ``*.jsonl`` and ``*.jsonl.gz``, so ``nightly OUT`` audits the logs alone."""
+
+PREFIX_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,15}")
+"""A ``--prefix``: letters, digits, ``-`` and ``_``, at most 16, for ids that stay ids."""
+
+
+def _check_prefix(prefix: str) -> None:
+    if prefix and not PREFIX_PATTERN.fullmatch(prefix):
+        raise UsageError(
+            f"--prefix {prefix!r}: letters, digits, '-' and '_' only (at most 16, "
+            "starting with a letter or digit)"
+        )
+
+
+def _casino_limits(rules: Rules) -> list[str]:
+    """The v1 fields a casino table (a croupier, shoes to the cut card) cannot deal yet."""
+    out = []
+    if rules.shuffle_every_round:
+        out.append("shuffle_every_round = true")
+    if not rules.cut_card_used:
+        out.append("cut_card_used = false")
+    if rules.banker_max_rounds is not None:
+        out.append(f"banker_max_rounds = {rules.banker_max_rounds}")
+    if rules.blackjack_paid == "at_once":
+        out.append('blackjack_paid = "at_once"')
+    return out
+
+
+def _check_dealable(profile: Profile) -> None:
+    """Refuse a profile the simulator would deal wrong, rather than write a night whose
+    clean rounds the audit flags: the casino table deals every other v1 field as the
+    profile says; these combinations are the home game's (002) alone."""
+    if profile.rules.dealer_plays_freely:
+        return
+    limits = _casino_limits(profile.rules)
+    if limits:
+        raise InputError(
+            f"profile {profile.id!r}: the simulator cannot deal a casino table with "
+            f"{', '.join(limits)} (only the home game, dealer_plays_freely = true, deals so)"
+        )
+
+
+def night_start(day: dt.date) -> dt.datetime:
+    """The evening a gaming day's tables open: 20:00 table-local time, +01:00."""
+    return dt.datetime.combine(day, OPENING)
+
 
 RICH_SHARE = 0.25
 """The default share of rich tables (:mod:`audit.simulate.dress`): most tables
@@ -74,7 +129,9 @@ def _tables(
     error_codes: Collection[Code] | None,
     biases: Mapping[str, Bias] | None = None,
     rich_share: float = 0.0,
+    prefix: str = "",
 ) -> list[TableSession]:
+    _check_prefix(prefix)
     if tables < 1:
         raise InputError(f"--tables must be at least 1, got {tables}")
     if not profiles:
@@ -87,11 +144,13 @@ def _tables(
         raise InputError(f"start must carry a UTC offset (table-local time), got {start}")
     reg = registry if registry is not None else load_registry()
     chosen = [reg.get(p) for p in profiles]
+    for profile in chosen:
+        _check_dealable(profile)
     enabled = frozenset(ALL_CLASSES if error_codes is None else error_codes)
     unknown = enabled - frozenset(ALL_CLASSES)
     if unknown:
         raise InputError(f"cannot inject {sorted(unknown)}: known classes are {list(ALL_CLASSES)}")
-    names = [f"T{i + 1:02d}" for i in range(tables)]
+    names = [f"{prefix}T{i + 1:02d}" for i in range(tables)]
     unknown_tables = sorted(set(biases or {}) - set(names))
     if unknown_tables:
         raise InputError(f"--bias names tables {unknown_tables} beyond T01..{names[-1]}")
@@ -131,6 +190,8 @@ def iter_shoes(
     biases: Mapping[str, Bias] | None = None,
     only_tables: Collection[int] | None = None,
     rich_share: float = RICH_SHARE,
+    days: int = 1,
+    prefix: str = "",
 ) -> Iterator[ShoeOutput]:
     """Every shoe of the run, table after table, each with its events and injected errors.
 
@@ -138,11 +199,16 @@ def iter_shoes(
     ``random.Random`` per table and purpose, seeded from ``seed``), so a
     table's shoes do not depend on the others: ``only_tables`` (0-based table
     indices) deals just those tables, exactly as the whole run deals them.
+    ``days`` deals that many gaming days from ``start``'s, each table its
+    ``shoes`` (or ``rounds``) every evening, its ``seq`` running on; ``prefix``
+    starts every table id (and so every shoe and event id).
     """
     if shoes < 1 and rounds is None:
         raise InputError(f"--shoes must be at least 1, got {shoes}")
     if rounds is not None and rounds < 1:
         raise InputError(f"--rounds must be at least 1, got {rounds}")
+    if days < 1:
+        raise InputError(f"--days must be at least 1, got {days}")
     for table in _tables(
         tables=tables,
         profiles=profiles,
@@ -153,9 +219,13 @@ def iter_shoes(
         error_codes=error_codes,
         biases=biases,
         rich_share=rich_share,
+        prefix=prefix,
     ):
         if only_tables is None or table.index in only_tables:
-            yield from table.run(shoes, rounds)
+            for day in range(days):
+                if day:
+                    table.next_evening(start + dt.timedelta(days=day))
+                yield from table.run(shoes, rounds)
 
 
 def simulate(
@@ -174,6 +244,8 @@ def simulate(
     biases: Mapping[str, Bias] | None = None,
     workers: int = 1,
     rich_share: float = RICH_SHARE,
+    days: int = 1,
+    prefix: str = "",
 ) -> SimulationSummary:
     """Write realistic TEL/1 logs of a gaming night, with injected dealer errors.
 
@@ -183,16 +255,23 @@ def simulate(
     shoe closes with reason ``end_of_session``). ``error_rate`` is the chance
     that a round carries one injected error (of the classes ``error_codes``,
     default all, that apply to it); the errors are listed in
-    ``OUT/injected.jsonl``. ``biases`` deal some tables wrong on purpose
+    ``OUT/injected.ndjson``, a name ``ingest`` does not read. ``biases`` deal some
+    tables wrong on purpose
     (:mod:`audit.simulate.bias`, for testing the statistics). ``rich_share``
     is the chance that a table is *rich*: it writes every optional field of
     TEL/1 (``spots``, void rounds, ``10`` for ``T``, cards without ``pos``, ...:
     :mod:`audit.simulate.dress`); the other tables' logs do not depend on it,
     and 0 deals the night exactly as before rich tables existed. Logs go to
-    ``OUT/<gaming day>/<table>.jsonl`` (``.jsonl.gz`` with ``gzip``). Same
+    ``OUT/<gaming day>/<table>.jsonl`` (``.jsonl.gz`` with ``gzip``). ``days``
+    deals that many gaming days from ``start``'s, one folder each; ``prefix``
+    starts every table, shoe and event id, so that two runs never share an
+    id (``N2`` writes table ``N2T01``, shoe ``N2T01-20261128-01``). Same
     arguments, same bytes, whatever ``workers`` (processes that deal the
     tables in parallel: a table's logs are its own files).
     """
+    if days < 1:  # refused before a folder is made
+        raise UsageError(f"--days must be at least 1, got {days}")
+    _check_prefix(prefix)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     args: dict[str, Any] = dict(
@@ -207,6 +286,8 @@ def simulate(
         error_codes=error_codes,
         biases=biases,
         rich_share=rich_share,
+        days=days,
+        prefix=prefix,
     )
     n = max(1, min(workers, tables))
     parts = [range(tables * i // n, tables * (i + 1) // n) for i in range(n)]

@@ -186,6 +186,18 @@ class TableSession:
                 InjectedError(f.code, self.table, out.shoe, round_no, f.box, f.hand, f.note)
             )
 
+    def next_evening(self, start: dt.datetime) -> None:
+        """The table opens again on a later gaming day's evening (``simulate --days``).
+
+        Its ``seq`` and event ids run on, so that the days are one stream; its
+        ``rounds`` count starts again. A table whose last shoe ran past this
+        evening's opening goes on from where it is.
+        """
+        opens = start + self.stagger
+        if self.clock.now < opens:
+            self.clock.now = opens
+        self.rounds_dealt = 0
+
     def run(self, shoes: int, rounds: int | None) -> Iterator[ShoeOutput]:
         """``shoes`` shoes dealt to their end, or with ``rounds`` exactly that many rounds."""
         n = 0

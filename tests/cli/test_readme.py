@@ -49,7 +49,7 @@ def test_every_readme_example_runs_as_written(
         assert result.exit_code == expected_exit(line), f"{line}\n{result.output}"
         assert "Error" not in result.stdout, line
     assert (tmp_path / "audit-reports" / "index.html").is_file()
-    assert (tmp_path / "night" / "injected.jsonl").is_file()
+    assert (tmp_path / "night" / "injected.ndjson").is_file()
     assert sorted(p.name for p in (tmp_path / "schemas").iterdir()) == [
         "finding.schema.json",
         "tel1-event.schema.json",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from audit.errors import ProfileError, UnknownProfileError
-from audit.profiles import Rules, load_registry
+from audit.profiles import Rules, load_profile_file, load_registry
 from audit.profiles.registry import PACKAGED_DIR
 
 SEED_PROFILES = {
@@ -54,7 +54,7 @@ def test_unknown_profile_lists_the_known_ones() -> None:
 def test_casino_overrides_a_profile_from_its_folder(tmp_path: Path) -> None:
     text = (PACKAGED_DIR / "it-casino-6d.toml").read_text(encoding="utf-8")
     text = text.replace('blackjack_pays = { value = "3/2"', 'blackjack_pays = { value = "6/5"')
-    (tmp_path / "house.toml").write_text(text, encoding="utf-8")
+    (tmp_path / "mine.toml").write_text(text, encoding="utf-8")
     reg = load_registry(tmp_path)
     assert reg.get("it-casino-6d").rules.blackjack_pays == Fraction(6, 5)
     assert reg.get("it-casino-6d").digest != load_registry().get("it-casino-6d").digest
@@ -76,14 +76,18 @@ def test_a_rule_without_a_source_is_refused(tmp_path: Path) -> None:
         )
     )
     with pytest.raises(ProfileError, match="'decks'"):
-        load_registry(tmp_path)
+        load_profile_file(tmp_path / "bad.toml")
+    # in a folder, the bad file is named and left out; the packaged ones still load
+    registry = load_registry(tmp_path)
+    assert len(registry.problems) == 1 and "'decks'" in registry.problems[0]
+    assert "it-casino-6d" in registry
 
 
 def test_an_unknown_rule_is_refused(tmp_path: Path) -> None:
     text = (PACKAGED_DIR / "it-casino-6d.toml").read_text(encoding="utf-8")
     (tmp_path / "bad.toml").write_text(text + 'surrender_late = { value = true, source = "x" }\n')
     with pytest.raises(ProfileError, match="surrender_late"):
-        load_registry(tmp_path)
+        load_profile_file(tmp_path / "bad.toml")
 
 
 def test_the_v12_fields_default_for_an_older_profile_file(tmp_path: Path) -> None:
@@ -109,8 +113,8 @@ def test_the_v12_fields_default_for_an_older_profile_file(tmp_path: Path) -> Non
     assert p.sources["split_double_every_spot"].house_default
     (tmp_path / "old.toml").unlink()
     house = text.replace('value = "half_away_from_zero"', 'value = "house"')
-    (tmp_path / "house.toml").write_text(house.replace('"it-casino-6d"', '"casino-house"', 1))
+    (tmp_path / "mine.toml").write_text(house.replace('"it-casino-6d"', '"casino-house"', 1))
     assert load_registry(tmp_path).get("casino-house").rules.payout_rounding == "house"
-    (tmp_path / "house.toml").write_text(house.replace('value = "house"', 'value = "bankers"'))
+    (tmp_path / "mine.toml").write_text(house.replace('value = "house"', 'value = "bankers"'))
     with pytest.raises(ProfileError, match="payout_rounding"):
-        load_registry(tmp_path)
+        load_profile_file(tmp_path / "mine.toml")

@@ -22,7 +22,7 @@ def tampered(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[ShoeK
     base = tmp_path_factory.mktemp("scope")
     logs = base / "logs"
     simulate(logs, tables=4, shoes=1, rounds=6, profiles=["it-casino-6d"], seed=5)
-    (logs / "injected.jsonl").unlink(missing_ok=True)
+    (logs / "injected.ndjson").unlink(missing_ok=True)
     db = base / "audit.duckdb"
     runner = CliRunner()
     assert runner.invoke(app, ["ingest", "--db", str(db), str(logs)]).exit_code == 0
@@ -86,7 +86,7 @@ def test_each_way_a_shoes_events_can_differ_from_their_ingest_is_named_in_order(
     events removed, which comes last; the others in shoe order."""
     logs = tmp_path / "logs"
     simulate(logs, tables=4, shoes=1, rounds=6, profiles=["it-casino-6d"], seed=5)
-    (logs / "injected.jsonl").unlink(missing_ok=True)
+    (logs / "injected.ndjson").unlink(missing_ok=True)
     db = tmp_path / "audit.duckdb"
     assert CliRunner().invoke(app, ["ingest", "--db", str(db), str(logs)]).exit_code == 0
     con = duckdb.connect(str(db))

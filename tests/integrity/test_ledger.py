@@ -46,7 +46,7 @@ def cli(*args: str) -> Any:
 def night(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("night")
     simulate(out, tables=2, shoes=1, rounds=40, profiles=["it-casino-6d"], seed=11, error_rate=0.3)
-    (out / "injected.jsonl").unlink()  # not TEL/1
+    (out / "injected.ndjson").unlink()  # not TEL/1
     return out
 
 

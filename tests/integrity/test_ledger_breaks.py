@@ -33,7 +33,7 @@ def cli(*args: str, env: dict[str, str] | None = None) -> Any:
 def night(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("night")
     simulate(out, tables=2, shoes=1, rounds=30, profiles=["it-casino-6d"], seed=5, error_rate=0.2)
-    (out / "injected.jsonl").unlink()
+    (out / "injected.ndjson").unlink()
     return out
 
 

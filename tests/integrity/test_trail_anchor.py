@@ -38,7 +38,7 @@ def reviewed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     night = base / "night"
     simulate(night, tables=2, shoes=1, rounds=40, profiles=["it-casino-6d"], seed=11,
              error_rate=0.3)  # fmt: skip
-    (night / "injected.jsonl").unlink()
+    (night / "injected.ndjson").unlink()
     db = base / "audit.duckdb"
     assert cli("ingest", "--db", str(db), str(night)).exit_code == 0
     assert cli("run", "--db", str(db), "--workers", "1").exit_code == 0
