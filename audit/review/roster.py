@@ -311,3 +311,63 @@ def vouched(con: sqlite3.Connection, path: Path, key: bytes | None, row: Account
 
 def _any_records(path: Path, key: bytes | None) -> bool:
     return path.exists() and bool(file_chain(path, key).records)
+
+
+def restart(con: sqlite3.Connection, path: Path, key: bytes | None, at: str) -> str | None:
+    """Start the accounts' chain again in a restarted trail ledger file (``ledger restart
+    --trail``, on the record): a baseline of the accounts as they are; the commit marker."""
+    con.execute("DELETE FROM settings WHERE key = ?", [HEAD_SETTING])
+    con.execute("UPDATE accounts SET record = NULL")
+    return record_baseline(con, path, key, at)
+
+
+def differences(
+    con: sqlite3.Connection, path: Path, key: bytes | None
+) -> tuple[list[str], list[str]]:
+    """What is wrong with the accounts against their records in the trail's ledger file:
+    (differences, notes). Names each account inserted, changed or removed behind the CLI's
+    back, and records cut from either copy."""
+    found: list[str] = []
+    accounts = rows(con)
+    at = head(con)
+    chain = file_chain(path, key) if path.exists() else None
+    records = chain.records if chain is not None else []
+    if at is None and not records:
+        found += [
+            f"account {a.name!r}: its record is gone (the review file no longer says where "
+            "the accounts' records end)"
+            for a in accounts
+            if a.record is not None
+        ]
+        notes = ["the accounts predate their records: the review file's next write records "
+                 "them as a baseline"] if accounts and not found else []  # fmt: skip
+        return found, notes
+    if chain is None:
+        return [f"the accounts' records are gone with the trail's ledger file {str(path)!r}"], []
+    found += chain.problems
+    upto = at[0] if at is not None else 0
+    if at is not None and ((last := chain.get(at[0])) is None or last.hash != at[1]):
+        found.append(
+            f"account record #{at[0]} is not in the trail's ledger file as the review file "
+            "recorded it (the file was cut back or rewritten)"
+        )
+    for r in records:
+        if upto < r.no <= chain.committed:
+            who = r.body.get("account") or ", ".join(sorted(r.body.get("accounts") or {}))
+            found.append(
+                f"account record #{r.no} ({who}) removed from the review file after it was recorded"
+            )
+    state = on_record(r for r in records if r.no <= max(upto, chain.committed))
+    names = {a.name for a in accounts}
+    for a in accounts:
+        got = state.get(a.name)
+        if got is None:
+            found.append(f"account {a.name!r}: not on the record (added behind the CLI's back)")
+        elif words := changed_words(a, got[2]):
+            found.append(f"account {a.name!r}: {' and '.join(words)} changed after it was recorded")
+        elif a.record != got[1]:
+            found.append(f"account {a.name!r}: its record changed after it was recorded")
+    found += [
+        f"account {name!r}: removed after it was recorded" for name in state if name not in names
+    ]
+    return found, []

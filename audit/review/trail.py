@@ -549,6 +549,17 @@ class ReviewTrail:
         append_durably(path, record_line(rec, key))
         return [*markers, commit_line(rec.no, rec.hash, key)]
 
+    def restart_accounts(self, at: str) -> None:
+        """Start the accounts' chain again in a restarted ledger file: a baseline of the
+        accounts as they are (``ledger restart --trail``, a break on the record)."""
+        from audit.review import roster
+        from audit.store.ledger import append_durably, key_from_env
+
+        with self.connect(write=True) as con:
+            marker = roster.restart(con, self.ledger_path, key_from_env(), at)
+        if marker is not None:
+            append_durably(self.ledger_path, marker)
+
     def decisions(self, finding_ids: Iterable[str] | None = None) -> list[Decision]:
         """Every decision (of ``finding_ids`` only, when given), in the order taken."""
         if not self.exists:
