@@ -164,15 +164,15 @@ def _record_change(
     trail: ReviewTrail, con: sqlite3.Connection, name: str, action: str, by: str | None
 ) -> list[str]:
     """Record the change ``action`` of account ``name`` (as the table now holds it) in the
-    trail's ledger file and store the record's hash with the row; the commit markers."""
-    markers = trail.open_ledger(con)
+    trail's ledger file and store the record's hash with the row; the commit markers
+    (:meth:`ReviewTrail.open_ledger`'s, taken before the change, then the change's)."""
     row = _row(con, name)
     assert row is not None
     at, decisions = roster.now_stamp(), roster.decisions_now(con)
     body = roster.change_body(row, action, by=by, user=os_user(), at=at, decisions=decisions)
     marker, recs = roster.append_records(con, trail.ledger_path, key_from_env(), [body])
     con.execute("UPDATE accounts SET record = ? WHERE name = ?", [recs[0].hash, name])
-    return [*markers, marker]
+    return [marker]
 
 
 def _after_commit(trail: ReviewTrail, markers: list[str]) -> None:
@@ -205,6 +205,7 @@ def add_account(
     kdf = Kdf.current()
     with trail.connect(write=True) as con:
         by = _authorise(trail, con, manager, new_role=r)
+        markers = trail.open_ledger(con)  # older accounts' baseline first, without this one
         # Four eyes compares names with case ignored: "Ana" beside "ana" would be one
         # person's two votes, so such a name is taken already.
         taken = con.execute("SELECT name FROM accounts WHERE lower(name) = lower(?)", [name])
@@ -223,7 +224,7 @@ def add_account(
                 roster.decisions_now(con),
             ],
         )
-        markers = _record_change(trail, con, name, "create", by)
+        markers += _record_change(trail, con, name, "create", by)
     _after_commit(trail, markers)
     return Account(name, r, stamp)
 
@@ -234,6 +235,7 @@ def disable_account(trail: ReviewTrail, name: str, *, manager: Manager | None) -
     Never the last active manager (nobody could change accounts any more)."""
     with trail.connect(write=True) as con:
         by = _authorise(trail, con, manager, new_role=None)
+        markers = trail.open_ledger(con)
         row = _row(con, name)
         if row is None:
             raise NotFoundError(f"no account named {name!r}")
@@ -252,7 +254,7 @@ def disable_account(trail: ReviewTrail, name: str, *, manager: Manager | None) -
             "UPDATE accounts SET disabled_at = ?, disabled_after = ? WHERE name = ?",
             [roster.now_stamp(), roster.decisions_now(con), name],
         )
-        markers = _record_change(trail, con, name, "disable", by)
+        markers += _record_change(trail, con, name, "disable", by)
     _after_commit(trail, markers)
     return Account(row.name, Role(row.role), row.created_at)
 
@@ -267,6 +269,7 @@ def set_password(
     kdf = Kdf.current()
     with trail.connect(write=True) as con:
         by = _authorise(trail, con, manager, new_role=None)
+        markers = trail.open_ledger(con)
         row = _row(con, name)
         if row is None:
             raise NotFoundError(f"no account named {name!r}")
@@ -276,7 +279,7 @@ def set_password(
             "UPDATE accounts SET kdf = ?, salt = ?, hash = ? WHERE name = ?",
             [str(kdf), salt.hex(), kdf.derive(password, salt).hex(), name],
         )
-        markers = _record_change(trail, con, name, "passwd", by)
+        markers += _record_change(trail, con, name, "passwd", by)
     _after_commit(trail, markers)
     return Account(row.name, Role(row.role), row.created_at)
 
