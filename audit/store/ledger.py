@@ -29,6 +29,12 @@ The file is written before the transaction commits (and fsync'ed); after the
 ``no`` as committed. Records after the last marker that the database lacks
 are a transaction that did not commit (an interrupted ingest), not tampering;
 committed ones it lacks were removed.
+
+A file may hold parallel chains: a line with a ``chain`` key belongs to that
+chain, numbered, linked and committed on its own (the review trail's file keeps
+its decisions in the main chain and its accounts in ``accounts``,
+:mod:`audit.review.roster`); ``read_file``, ``read_tail`` and ``first_record``
+read one chain at a time.
 """
 
 from __future__ import annotations
