@@ -104,14 +104,42 @@ def _password(account: str, *, from_stdin: bool) -> str:
 
 users_app = AuditTyper(
     help=(
-        "Reviewer accounts for `serve` (needed on an address other than 127.0.0.1).\n\n"
+        "Reviewer and manager accounts, on the record. The first account of a review file "
+        "must be a manager; after it, every account change needs a manager's name and "
+        "password (--manager).\n\n"
         "\b\nExamples:\n"
-        "  shoe-audit users add ana --role reviewer\n"
+        "  shoe-audit users add boss --role manager\n"
+        "  shoe-audit users add ana --role reviewer --manager boss\n"
+        "  shoe-audit users disable ana --manager boss\n"
         "  shoe-audit users list"
     ),
     no_args_is_help=True,
 )
 app.add_typer(users_app, name="users")
+
+ManagerOption = Annotated[
+    str,
+    typer.Option(
+        "--manager",
+        metavar="NAME",
+        help="The manager who authorises the change; their password is asked for (or is the "
+        "first line of standard input with --password-stdin).",
+    ),
+]
+
+
+def _manager(name: str, *, from_stdin: bool) -> tuple[str, str] | None:
+    """The manager's name and password (asked for, or the first line of standard input)."""
+    if not name.strip():
+        return None
+    return name.strip(), _password(f"manager {name.strip()}", from_stdin=from_stdin)
+
+
+def _new_password(from_stdin: bool) -> str:
+    """A new password: the next line of standard input, or asked for twice, unechoed."""
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\r\n")
+    return str(typer.prompt("new password", hide_input=True, confirmation_prompt=True))
 
 
 @users_app.command("add")
@@ -119,37 +147,114 @@ app.add_typer(users_app, name="users")
 def users_add_cmd(
     name: Annotated[str, typer.Argument(help="The account name.")],
     role: Annotated[str, typer.Option("--role", help="reviewer or manager.")] = "reviewer",
+    manager: ManagerOption = "",
     password_stdin: Annotated[
-        bool, typer.Option("--password-stdin", help="Read the password from standard input.")
+        bool,
+        typer.Option(
+            "--password-stdin",
+            help="Read the passwords from standard input: the manager's on the first line "
+            "(with --manager), the new account's on the next.",
+        ),
     ] = False,
     db: DbOption = DEFAULT_DB_PATH,
 ) -> None:
-    """Add a reviewer account (the password is asked for, or read with --password-stdin).
+    """Add an account, on the record (the review trail's ledger file).
+
+    The first account of a review file must be a manager (--role manager): it
+    needs no one's authorisation, and authorises every later change. After it,
+    --manager names an active manager, whose password is asked for; a change
+    without one, or with a wrong password, is refused (exit 1). A review file
+    whose accounts predate managers takes any existing account's password to
+    add its first manager. The new account's password is asked for twice, or
+    read from standard input with --password-stdin (the manager's password
+    first, then the new one, one a line).
 
     \b
     Examples:
-      shoe-audit users add ana --role reviewer
-      shoe-audit users add bob --role manager --password-stdin < bob.secret
+      shoe-audit users add boss --role manager
+      shoe-audit users add ana --role reviewer --manager boss
+      shoe-audit users add ana --manager boss --password-stdin < boss-then-ana.txt
     """
     from audit.review import ReviewTrail
     from audit.review.accounts import Role, add_account
 
     if role not in {r.value for r in Role}:
         raise UsageError(f"--role must be reviewer or manager, got {role!r}")
-    if password_stdin:
-        password = sys.stdin.readline().rstrip("\r\n")
-    else:
-        password = typer.prompt("password", hide_input=True, confirmation_prompt=True)
     if not db.exists():
         raise no_database(db)
-    account = add_account(ReviewTrail.beside(db), name, role, password)
-    say(f"added {account.role} {account.name}")
+    by = _manager(manager, from_stdin=password_stdin)
+    password = _new_password(password_stdin)
+    account = add_account(ReviewTrail.beside(db), name, role, password, manager=by)
+    say(f"added {account.role} {account.name}" + (f" (authorised by {by[0]})" if by else ""))
+
+
+@users_app.command("disable")
+@boundary
+def users_disable_cmd(
+    name: Annotated[str, typer.Argument(help="The account to disable.")],
+    manager: ManagerOption = "",
+    password_stdin: Annotated[
+        bool,
+        typer.Option("--password-stdin", help="Read the manager's password from standard input."),
+    ] = False,
+    db: DbOption = DEFAULT_DB_PATH,
+) -> None:
+    """Disable an account (a reviewer who left), on the record; a manager authorises it.
+
+    A disabled account can no longer sign in or review; a decision it takes
+    after this counts for nothing, its earlier ones stand. Accounts are never
+    deleted. The last active manager cannot be disabled.
+
+    \b
+    Examples:
+      shoe-audit users disable ana --manager boss
+      shoe-audit users disable ana --manager boss --password-stdin < boss.secret
+    """
+    from audit.review import ReviewTrail
+    from audit.review.accounts import disable_account
+
+    if not db.exists():
+        raise no_database(db)
+    by = _manager(manager, from_stdin=password_stdin)
+    account = disable_account(ReviewTrail.beside(db), name, manager=by)
+    say(f"disabled {account.role} {account.name}" + (f" (authorised by {by[0]})" if by else ""))
+
+
+@users_app.command("passwd")
+@boundary
+def users_passwd_cmd(
+    name: Annotated[str, typer.Argument(help="The account to give a new password.")],
+    manager: ManagerOption = "",
+    password_stdin: Annotated[
+        bool,
+        typer.Option(
+            "--password-stdin",
+            help="Read the passwords from standard input: the manager's, then the new one.",
+        ),
+    ] = False,
+    db: DbOption = DEFAULT_DB_PATH,
+) -> None:
+    """Give an account a new password, on the record; a manager authorises it.
+
+    \b
+    Examples:
+      shoe-audit users passwd ana --manager boss
+    """
+    from audit.review import ReviewTrail
+    from audit.review.accounts import set_password
+
+    if not db.exists():
+        raise no_database(db)
+    by = _manager(manager, from_stdin=password_stdin)
+    password = _new_password(password_stdin)
+    account = set_password(ReviewTrail.beside(db), name, password, manager=by)
+    say(f"new password for {account.name}" + (f" (authorised by {by[0]})" if by else ""))
 
 
 @users_app.command("list")
 @boundary
 def users_list_cmd(db: DbOption = DEFAULT_DB_PATH) -> None:
-    """List the reviewer accounts.
+    """List the accounts (disabled ones marked).
 
     \b
     Examples:
@@ -160,4 +265,5 @@ def users_list_cmd(db: DbOption = DEFAULT_DB_PATH) -> None:
     from audit.review.accounts import accounts
 
     for a in accounts(ReviewTrail.beside(db)):
-        say(f"{a.name:<24} {a.role:<9} since {a.created_at}")
+        off = f"  disabled {a.disabled_at}" if a.disabled_at else ""
+        say(f"{a.name:<24} {a.role:<9} since {a.created_at}{off}")

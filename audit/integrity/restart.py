@@ -184,4 +184,5 @@ def restart_trail_ledger(
         start_file(path, {**body, "decision": head.hash}, head.decisions, "")
     if trail.exists:
         trail.setting_or_create(LEDGER_SETTING, lambda: at.isoformat(timespec="seconds"))
+        trail.restart_accounts(at.isoformat(timespec="seconds"))
     return Break(path, str(head), moved)

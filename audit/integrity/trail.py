@@ -14,6 +14,11 @@ that a report pins in its folder. Checks:
 * ``whole=False`` (``run``, before it records a new head): the chain, and the
   trail's ledger file from its first line and its tail only.
 
+With ``whole=True`` the accounts are checked too: each account row against its
+latest record in the file's ``accounts`` chain (:mod:`audit.review.roster`), so
+an account inserted, changed (its password hash, role, disabled flag) or
+removed behind the CLI's back is named, and the trail is ``LOG_TAMPERED``.
+
 While the trail fails its check its dismissals count for nothing
 (:func:`trusted_reviews`): every finding counts as not dismissed.
 """
@@ -245,10 +250,27 @@ def check_trail(
         _against_file(decisions, path, key, named, out)
     else:
         _against_tail(decisions, path, key, named, out)
+    if whole and trail.exists:
+        _accounts(trail, key, out)
     _heads(decisions, heads, named, out)
     _chain(decisions, named, out)
     out.differences.sort(key=lambda d: d.message)
     return out
+
+
+def _accounts(trail: ReviewTrail, key: bytes | None, out: TrailCheck) -> None:
+    """The accounts against their records in the trail's ledger file (:mod:`audit.review.
+    roster`): one inserted, changed or removed behind the CLI's back is a difference."""
+    from audit.review import roster
+
+    try:
+        with trail.connect() as con:
+            found, notes = roster.differences(con, trail.ledger_path, key)
+    except ReviewError as exc:
+        out.differences.append(Difference("trail", f"the accounts cannot be read: {exc}"))
+        return
+    out.differences += [Difference("trail", m) for m in found]
+    out.notes += notes
 
 
 def _against_file(

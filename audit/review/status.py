@@ -13,6 +13,10 @@
   of eyes, whatever the severity: alone it leaves the finding
   ``dismissal_pending``. A confirmation or "needs video" under a typed name
   stands as the status (it takes nothing out of the totals), marked too.
+- **Active** (issue 29, the accounts on the record): a decision counts as a
+  pair of eyes only when its account was created before it and not yet
+  disabled (:attr:`Decision.counts`); a later one by a disabled account is
+  kept and shown, marked ``account not active then``, and counts for nothing.
 - A dismissed finding (:attr:`Review.counted` false) leaves the report's counts
   and money totals, but stays visible, marked.
 - Against the findings of the latest run: ``changed`` when the finding is raised
@@ -56,6 +60,8 @@ class Review:
             critical finding), in the order they were taken.
         unauthenticated: the names in ``by`` whose decisions no account's password
             stood behind (typed names, from before accounts were required).
+        inactive: the names in ``by`` whose account was not active when they decided
+            (created after, disabled before, or no longer on the record): no pair of eyes.
         at: when the latest decision was taken (RFC 3339, UTC).
         note: the latest decision's note.
         decisions: how many decisions the finding has in all.
@@ -74,6 +80,7 @@ class Review:
     changed: bool = False
     gone: bool = False
     unauthenticated: tuple[str, ...] = ()
+    inactive: tuple[str, ...] = ()
 
     @property
     def counted(self) -> bool:
@@ -87,12 +94,21 @@ class Review:
         extra = " (no longer raised)" if self.gone else (" (changed since review)" * self.changed)
         if self.unauthenticated:
             extra += f" (unauthenticated: {', '.join(self.unauthenticated)})"
+        if self.inactive:
+            extra += f" (account not active then: {', '.join(self.inactive)})"
         return self.state.label + extra
 
     @property
     def signers(self) -> tuple[str, ...]:
         """``by`` for people, each typed name marked: ``("ana (unauthenticated)", "bob")``."""
-        return tuple(f"{n} (unauthenticated)" if n in self.unauthenticated else n for n in self.by)
+        return tuple(
+            f"{n} (unauthenticated)"
+            if n in self.unauthenticated
+            else f"{n} (account not active then)"
+            if n in self.inactive
+            else n
+            for n in self.by
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The ``review`` key of ``findings --format jsonl``."""
@@ -104,6 +120,7 @@ class Review:
             "decisions": self.decisions,
             "changed_since_review": self.changed,
             "unauthenticated": list(self.unauthenticated),
+            "inactive": list(self.inactive),
         }
 
 
@@ -118,18 +135,20 @@ def review_of(history: Sequence[Decision]) -> Review:
     last = history[-1]
     by: tuple[str, ...] = (last.by,)
     typed: tuple[str, ...] = () if last.authenticated else (last.by,)
+    inactive: tuple[str, ...] = (last.by,) if last.authenticated and not last.counts else ()
     if last.verdict is Verdict.DISMISS:
         names: dict[str, Decision] = {}
         for d in reversed(history):
             if d.verdict is not Verdict.DISMISS:
                 break
             seen = names.get(_who(d.by))
-            if seen is None or (d.authenticated and not seen.authenticated):
-                names[_who(d.by)] = d  # a name's signed decision stands for its typed one
+            if seen is None or (d.counts and not seen.counts):
+                names[_who(d.by)] = d  # a name's counted decision stands for its others
         run = list(reversed(names.values()))
         by = tuple(d.by for d in run)
         typed = tuple(d.by for d in run if not d.authenticated)
-        eyes = {who for who, d in names.items() if d.authenticated}
+        inactive = tuple(d.by for d in run if d.authenticated and not d.counts)
+        eyes = {who for who, d in names.items() if d.counts}
         needed = 2 if _severity(last.snapshot) is Severity.CRITICAL else 1
         pending = len(eyes) < needed
         state = ReviewState.DISMISSAL_PENDING if pending else ReviewState.DISMISSED
@@ -146,6 +165,7 @@ def review_of(history: Sequence[Decision]) -> Review:
         decisions=len(history),
         snapshot=last.snapshot,
         unauthenticated=typed,
+        inactive=inactive,
     )
 
 

@@ -52,7 +52,7 @@ import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from os import PathLike, fspath
 from pathlib import Path
@@ -107,6 +107,8 @@ CREATE TABLE IF NOT EXISTS accounts (
     hash TEXT NOT NULL,
     created_at TEXT NOT NULL
 );
+CREATE TRIGGER IF NOT EXISTS accounts_never_deleted BEFORE DELETE ON accounts
+BEGIN SELECT RAISE(ABORT, 'accounts are never deleted: `shoe-audit users disable NAME`'); END;
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
@@ -192,11 +194,20 @@ class Decision:
     hash: str
     account: str | None = None
     """The account whose password was checked (None: a typed name, not authenticated)."""
+    active: bool = True
+    """Whether ``account`` was on the record, created before this decision and not yet
+    disabled (:meth:`audit.review.roster.AccountRow.active_at`); read, never hashed."""
 
     @property
     def authenticated(self) -> bool:
         """Whether an account's password stood behind this decision."""
         return self.account is not None
+
+    @property
+    def counts(self) -> bool:
+        """Whether this decision is a pair of eyes: authenticated by an account that was
+        active when it was taken."""
+        return self.account is not None and self.active
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -315,9 +326,13 @@ _READ = f"{_COLUMNS}, account"
 
 
 def _migrate(con: sqlite3.Connection) -> None:
-    """Bring an older trail's tables up to this version in place (the ``account`` column)."""
+    """Bring an older trail's tables up to this version in place (the decisions' ``account``
+    column, the accounts' columns of :mod:`audit.review.roster`)."""
+    from audit.review import roster
+
     if not _has_account(con):
         con.execute("ALTER TABLE decisions ADD COLUMN account TEXT")
+    roster.migrate(con)
 
 
 def _has_account(con: sqlite3.Connection) -> bool:
@@ -426,6 +441,8 @@ class ReviewTrail:
         stamp = at or _now()
         snap = Snapshot(**snapshot)
         with self.connect(write=True) as con:
+            if account is not None:
+                _require_active(con, account)
             last = con.execute("SELECT seq, hash FROM decisions ORDER BY seq DESC LIMIT 1")
             row = last.fetchone()
             seq, prev = (int(row[0]) + 1, str(row[1])) if row else (1, GENESIS)
@@ -433,7 +450,7 @@ class ReviewTrail:
                 prev, seq, finding.id, str(v), note, by, user, via, stamp, snapshot, account
             )
             made = Decision(seq, finding.id, v, note, by, user, via, stamp, snap, prev, h, account)
-            marker = self._write_ledger(con, made)
+            markers = self._write_ledger(con, made)
             con.execute(
                 f"INSERT INTO decisions ({_READ}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -456,67 +473,92 @@ class ReviewTrail:
         # committed: mark it so (a decision whose COMMIT never came has no marker, and
         # the next one replaces its line: an interrupted decision is not tampering)
         with suppress(OSError):
-            append_durably(self.ledger_path, marker)
+            append_durably(self.ledger_path, "".join(markers))
         return made
 
-    def _write_ledger(self, con: sqlite3.Connection, d: Decision) -> str:
-        """Append decision ``d``'s record to the trail's ledger file (fsync'ed), inside the
-        transaction that inserts it; return the commit marker to append after ``COMMIT``.
+    def open_ledger(self, con: sqlite3.Connection) -> list[str]:
+        """Make the trail's ledger file ready for a write inside ``con``'s transaction, and
+        return the commit markers to append after ``COMMIT``.
 
-        A trail kept before its ledger file existed gets a record of every decision
-        it holds first (it cannot vouch for before). The file is never made afresh for
-        a trail whose file was lost: :class:`ReviewError` names the recovery command.
+        A trail kept before its ledger file existed gets a record of every decision it
+        holds first (committed at once: they are), and accounts kept before they had
+        records a ``baseline`` record (:mod:`audit.review.roster`); neither can vouch for
+        before. The file is never made afresh for a trail whose file was lost:
+        :class:`ReviewError` names the recovery command.
         """
-        from audit.store.ledger import (
-            append_durably,
-            key_from_env,
-            read_tail,
-            record_line,
-            sealed_line,
-        )
+        from audit.review import roster
+        from audit.store.ledger import append_durably, commit_line, key_from_env, record_line
 
         path = self.ledger_path
         key = key_from_env()
         kept = con.execute("SELECT value FROM settings WHERE key = ?", [LEDGER_SETTING]).fetchone()
-        lines: list[str] = []
         if not path.exists():
             if kept is not None:
                 raise ReviewError(
-                    f"the review trail's ledger file {str(path)!r} is missing: no decision is "
+                    f"the review trail's ledger file {str(path)!r} is missing: nothing is "
                     f"recorded until the break is recorded with `{TRAIL_RESTART_COMMAND}`"
                 )
-            prev = ""
+            prev, lines = "", []
             rows = con.execute(f"SELECT {_READ} FROM decisions ORDER BY seq").fetchall()
             for old in (_decision(r) for r in rows):  # a trail that predates its file
                 rec = ledger_record(old, prev)
                 lines.append(record_line(rec, key))
                 prev = rec.hash
+            if rows:
+                lines.append(commit_line(len(rows), prev, key))
+            append_durably(path, "".join(lines))
+        if kept is None:
             con.execute("INSERT INTO settings VALUES (?, ?)", [LEDGER_SETTING, _now()])
+        marker = roster.record_baseline(con, path, key, _now())
+        return [] if marker is None else [marker]
+
+    def _write_ledger(self, con: sqlite3.Connection, d: Decision) -> list[str]:
+        """Append decision ``d``'s record to the trail's ledger file (fsync'ed), inside the
+        transaction that inserts it; return the commit markers to append after ``COMMIT``
+        (:meth:`open_ledger`'s, then the decision's)."""
+        from audit.store.ledger import (
+            append_durably,
+            commit_line,
+            key_from_env,
+            read_tail,
+            record_line,
+        )
+
+        markers = self.open_ledger(con)
+        path = self.ledger_path
+        key = key_from_env()
+        tail = read_tail(path, key)
+        if tail.sealed and key is None:  # an unsealed line after sealed ones is tampering
+            raise ReviewError(
+                f"the review trail's ledger file {str(path)!r} is sealed (HMAC) and "
+                "SHOE_AUDIT_KEY is not set: set the key it was sealed with"
+            )
+        if tail.marker is not None and tail.marker[0] == d.seq - 1:
+            prev = tail.marker[1]
+        elif d.seq - 1 in tail.after:
+            prev = tail.after[d.seq - 1]
+        elif d.seq == 1 and tail.marker is None and not tail.after:
+            prev = ""
         else:
-            tail = read_tail(path, key)
-            if tail.sealed and key is None:  # an unsealed line after sealed ones is tampering
-                raise ReviewError(
-                    f"the review trail's ledger file {str(path)!r} is sealed (HMAC) and "
-                    "SHOE_AUDIT_KEY is not set: set the key it was sealed with"
-                )
-            if tail.marker is not None and tail.marker[0] == d.seq - 1:
-                prev = tail.marker[1]
-            elif d.seq - 1 in tail.after:
-                prev = tail.after[d.seq - 1]
-            elif d.seq == 1 and tail.marker is None and not tail.after:
-                prev = ""
-            else:
-                raise ReviewError(
-                    f"the review trail's ledger file {str(path)!r} does not end at decision "
-                    f"#{d.seq - 1}: no decision is recorded until `shoe-audit verify` is read "
-                    f"and the break recorded with `{TRAIL_RESTART_COMMAND}`"
-                )
-            if kept is None:
-                con.execute("INSERT INTO settings VALUES (?, ?)", [LEDGER_SETTING, _now()])
+            raise ReviewError(
+                f"the review trail's ledger file {str(path)!r} does not end at decision "
+                f"#{d.seq - 1}: no decision is recorded until `shoe-audit verify` is read "
+                f"and the break recorded with `{TRAIL_RESTART_COMMAND}`"
+            )
         rec = ledger_record(d, prev)
-        lines.append(record_line(rec, key))
-        append_durably(path, "".join(lines))
-        return sealed_line({"commit": rec.no, "hash": rec.hash}, key)
+        append_durably(path, record_line(rec, key))
+        return [*markers, commit_line(rec.no, rec.hash, key)]
+
+    def restart_accounts(self, at: str) -> None:
+        """Start the accounts' chain again in a restarted ledger file: a baseline of the
+        accounts as they are (``ledger restart --trail``, a break on the record)."""
+        from audit.review import roster
+        from audit.store.ledger import append_durably, key_from_env
+
+        with self.connect(write=True) as con:
+            marker = roster.restart(con, self.ledger_path, key_from_env(), at)
+        if marker is not None:
+            append_durably(self.ledger_path, marker)
 
     def decisions(self, finding_ids: Iterable[str] | None = None) -> list[Decision]:
         """Every decision (of ``finding_ids`` only, when given), in the order taken."""
@@ -538,7 +580,16 @@ class ReviewTrail:
                         WHERE finding_id IN (SELECT value FROM json_each(?)) ORDER BY seq""",
                     [json.dumps(wanted)],
                 ).fetchall()
-        return [_decision(r) for r in rows]
+            from audit.review import roster
+
+            standing = {a.name: a for a in roster.rows(con)}
+        out = []
+        for d in map(_decision, rows):
+            acct = standing.get(d.account) if d.account is not None else None
+            if d.account is not None and (acct is None or not acct.active_at(d.seq)):
+                d = replace(d, active=False)
+            out.append(d)
+        return out
 
     def history(self, finding_id: str) -> list[Decision]:
         """One finding's decisions, oldest first."""
@@ -584,6 +635,14 @@ class ReviewTrail:
             value = str(make())
             con.execute("INSERT INTO settings VALUES (?, ?)", [key, value])
         return value
+
+
+def _require_active(con: sqlite3.Connection, account: str) -> None:
+    """Refuse a decision under an account that is gone or disabled (a web session signed in
+    before the account was disabled), in the transaction that would record it."""
+    row = con.execute("SELECT disabled_at FROM accounts WHERE name = ?", [account]).fetchone()
+    if row is None or row[0] is not None:
+        raise InputError(f"the account {account!r} is disabled: it can no longer review")
 
 
 def _has_decisions(con: sqlite3.Connection) -> bool:

@@ -29,6 +29,12 @@ The file is written before the transaction commits (and fsync'ed); after the
 ``no`` as committed. Records after the last marker that the database lacks
 are a transaction that did not commit (an interrupted ingest), not tampering;
 committed ones it lacks were removed.
+
+A file may hold parallel chains: a line with a ``chain`` key belongs to that
+chain, numbered, linked and committed on its own (the review trail's file keeps
+its decisions in the main chain and its accounts in ``accounts``,
+:mod:`audit.review.roster`); ``read_file``, ``read_tail`` and ``first_record``
+read one chain at a time.
 """
 
 from __future__ import annotations
@@ -169,11 +175,21 @@ def sealed_line(obj: dict[str, Any], key: bytes | None) -> str:
     return canonical(obj) + "\n"
 
 
-def record_line(r: Record, key: bytes | None) -> str:
-    """The ledger-file line of a record."""
-    return sealed_line(
-        {"no": r.no, "kind": r.kind, "prev": r.prev, "hash": r.hash, "body": r.body}, key
-    )
+def record_line(r: Record, key: bytes | None, chain: str | None = None) -> str:
+    """The ledger-file line of a record (of the parallel chain ``chain`` of the file, when
+    given: :func:`read_file` reads one chain of a file at a time)."""
+    line: dict[str, Any] = {"no": r.no, "kind": r.kind, "prev": r.prev, "hash": r.hash}
+    if chain is not None:
+        line["chain"] = chain
+    return sealed_line({**line, "body": r.body}, key)
+
+
+def commit_line(no: int, h: str, key: bytes | None, chain: str | None = None) -> str:
+    """The commit marker of record ``no`` (of ``chain``) in a ledger file."""
+    marker: dict[str, Any] = {"commit": no, "hash": h}
+    if chain is not None:
+        marker["chain"] = chain
+    return sealed_line(marker, key)
 
 
 def append_durably(path: Path, text: str, *, create: bool = True) -> None:
@@ -220,8 +236,13 @@ class FileChain:
         return self.records[i] if 0 <= i < len(self.records) else None
 
 
-def read_file(path: Path, key: bytes | None) -> FileChain:
+def read_file(path: Path, key: bytes | None, chain: str | None = None) -> FileChain:
     """Read and check the ledger file: links, hashes, commit markers, HMACs (with ``key``).
+
+    ``chain``: the parallel chain to read (lines whose ``chain`` is that name; None: the
+    lines without one, the file's main chain). A file may hold several chains, each
+    numbered, linked and committed on its own (the review trail's decisions and its
+    accounts).
 
     Without ``key`` the seals cannot be checked, but a line without one after sealed
     lines is a problem all the same: the file was sealed, and someone without the key
@@ -240,7 +261,7 @@ def read_file(path: Path, key: bytes | None) -> FileChain:
     except (OSError, UnicodeDecodeError) as exc:
         out.problems.append(f"the ledger file {str(path)!r} cannot be read: {exc}")
         return out
-    chain = out.records
+    recs = out.records
     sealed = False
     # "\n" only: str.splitlines also splits at U+0085, U+2028 and the like, which ids may hold.
     for n, line in enumerate(text.split("\n"), start=1):
@@ -252,7 +273,10 @@ def read_file(path: Path, key: bytes | None) -> FileChain:
             if not isinstance(obj, dict):
                 raise ValueError("not an object")
         except ValueError:
-            out.problems.append(f"{where}: not a ledger line")
+            if chain is None:  # a broken line is named once, by the main chain's reader
+                out.problems.append(f"{where}: not a ledger line")
+            continue
+        if obj.get("chain") != chain:
             continue
         if key is not None:
             mac = obj.pop("hmac", None)
@@ -283,20 +307,20 @@ def read_file(path: Path, key: bytes | None) -> FileChain:
         except (KeyError, TypeError, ValueError):
             out.problems.append(f"{where}: not a ledger record")
             continue
-        if not chain and rec.kind == BREAK and rec.no > 1:
+        if not recs and rec.kind == BREAK and rec.no > 1:
             out.first = rec.no  # a restarted file: the break vouches for what came before
         elif rec.no <= out.last:
             if rec.no <= out.committed:
                 out.problems.append(f"{where}: record {rec.no} written again after its commit")
                 continue
-            del chain[rec.no - out.first :]  # an uncommitted tail, replaced
+            del recs[rec.no - out.first :]  # an uncommitted tail, replaced
         if rec.no != out.last + 1:
             out.problems.append(f"{where}: record {rec.no} follows record {out.last}")
             continue
-        prev = chain[-1].hash if chain else (rec.prev if out.first > 1 else "")
+        prev = recs[-1].hash if recs else (rec.prev if out.first > 1 else "")
         if rec.prev != prev or not rec.intact():
             out.problems.append(f"{where}: record {rec.no} does not follow from the one before")
-        chain.append(rec)
+        recs.append(rec)
     return out
 
 
@@ -396,8 +420,12 @@ class Tail:
     """Whether the file's last line carries an HMAC (None: the file has no line)."""
 
 
-def read_tail(path: Path, key: bytes | None, start: int = 1 << 16) -> Tail:
-    """The last commit marker of the ledger file and what follows it (HMACs checked with ``key``).
+def read_tail(
+    path: Path, key: bytes | None, start: int = 1 << 16, chain: str | None = None
+) -> Tail:
+    """The last commit marker of the ledger file and what follows it (HMACs checked with ``key``),
+    in the parallel chain ``chain`` (None: the main one, :func:`read_file`); ``sealed`` is
+    that of the file's last line, whichever chain it belongs to.
 
     Reads backwards from the end, doubling the span until a marker is found:
     a check costs the same whatever the length of the history.
@@ -431,6 +459,8 @@ def read_tail(path: Path, key: bytes | None, start: int = 1 << 16) -> Tail:
                 mac = obj.pop("hmac", None)
                 if out.sealed is None:
                     out.sealed = mac is not None
+                if obj.get("chain") != chain:
+                    continue
                 if key is not None and (
                     mac is None or not hmac.compare_digest(str(mac), seal(key, canonical(obj)))
                 ):
@@ -447,13 +477,17 @@ def read_tail(path: Path, key: bytes | None, start: int = 1 << 16) -> Tail:
             span *= 2
 
 
-def first_record(path: Path) -> Record | None:
-    """The first record of a ledger file (its first line), unchecked; None when the file
-    is missing, empty, or does not begin with a record."""
+def first_record(path: Path, chain: str | None = None) -> Record | None:
+    """The first record of a ledger file (its first line of ``chain``, :func:`read_file`),
+    unchecked; None when the file is missing, empty, or does not begin with a record."""
     try:
         with path.open("rb") as fh:
-            line = fh.readline()
-        obj = json.loads(line)
+            obj = json.loads(fh.readline())
+            while isinstance(obj, dict) and obj.get("chain") != chain:
+                line = fh.readline()
+                if not line:
+                    return None
+                obj = json.loads(line)
         return Record(
             int(obj["no"]), str(obj["kind"]), canonical(obj["body"]), obj["prev"], obj["hash"]
         )

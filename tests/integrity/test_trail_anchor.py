@@ -24,6 +24,7 @@ from audit.review import ReviewTrail
 from audit.review.trail import GENESIS, rehash
 from audit.simulate import simulate
 from audit.store import open_store
+from tests.accounts import add_accounts
 
 
 def cli(*args: str) -> Any:
@@ -46,6 +47,7 @@ def reviewed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         major = [f for f in store.all_findings() if str(f.severity) == "major"]
     assert len(major) >= 5
     trail = ReviewTrail.beside(db)
+    add_accounts(trail, "ana", "bob", password="long enough password")
     # as `review --by NAME` records them: the account whose password was checked
     for f in major[:3]:
         trail.record(f, "dismiss", note="log error", by="ana", via="cli", account="ana")
@@ -291,6 +293,7 @@ def test_a_decision_appended_unsealed_to_a_sealed_trail_is_caught_without_the_ke
         finding = next(f for f in store.all_findings() if str(f.severity) == "critical")
     monkeypatch.setenv(KEY_ENV, "the casino's key")
     trail = ReviewTrail.beside(tmp_path / "sealed.duckdb")
+    add_accounts(trail, "ana", "bob", password="long enough password")
     trail.record(finding, "dismiss", note="log error", by="ana", via="cli", account="ana")
     assert check_trail(trail).intact
     monkeypatch.delenv(KEY_ENV)
@@ -327,15 +330,14 @@ def test_review_refuses_to_add_to_a_sealed_trail_without_the_key(
     # trail file: every check with the key (and, now, without) then calls it tampering
     # and the trail's dismissals count for nothing. Refused instead, as ingest and run
     # refuse a sealed database ledger without its key.
-    from audit.review.accounts import add_account
     from audit.store.ledger import KEY_ENV
 
     trail = ReviewTrail.beside(db)
-    add_account(trail, "carol", "reviewer", "carol's password")
+    add_accounts(trail, "carol", password="carol's password")
     for p in (trail.path, trail.ledger_path):
         p.unlink()  # a trail sealed from its first decision: start one afresh
     monkeypatch.setenv(KEY_ENV, "the casino's key")
-    add_account(trail, "carol", "reviewer", "carol's password")
+    add_accounts(trail, "carol", password="carol's password")
     with open_store(db, read_only=True) as store:
         ids = [f.id for f in store.all_findings()][:2]
     first = CliRunner().invoke(

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from audit.cli import app
 from audit.review import ReviewTrail, Snapshot
-from audit.review.accounts import add_account
 from audit.store import open_store
+from tests.accounts import add_accounts
 from tests.reports.htmlcheck import Page
 from tests.web.conftest import DAY
 
@@ -57,8 +57,7 @@ def _review(
 
 
 def _reviewers(db: Path, *names: str) -> None:
-    for name in names:
-        add_account(ReviewTrail.beside(db), name, "reviewer", PASSWORD)
+    add_accounts(ReviewTrail.beside(db), *names, password=PASSWORD)
 
 
 def test_typed_names_dismiss_nothing_two_accounts_do(runner: CliRunner, db: Path) -> None:

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from audit.cli import app
 from audit.review import ReviewTrail
-from audit.review.accounts import add_account
+from tests.accounts import add_accounts
 from tests.reports.htmlcheck import Page
 from tests.web.conftest import DAY
 
@@ -36,8 +36,7 @@ PASSWORD = "long enough password"
 @pytest.fixture(autouse=True)
 def reviewers(db: Path) -> None:
     """Reviews are taken by accounts (issue 29): ana and bob, with the same password."""
-    for name in ("ana", "bob"):
-        add_account(ReviewTrail.beside(db), name, "reviewer", PASSWORD)
+    add_accounts(ReviewTrail.beside(db), "ana", "bob", password=PASSWORD)
 
 
 def _review(runner: CliRunner, db: Path, fid: str, *args: str) -> Any:

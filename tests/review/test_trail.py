@@ -12,6 +12,7 @@ from audit.errors import InputError
 from audit.findings import Code, Finding
 from audit.review import ReviewState, ReviewTrail, Verdict, against, review_of, trail_path
 from audit.review.accounts import KDF, SCRYPT_N_ENV, Role, accounts, add_account, check_password
+from tests.accounts import add_accounts
 
 
 def _finding(
@@ -92,11 +93,12 @@ def test_a_review_needs_a_note_and_a_name(trail: ReviewTrail) -> None:
 
 
 def test_dismissing_a_critical_finding_takes_two_different_reviewers(trail: ReviewTrail) -> None:
+    add_accounts(trail, "ana", "bob", password="long enough password")
     f = _finding()  # PAY_WRONG_AMOUNT is critical
     assert f.severity == "critical"
     trail.record(f, Verdict.DISMISS, note="log error", by="ana", via="cli", account="ana")
     assert review_of(trail.history(f.id or "")).state is ReviewState.DISMISSAL_PENDING
-    trail.record(f, Verdict.DISMISS, note="agree", by="ANA", via="web", account="ANA")  # the same
+    trail.record(f, Verdict.DISMISS, note="agree", by="ANA", via="web", account="ana")  # the same
     r = review_of(trail.history(f.id or ""))
     assert r.state is ReviewState.DISMISSAL_PENDING and r.counted
     for typed in ("bob", "mallory"):  # typed names, no account's password: no pair of eyes
@@ -121,6 +123,7 @@ def test_a_confirmation_between_dismissals_restarts_the_four_eyes(trail: ReviewT
 
 
 def test_a_major_finding_is_dismissed_by_one_reviewer(trail: ReviewTrail) -> None:
+    add_accounts(trail, "ana", "bob", password="long enough password")
     f = _finding(Code.PLAY_ILLEGAL_DOUBLE, expected=None, actual=None, impact=None)
     trail.record(f, Verdict.DISMISS, note="the double was on 10", by="ana", via="cli")
     typed = review_of(trail.history(f.id or ""))  # a typed name dismisses nothing, even here
@@ -132,6 +135,7 @@ def test_a_major_finding_is_dismissed_by_one_reviewer(trail: ReviewTrail) -> Non
 
 
 def test_a_rerun_with_other_figures_or_none_is_shown_never_lost(trail: ReviewTrail) -> None:
+    add_accounts(trail, "ana", "bob", password="long enough password")
     f = _finding()
     trail.record(f, Verdict.CONFIRM, note="paid 15", by="ana", via="cli", account="ana")
     r = review_of(trail.history(f.id or ""))
@@ -145,8 +149,8 @@ def test_a_rerun_with_other_figures_or_none_is_shown_never_lost(trail: ReviewTra
 
 
 def test_accounts_keep_a_scrypt_hash_never_the_password(trail: ReviewTrail) -> None:
-    add_account(trail, "ana", Role.REVIEWER, "correct horse battery")
-    assert [(a.name, a.role) for a in accounts(trail)] == [("ana", Role.REVIEWER)]
+    add_account(trail, "ana", Role.MANAGER, "correct horse battery")
+    assert [(a.name, a.role) for a in accounts(trail)] == [("ana", Role.MANAGER)]
     raw = trail.path.read_bytes()
     assert b"correct horse battery" not in raw
     con = sqlite3.connect(trail.path)
@@ -165,12 +169,14 @@ def test_a_hash_keeps_its_cost_and_verifies_under_another_setting(
     """The default cost stands unless the tests' variable names a power of two >= 2; each
     hash is checked under the cost it names, whatever the setting is now."""
     monkeypatch.delenv(SCRYPT_N_ENV)
-    add_account(trail, "ana", Role.REVIEWER, "correct horse battery")
+    add_account(trail, "ana", Role.MANAGER, "correct horse battery")
+    ana = ("ana", "correct horse battery")
     for bad in ("3", "1", "0", "-4", "abc", "2**4", "4.0", str(2**21)):
         monkeypatch.setenv(SCRYPT_N_ENV, bad)
-        add_account(trail, f"x{abs(hash(bad)) % 10**6}", Role.REVIEWER, "correct horse battery")
+        name = f"x{abs(hash(bad)) % 10**6}"
+        add_account(trail, name, Role.REVIEWER, "correct horse battery", manager=ana)
     monkeypatch.setenv(SCRYPT_N_ENV, "4")
-    add_account(trail, "bob", Role.REVIEWER, "correct horse battery")
+    add_account(trail, "bob", Role.REVIEWER, "correct horse battery", manager=ana)
     con = sqlite3.connect(trail.path)
     kdfs = dict(con.execute("SELECT name, kdf FROM accounts").fetchall())
     con.close()
@@ -187,7 +193,7 @@ def test_a_hash_keeps_its_cost_and_verifies_under_another_setting(
 def test_a_stored_hash_naming_an_outlandish_cost_is_refused_not_obeyed(
     trail: ReviewTrail,
 ) -> None:
-    add_account(trail, "ana", Role.REVIEWER, "correct horse battery")
+    add_account(trail, "ana", Role.MANAGER, "correct horse battery")
     con = sqlite3.connect(trail.path)
     con.execute("UPDATE accounts SET kdf = 'scrypt:n=1073741824,r=8,p=1'")
     con.commit()
@@ -201,7 +207,8 @@ def test_accounts_refuse_short_passwords_bad_names_and_doubles(trail: ReviewTrai
     with pytest.raises(InputError, match="account name"):
         add_account(trail, "<b>ana</b>", "reviewer", "long enough password")
     add_account(trail, "ana", "manager", "long enough password")
+    ana = ("ana", "long enough password")
     with pytest.raises(InputError, match="exists"):
-        add_account(trail, "ana", "reviewer", "another long password")
+        add_account(trail, "ana", "reviewer", "another long password", manager=ana)
     with pytest.raises(InputError, match="'ana' exists"):  # one person, one vote
-        add_account(trail, "ANA", "reviewer", "another long password")
+        add_account(trail, "ANA", "reviewer", "another long password", manager=ana)

@@ -18,6 +18,7 @@ from audit.store import open_store
 from audit.web.app import ServeConfig, create_app
 from audit.web.server import check_can_serve
 from audit.web.urls import hand_url, shoe_url
+from tests.accounts import add_accounts
 from tests.reports.htmlcheck import Page
 from tests.reports.nights import HOSTILE, HOSTILE_DEALER
 from tests.web.client import PASSWORD, Client, running
@@ -147,7 +148,7 @@ def test_the_list_filters_by_a_range_of_gaming_days(client: Client) -> None:
 
 def test_a_review_from_the_browser_is_recorded_and_shown(client: Client, db: Path) -> None:
     f = next(f for f in _findings(db) if f.severity == "major" and f.round is not None)
-    add_account(ReviewTrail.beside(db), "ana", "reviewer", PASSWORD)
+    add_accounts(ReviewTrail.beside(db), "ana", password=PASSWORD)
     assert client.sign_in("ana").status == 303
     token = client.csrf(f"/findings/{f.id}")
     r = client.post(
@@ -168,7 +169,7 @@ def test_a_review_from_the_browser_is_recorded_and_shown(client: Client, db: Pat
 
 def test_a_post_without_the_sessions_csrf_token_is_refused(client: Client, db: Path) -> None:
     f = _findings(db)[0]
-    add_account(ReviewTrail.beside(db), "ana", "reviewer", PASSWORD)
+    add_accounts(ReviewTrail.beside(db), "ana", password=PASSWORD)
     assert client.sign_in("ana").status == 303
     client.csrf(f"/findings/{f.id}")
     r = client.post(f"/findings/{f.id}/review", {"verdict": "confirm", "note": "x", "by": "a"})
@@ -184,7 +185,7 @@ def test_a_post_without_the_sessions_csrf_token_is_refused(client: Client, db: P
 
 def test_a_forged_session_cookie_is_a_new_anonymous_session(db: Path) -> None:
     trail = ReviewTrail.beside(db)
-    add_account(trail, "ana", "reviewer", "long enough password")
+    add_accounts(trail, "ana", password="long enough password")
     with running(create_app(ServeConfig(db=db))) as port:
         c = Client(port)
         c.csrf("/login")
@@ -204,7 +205,7 @@ def _signed_in(port: int, name: str = "ana") -> Client:
 
 def test_accounts_sign_in_and_only_then_see_player_ids(db: Path) -> None:
     trail = ReviewTrail.beside(db)
-    add_account(trail, "ana", "reviewer", "long enough password")
+    add_accounts(trail, "ana", password="long enough password")
     with open_store(db, read_only=True) as s:
         (t, sh, rnd, player) = s.con.execute(
             "SELECT w.table_id, w.shoe, w.round, w.player FROM wagers w JOIN rounds r "

@@ -16,9 +16,9 @@ from urllib.parse import quote, unquote
 import pytest
 
 from audit.review import ReviewTrail
-from audit.review.accounts import add_account
 from audit.store import open_store
 from audit.web.app import ServeConfig, create_app
+from tests.accounts import add_accounts
 from tests.web.client import PASSWORD, running
 from tests.web.conftest import DAY
 
@@ -72,8 +72,7 @@ def _sign_in(page: Any, base: str, name: str, back: str) -> None:
 
 
 def _reviewers(db: Path) -> None:
-    for name in ("ana", "bob"):
-        add_account(ReviewTrail.beside(db), name, "reviewer", PASSWORD)
+    add_accounts(ReviewTrail.beside(db), "ana", "bob", password=PASSWORD)
 
 
 def _count(page: Any, selector: str) -> int:

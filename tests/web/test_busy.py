@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from audit.review import ReviewTrail
-from audit.review.accounts import add_account
 from audit.store import open_store
 from audit.web.app import ServeConfig, create_app
+from tests.accounts import add_accounts
 from tests.web.client import PASSWORD, Client, free_port, running
 from tests.web.conftest import DAY
 
@@ -54,7 +54,7 @@ def held_for_writing(db: Path) -> Iterator[None]:
 def test_while_the_database_is_held_pages_show_their_last_data_marked(db: Path) -> None:
     with open_store(db, read_only=True) as s:
         f = next(f for f in s.all_findings() if f.round is not None)
-    add_account(ReviewTrail.beside(db), "ana", "reviewer", PASSWORD)
+    add_accounts(ReviewTrail.beside(db), "ana", password=PASSWORD)
     with running(create_app(ServeConfig(db=db, retry_s=0.3))) as port:
         c = Client(port)
         assert c.sign_in("ana").status == 303

@@ -13,9 +13,9 @@ import pytest
 from starlette.routing import Route
 
 from audit.review import ReviewTrail
-from audit.review.accounts import add_account
 from audit.store import open_store
 from audit.web.app import ServeConfig, create_app
+from tests.accounts import add_accounts
 from tests.web.client import Client, Response, running
 from tests.web.conftest import DAY
 
@@ -46,7 +46,7 @@ def _ok(r: Response, what: str) -> None:
 
 @pytest.fixture
 def app_and_client(db: Path) -> Iterator[tuple[list[Route], Client, Client]]:
-    add_account(ReviewTrail.beside(db), "ana", "reviewer", "long enough password")
+    add_accounts(ReviewTrail.beside(db), "ana", password="long enough password")
     app = create_app(ServeConfig(db=db))
     routes = [r for r in app.routes if isinstance(r, Route)]
     with running(app) as port:

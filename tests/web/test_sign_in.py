@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from audit.review import ReviewTrail
-from audit.review.accounts import add_account
 from audit.store import open_store
 from audit.web import throttle
 from audit.web.app import ServeConfig, create_app
 from audit.web.throttle import Attempt, SignInThrottle
+from tests.accounts import add_accounts
 from tests.web.client import PASSWORD, Client, Response, running
 
 WRONG = "not the password"
@@ -22,8 +22,7 @@ WRONG = "not the password"
 
 @pytest.fixture
 def port(db: Path) -> Iterator[int]:
-    for name in ("ana", "bob"):
-        add_account(ReviewTrail.beside(db), name, "reviewer", PASSWORD)
+    add_accounts(ReviewTrail.beside(db), "ana", "bob", password=PASSWORD)
     with running(create_app(ServeConfig(db=db))) as p:
         yield p
 
