@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from audit.errors import ProfileError
-from audit.profiles import load_registry
+from audit.profiles import load_profile_file, load_registry
 from audit.profiles.registry import PACKAGED_DIR
 
 
@@ -43,4 +43,7 @@ def test_a_house_edge_that_is_not_a_number_is_refused(tmp_path: Path) -> None:
     text = (PACKAGED_DIR / "it-casino-6d.toml").read_text(encoding="utf-8")
     (tmp_path / "bad.toml").write_text(text.replace('value = "0.0144"', 'value = "lots"'))
     with pytest.raises(ProfileError, match="house_edge"):
-        load_registry(tmp_path)
+        load_profile_file(tmp_path / "bad.toml")
+    # in a folder, the bad file is named and the packaged profiles still load (issue 30)
+    registry = load_registry(tmp_path)
+    assert any("bad.toml" in p and "house_edge" in p for p in registry.problems)

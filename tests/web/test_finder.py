@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from audit.review import ReviewTrail
-from audit.review.accounts import add_account
 from audit.web.app import ServeConfig, create_app
+from tests.accounts import add_accounts
 from tests.cli.helpers import cli
 from tests.cli.rounds_log import DST_NIGHT, EVENING, night_events, write_night
 from tests.web.client import Client, running
@@ -82,7 +82,7 @@ def night(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = folder / "audit.duckdb"
     assert cli("ingest", "--db", str(db), str(folder / "logs")).exit_code == 0
     assert cli("run", "--db", str(db)).exit_code == 0
-    add_account(ReviewTrail.beside(db), "ana", "reviewer", "long enough password")
+    add_accounts(ReviewTrail.beside(db), "ana", password="long enough password")
     return db
 
 
