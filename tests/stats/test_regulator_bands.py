@@ -13,7 +13,7 @@ import pytest
 
 from audit.reports.statistics import statistics_section
 from audit.reports.templating import render
-from audit.stats.house import HOUSE_RESULT, KANSAS_POINTS, Z95, house_tests, kansas_needed
+from audit.stats.house import HOUSE_RESULT, KANSAS_POINTS, Z95, kansas_needed
 from audit.stats.rows import StatRow
 from audit.stats.suite import StatsResult, run_stats
 from tests.reports.htmlcheck import Page
