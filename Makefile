@@ -27,8 +27,15 @@ setup: $(VENV)/.installed
 engine: setup
 	$(PY) -m pip install -q --no-deps -e .
 
+# The demo database is rebuilt from scratch each time, with everything that lives
+# beside it (its ledger and retired ledgers, the review trail, the intent file):
+# removing the database alone left its ledger, which the next run retired.
+NIGHTLY_FILES = $(NIGHTLY_DB) $(NIGHTLY_DB).wal $(NIGHTLY_DB).writing $(NIGHTLY_DB).ledger \
+	$(NIGHTLY_DB).ledger.retired-* $(NIGHTLY_DB).retired-* \
+	$(basename $(NIGHTLY_DB)).reviews.sqlite* $(basename $(NIGHTLY_DB)).reviews.ledger*
+
 nightly: setup
-	rm -f $(NIGHTLY_DB)
+	rm -f $(NIGHTLY_FILES)
 	$(BIN)/shoe-audit nightly sample_logs --db $(NIGHTLY_DB) --out $(NIGHTLY_OUT)
 
 lint: setup
@@ -55,6 +62,10 @@ conformance: setup
 test-browser: setup
 	$(BIN)/pytest -n 2 -q -m browser
 
+# clean removes what these targets made (the nightly database with its ledger, review
+# trail and intent file; the report; audit-export/), never the ledger of a database it
+# keeps: a ledger gone from beside its database reads as tampering.
 clean:
-	rm -rf $(VENV) $(NIGHTLY_OUT) $(NIGHTLY_DB) .mypy_cache .ruff_cache .pytest_cache test-artifacts
+	rm -rf $(VENV) $(NIGHTLY_OUT) $(NIGHTLY_FILES) .mypy_cache .ruff_cache .pytest_cache test-artifacts
+	rm -rf audit-export
 	rm -rf build audit/engine/*.so audit/engine/mypyc-sources.sha256 *__mypyc*.so

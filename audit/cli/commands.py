@@ -36,6 +36,7 @@ from audit.cli.rounds import AtOption
 from audit.cli.scale import ClusterOption, SourceOption, executor_for
 from audit.errors import AuditError, InputError, UsageError
 from audit.findings import Code, Severity
+from audit.wording import counted
 
 if TYPE_CHECKING:
     from audit.batch import RunSummary
@@ -174,10 +175,12 @@ def validate_cmd(paths: PathsArg, json: JsonOption = False) -> None:
         for line in report.warnings:
             note(f"warning: {line}")
         verdict = "ok" if report.ok else "INVALID"
-        note(
-            f"{verdict}: {len(report.files)} files, {report.lines:,} lines, "
-            f"{report.events:,} valid events, {len(report.invalid):,} invalid lines, "
-            f"{len(report.warnings):,} warnings"
+        # The verdict is the command's answer: stdout, like verify's (warnings on stderr).
+        say(
+            f"{verdict}: {counted(len(report.files), 'file')}, {counted(report.lines, 'line')}, "
+            f"{counted(report.events, 'valid event')}, "
+            f"{counted(len(report.invalid), 'invalid line')}, "
+            f"{counted(len(report.warnings), 'warning')}"
         )
     if not report.ok:
         raise typer.Exit(1)
@@ -363,7 +366,8 @@ def not_done_text(not_done: Sequence[ShoeKey], selected: int) -> str:
     shown = ", ".join(f"{k.table}/{k.shoe}" for k in not_done[:5])
     more = f" and {len(not_done) - 5:,} more" if len(not_done) > 5 else ""
     return (
-        f"{len(not_done):,} of {selected:,} shoes were not re-audited and keep their earlier "
+        f"{len(not_done):,} of {counted(selected, 'shoe')} "
+        f"{'was' if len(not_done) == 1 else 'were'} not re-audited and keep their earlier "
         f"results, if any ({shown}{more}): run again to finish"
     )
 
@@ -418,8 +422,9 @@ def _run(
     if not quiet:
         rate = summary.rounds / summary.seconds if summary.seconds else 0.0
         say(
-            f"audited {summary.shoes:,} shoes, {summary.rounds:,} rounds in "
-            f"{summary.seconds:.1f} s ({rate:,.0f} rounds/s): {summary.findings:,} findings"
+            f"audited {counted(summary.shoes, 'shoe')}, {counted(summary.rounds, 'round')} in "
+            f"{summary.seconds:.1f} s ({rate:,.0f} rounds/s): "
+            f"{counted(summary.findings, 'finding')}"
         )
         for code, n in summary.by_code.items():
             say(f"  {code:<32} {n:>7,}")

@@ -16,7 +16,9 @@ the one :data:`audit.cli.app.app` with ``@app.command(...)``.
 from __future__ import annotations
 
 import sys
+import typing
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
@@ -81,8 +83,41 @@ def usage_message(exc: typer.TyperException) -> str:
     return message
 
 
+COMMAND_ORDER: tuple[str, ...] = (
+    "ingest",
+    "run",
+    "findings",
+    "rounds",
+    "hand",
+    "report",
+    "nightly",
+    "review",
+    "status",
+    "validate",
+    "verify",
+    "serve",
+    "users",
+    "stats",
+    "theory",
+    "profiles",
+    "simulate",
+    "export",
+    "schema",
+    "ledger",
+)
+"""The order ``--help`` lists commands in: as a user meets them, from reading the logs
+in to disputing a hand and signing off its review, then the tools around them. A
+command not named here follows, in the order it was registered."""
+
+
 class AuditGroup(TyperGroup):
     """The top-level command: resets :class:`State`, lifts global flags, owns the exit code."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        """The commands in :data:`COMMAND_ORDER` (then any other, as registered)."""
+        names = list(self.commands)
+        rank = {name: i for i, name in enumerate(COMMAND_ORDER)}
+        return sorted(names, key=lambda n: (rank.get(n, len(rank)), names.index(n)))
 
     def main(  # type: ignore[override]
         self,
@@ -186,14 +221,35 @@ def argument_metavar(param: Any) -> str:
     return name
 
 
+OPTION_METAVARS: dict[str, str] = {
+    "--date": "YYYY-MM-DD",
+    "--from": "YYYY-MM-DD",
+    "--to": "YYYY-MM-DD",
+    "--host": "HOST",
+    "--port": "PORT",
+    "--templates": "DIR",
+}
+"""What the value of these options looks like, whichever command declares them."""
+
+TYPE_METAVARS: dict[type, str] = {int: "N", float: "NUMBER", Path: "PATH"}
+"""Otherwise by the value's declared type; any other value is ``TEXT``."""
+
+
 def option_metavar(param: Any) -> str:
-    """What an option's value looks like: its metavar, or its choices ``table|jsonl|csv``."""
+    """What an option's value looks like: its metavar, its choices ``table|jsonl|csv``,
+    the shape its name implies (``--date YYYY-MM-DD``, ``--port PORT``), or its type's
+    (``N``, ``NUMBER``, ``PATH``, ``TEXT``); never click's ``VALUE``."""
     if param.metavar:
         return str(param.metavar)
     choices = getattr(getattr(param, "type_descriptor", None), "choices", None)
     if choices:
         return "|".join(str(getattr(c, "value", c)) for c in choices)
-    return "VALUE"
+    for opt in param.opts:
+        if opt in OPTION_METAVARS:
+            return OPTION_METAVARS[opt]
+    kind = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    kind = (typing.get_args(kind) or (kind,))[0]  # list[int] (repeatable): int
+    return TYPE_METAVARS.get(kind, "TEXT") if isinstance(kind, type) else "TEXT"
 
 
 def option_record(param: Any) -> tuple[str, str]:
@@ -203,6 +259,8 @@ def option_record(param: Any) -> tuple[str, str]:
     if not flag:
         names += " " + option_metavar(param)
     extra = []
+    if param.required:
+        extra.append("required")
     if getattr(param, "multiple", False):
         extra.append("repeatable")
     default = param.default

@@ -31,9 +31,25 @@ def review_cmd(
     needs_video: Annotated[
         bool, typer.Option("--needs-video", help="Cannot tell without the video.")
     ] = False,
-    note: Annotated[str, typer.Option("--note", help="Why (kept with the decision).")] = "",
+    # Required, but checked in the body so that a missing verdict is named first; the
+    # help says so ("[required]") and shows no empty default.
+    note: Annotated[
+        str,
+        typer.Option(
+            "--note",
+            metavar="TEXT",
+            show_default=False,
+            help="Why (kept with the decision).  [required]",
+        ),
+    ] = "",
     by: Annotated[
-        str, typer.Option("--by", help="Your account (`users add`); its password is asked for.")
+        str,
+        typer.Option(
+            "--by",
+            metavar="ACCOUNT",
+            show_default=False,
+            help="Your account (`users add`); its password is asked for.  [required]",
+        ),
     ] = "",
     password_stdin: Annotated[
         bool,

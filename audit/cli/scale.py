@@ -18,6 +18,7 @@ import typer
 from audit.cli.app import app
 from audit.cli.common import DEFAULT_DB_PATH, DbOption, boundary, open_db
 from audit.cli.output import say
+from audit.wording import counted
 
 if TYPE_CHECKING:
     from audit.batch.runner import BatchExecutor
@@ -99,6 +100,7 @@ def export_cmd(
         s = export_parquet(store, parquet, full=full)
     say(
         f"exported {s.partitions:,} partitions ({s.written:,} written, {s.unchanged:,} unchanged, "
-        f"{s.removed:,} removed; {s.events:,} events written) in {s.files:,} files, "
+        f"{s.removed:,} removed; {counted(s.events, 'event')} written) in "
+        f"{counted(s.files, 'file')}, "
         f"{s.bytes / 1e6:,.1f} MB: {s.out}"
     )

@@ -10,7 +10,8 @@ import typer
 
 from audit.cli.app import app
 from audit.cli.common import DEFAULT_DB_PATH, DbOption, boundary, open_db
-from audit.cli.output import note, safe_line
+from audit.cli.output import note, safe_line, say
+from audit.wording import counted
 
 EXIT_DIFFERENCE = 4
 """cli.md: ``verify`` exits 4 when a difference is found."""
@@ -74,11 +75,12 @@ def verify_cmd(
     if result.trail is not None:
         head += f"; review trail {result.trail}"
     if result.reports:
-        head += f"; {result.reports:,} archived report(s) checked"
-    verdict = "intact" if result.intact else f"{len(result.differences):,} differences"
-    note(
-        f"{verdict}: {result.records:,} ledger records, {result.events:,} events, "
-        f"{len(result.files):,} files compared{head}"
+        head += f"; {counted(result.reports, 'archived report')} checked"
+    verdict = "intact" if result.intact else counted(len(result.differences), "difference")
+    # The verdict is the command's answer: stdout, like validate's (notes stay on stderr).
+    say(
+        f"{verdict}: {counted(result.records, 'ledger record')}, "
+        f"{counted(result.events, 'event')}, {counted(len(result.files), 'file')} compared{head}"
     )
     if not result.intact:
         raise typer.Exit(EXIT_DIFFERENCE)

@@ -30,6 +30,7 @@ from audit.store.evidence import (
     ingest_differences,
 )
 from audit.store.ledger import Record, db_chain, key_from_env, ledger_path, read_tail
+from audit.wording import counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +197,7 @@ def check_shoes(
             out.append(
                 Difference(
                     "events",
-                    f"{n} events no ingest added (ingest_id {ingest}): {_list(ids)}",
+                    f"{counted(n, 'event')} no ingest added (ingest_id {ingest}): {_list(ids)}",
                     table,
                     shoe,
                     events=tuple(ids[:20]),
@@ -207,7 +208,7 @@ def check_shoes(
             out.append(
                 Difference(
                     "events",
-                    f"{abs((rn or 0) - n)} events {what} after ingest {ingest} "
+                    f"{counted(abs((rn or 0) - n), 'event')} {what} after ingest {ingest} "
                     f"({rn} recorded, {n} stored)",
                     table,
                     shoe,

@@ -55,6 +55,7 @@ from audit.store.file_lines import (
     stored_raw,
 )
 from audit.store.ledger import Record
+from audit.wording import counted
 
 if TYPE_CHECKING:
     from audit.integrity.verify import Verification
@@ -551,7 +552,7 @@ def _by_ids(store: Store, text: _FileText, rows: _Rows, out: Verification) -> No
         ids = ", ".join(missing[:NAMED_IDS])
         rest = f" and {len(missing) - NAMED_IDS:,} more" if len(missing) > NAMED_IDS else ""
         out.not_ingested.append(
-            f"{path}: {len(missing):,} of its {events.num_rows:,} events not ingested "
+            f"{path}: {len(missing):,} of its {counted(events.num_rows, 'event')} not ingested "
             f"(ids {ids}{rest})"
         )
 

@@ -57,6 +57,7 @@ from audit.store.ledger import (
     ledger_path,
     read_file,
 )
+from audit.wording import counted
 
 
 @dataclass(slots=True)
@@ -246,7 +247,11 @@ def _events(store: Store, anchor: list[Record], out: Verification) -> None:
             if have is None:
                 out.differences.append(
                     Difference(
-                        "events", f"all {n} events added by {where} were removed", table, shoe
+                        "events",
+                        f"{'the' if n == 1 else 'all'} {counted(n, 'event')} added by {where} "
+                        f"{'was' if n == 1 else 'were'} removed",
+                        table,
+                        shoe,
                     )
                 )
                 continue
@@ -256,7 +261,7 @@ def _events(store: Store, anchor: list[Record], out: Verification) -> None:
                 out.differences.append(
                     Difference(
                         "events",
-                        f"{abs(n - hn)} events {what} among those added by {where} "
+                        f"{counted(abs(n - hn), 'event')} {what} among those added by {where} "
                         f"({n} recorded, {hn} stored)",
                         table,
                         shoe,
@@ -281,7 +286,8 @@ def _events(store: Store, anchor: list[Record], out: Verification) -> None:
             out.differences.append(
                 Difference(
                     "events",
-                    f"{n} events no ingest added (ingest_id {ingest}): ids {', '.join(ids[:20])}"
+                    f"{counted(n, 'event')} no ingest added (ingest_id {ingest}): "
+                    f"ids {', '.join(ids[:20])}"
                     + (f" and {len(ids) - 20} more" if len(ids) > 20 else ""),
                     table,
                     shoe,

@@ -47,7 +47,7 @@ def card_view(code: str, face_up: bool = True) -> CardView:
     return CardView(
         code=code,
         rank=rank,
-        rank_label="10" if rank == "T" else rank,
+        rank_label=rank,  # "T", as the log, the engine's sentences and the findings spell it
         suit=suit,
         symbol=SUIT_SYMBOL.get(suit, "?"),
         red=suit in ("H", "D"),

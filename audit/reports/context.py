@@ -55,7 +55,8 @@ class CardView:
     Attributes:
         code: the card as TEL/1 stores it (``"AS"``, ``"TD"``).
         rank: the rank letter (``A 2-9 T J Q K``).
-        rank_label: the rank as printed on a card face (``"10"`` for ``T``).
+        rank_label: the rank as the card picture shows it: ``T`` for ten, as every sentence
+            beside it (the engine's, the findings') spells it (issue 30, point 9).
         suit: the suit letter (``S H D C``).
         symbol: the suit symbol (``♠ ♥ ♦ ♣``).
         red: true for hearts and diamonds (drawn red).

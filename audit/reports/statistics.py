@@ -5,7 +5,8 @@ immutable context that ``_partials/statistics.html.j2`` renders: each flag in
 one sentence with its numbers; the dealer's bust rate by up card against the
 exact expectation with its 95% band; the house result per table and per
 dealer inside its band, with what Maryland (COMAR 36.05.03.25: outside the 95%
-band) and Kansas (K.A.R. 112-108-51: over 3 points) would mark; the ranks of
+band) and Kansas (K.A.R. 112-108-51: over 3 points) would mark, as reference
+bands, each only on the sample it needs (else "too few rounds to judge"); the ranks of
 the cards seen against a full shoe. Chart geometry is given in percent of the
 plot (0-100), so templates only place it. Nothing is recomputed from rounds:
 every figure comes from the rows the tests wrote.
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 
 from audit.stats import RANKS, StatRow
 from audit.stats.cards import SHARE
-from audit.stats.house import KANSAS_POINTS, Z95
+from audit.stats.house import KANSAS_POINTS, KANSAS_RULE, MARYLAND_RULE, REFERENCE, Z95, too_few
 from audit.stats.suite import StatsResult
 
 __all__ = [
@@ -69,7 +70,12 @@ class Bar:
 
 @dataclass(frozen=True, slots=True)
 class HoldRow:
-    """One table's (or dealer's) hold inside, or outside, its 95% band."""
+    """One table's (or dealer's) hold inside, or outside, its 95% band.
+
+    ``maryland``/``kansas``: the band marks it (only ever on the sample the band needs,
+    ``maryland_needed``/``kansas_needed`` rounds); ``maryland_says``/``kansas_says`` the
+    cell's words: the mark, ``–``, or "too few rounds to judge (N of the M needed)".
+    """
 
     scope: str
     subject: str
@@ -79,6 +85,10 @@ class HoldRow:
     band: str
     maryland: bool
     kansas: bool
+    maryland_needed: int
+    kansas_needed: int
+    maryland_says: str
+    kansas_says: str
     flag: bool
     x_hold: float
     x_edge: float
@@ -101,7 +111,10 @@ class StatisticsSection:
         holds_by_table, holds_by_dealer: the house result per subject, with
             ``hold_axis`` the half-width of the x axis around zero (percentage points).
         regulator_marks: the house-result rows (tables and gaming days) that Maryland
-            or Kansas would mark, whether or not the corrected test flags them.
+            or Kansas would mark, whether or not the corrected test flags them (a band
+            marks only a row with the rounds it needs).
+        maryland_rule, kansas_rule, reference: how the marks name their rules (US state
+            rules shown as reference bands, not the casino's jurisdiction).
         ranks: the cards seen over the period against a full shoe, with ``rank_axis``.
         note: why a part is empty, or None.
     """
@@ -123,6 +136,9 @@ class StatisticsSection:
     ranks: tuple[Bar, ...]
     rank_axis: int
     note: str | None = None
+    maryland_rule: str = MARYLAND_RULE
+    kansas_rule: str = KANSAS_RULE
+    reference: str = REFERENCE
 
 
 def mask_id(player: str) -> str:
@@ -270,6 +286,8 @@ def _hold(r: StatRow, half: float) -> HoldRow:
     def x(v: float) -> float:
         return _scale(v + half, 2 * half)
 
+    md_needed, ks_needed = int(d["maryland_needed"]), int(d["kansas_needed"])
+    maryland, kansas = bool(d["maryland"]), bool(d["kansas"])
     return HoldRow(
         scope=r.scope,
         subject=r.subject,
@@ -277,8 +295,20 @@ def _hold(r: StatRow, half: float) -> HoldRow:
         hold=_pct(d["hold"], 2),
         edge=_pct(d["edge"], 2),
         band=f"{_pct(low, 2)} to {_pct(high, 2)}",
-        maryland=bool(d["maryland"]),
-        kansas=bool(d["kansas"]),
+        maryland=maryland,
+        kansas=kansas,
+        maryland_needed=md_needed,
+        kansas_needed=ks_needed,
+        maryland_says=(
+            too_few(r.n, md_needed)
+            if r.n < md_needed
+            else ("outside the band" if maryland else "–")
+        ),
+        kansas_says=(
+            too_few(r.n, ks_needed)
+            if r.n < ks_needed
+            else (f"{100 * abs(d['hold'] - d['edge']):.1f} points off: over 3" if kansas else "–")
+        ),
         flag=r.flag,
         x_hold=x(d["hold"]),
         x_edge=x(d["edge"]),

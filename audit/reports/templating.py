@@ -40,6 +40,7 @@ import jinja2
 from markupsafe import Markup
 
 from audit.reports import cards as card_art
+from audit.wording import counted
 
 Format = Literal["html", "md", "text"]
 
@@ -240,7 +241,7 @@ def _common_filters() -> dict[str, Callable[..., Any]]:
         return "+" + value
 
     def plural(n: int, word: str, many: str | None = None) -> str:
-        return f"{n} {word if n == 1 else (many or word + 's')}"
+        return counted(n, word, many)
 
     def thousands(n: int) -> str:
         return f"{n:,}"

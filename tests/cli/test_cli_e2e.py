@@ -68,7 +68,7 @@ def test_rerun_is_idempotent(runner: CliRunner, db: Path, logs: Path) -> None:
     code, out = invoke(runner, "run", "--db", str(db), "--workers", "1")
     assert "audited 0 shoes" in out
     code, out = invoke(runner, "run", "--db", str(db), "--workers", "1", "--all")
-    assert "audited 1 shoes" in out
+    assert "audited 1 shoe," in out
     _, out = invoke(runner, "findings", "--db", str(db), "--format", "jsonl")
     assert len(out.splitlines()) == 1
 

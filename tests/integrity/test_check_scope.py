@@ -121,9 +121,9 @@ def test_each_way_a_shoes_events_can_differ_from_their_ingest_is_named_in_order(
     assert [(d.table, d.message.split(": ")[0]) for d in found] == [
         (t0, f"typed columns of events of ingest {i0} changed since it "
              "(run `shoe-audit verify` to name them)"),
-        (t1, f"1 events removed after ingest {i1} ({n1} recorded, {n1 - 1} stored)"),
-        (t2, "1 events no ingest added (ingest_id None)"),  # no ingest sorts first
-        (t2, f"1 events inserted after ingest {i2} ({n2} recorded, {n2 + 1} stored)"),
+        (t1, f"1 event removed after ingest {i1} ({n1} recorded, {n1 - 1} stored)"),
+        (t2, "1 event no ingest added (ingest_id None)"),  # no ingest sorts first
+        (t2, f"1 event inserted after ingest {i2} ({n2} recorded, {n2 + 1} stored)"),
         (t3, f"all {n3} events ingest {i3} added were removed"),
     ]  # fmt: skip
     assert len(found[2].events) == 1 and "-forged-" in found[2].events[0]

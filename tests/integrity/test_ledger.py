@@ -264,7 +264,7 @@ def test_an_inserted_event(db: Path, night: Path) -> None:
     )
     assert cli("run", "--db", str(db), "--all", "--workers", "1").exit_code == 0
     tampered = cli("findings", "--db", str(db), "--code", "LOG_TAMPERED").output
-    assert "1 events inserted" in tampered
+    assert "1 event inserted" in tampered
     code, lines = verify(db, night)
     assert code == 4
     assert any(f"id {eid}-forged" in x and "(inserted)" in x for x in lines), lines
@@ -287,7 +287,7 @@ def test_a_deleted_event(db: Path, night: Path) -> None:
     eid, _, _ = a_settle(db)
     sql(db, "DELETE FROM events WHERE id = ?", [eid])
     assert cli("run", "--db", str(db), "--all", "--workers", "1").exit_code == 0
-    assert "1 events removed" in cli("findings", "--db", str(db), "--code", "LOG_TAMPERED").output
+    assert "1 event removed" in cli("findings", "--db", str(db), "--code", "LOG_TAMPERED").output
     code, lines = verify(db, night)
     assert code == 4
     assert any(f"event id {eid} is not in the database (removed after ingest)" in x for x in lines)

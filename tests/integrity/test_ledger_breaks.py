@@ -59,9 +59,11 @@ def ledger_file(db: Path) -> Path:
 
 
 def verify(db: Path, *args: str) -> tuple[int, list[str], str]:
+    """(exit code, LOG_TAMPERED lines, the verdict line on stdout and the notes on stderr)."""
     r = cli("verify", "--db", str(db), *args)
     lines = [x for x in r.stdout.splitlines() if x.startswith("LOG_TAMPERED")]
-    return r.exit_code, lines, r.stderr
+    verdict = [x for x in r.stdout.splitlines() if not x.startswith("LOG_TAMPERED")]
+    return r.exit_code, lines, "\n".join([*verdict, r.stderr])
 
 
 def cut_back(db: Path, keep: int) -> None:
@@ -133,7 +135,7 @@ def test_verify_report_checks_the_reports_own_files_and_is_repeatable(
         f"LOG_TAMPERED report: report {str(second)!r}: index.html changed since the report "
         "was written"
     ]
-    assert "2 archived report(s) checked" in stderr
+    assert "2 archived reports checked" in stderr
 
 
 def test_a_sealed_reports_hmac_is_checked_with_the_key(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,10 +26,16 @@ LINE_101 = "T01-20261128-101"
 """The event on line 101 of the sample night's T01.jsonl (a settle of -50)."""
 
 
+VERDICT = re.compile(r"^(intact|[\d,]+ differences?): ")
+
+
 def verify(db: Path, *paths: Path) -> tuple[int, list[str], list[str], str]:
-    """(exit code, LOG_TAMPERED lines, other stdout lines, stderr) of ``verify``."""
+    """(exit code, LOG_TAMPERED lines, other stdout lines, stderr) of ``verify``; the
+    verdict line, last on stdout, is not among the other lines."""
     result = cli("verify", "--db", str(db), *map(str, paths))
     out = result.stdout.splitlines()
+    assert out and VERDICT.match(out[-1]), out  # the verdict: last, on stdout
+    out = out[:-1]
     tampered = [x for x in out if x.startswith("LOG_TAMPERED ")]
     return result.exit_code, tampered, [x for x in out if x not in tampered], result.stderr
 

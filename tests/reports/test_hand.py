@@ -166,3 +166,29 @@ def test_render_twice_is_byte_identical() -> None:
     ctx = build_hand_context(example_replay(), 1, events=example_events())
     for fmt in ("text", "html", "json"):
         assert render_hand_context(ctx, fmt) == render_hand_context(ctx, fmt)  # type: ignore[arg-type]
+
+
+def test_html_leads_with_the_verdict_then_the_story() -> None:
+    """Issue 30, point 4: in the page's order, the verdict box (findings with rule and
+    impact, the wagers, the cards) comes before the steps and the shoe's opening, and
+    the full findings (rule quoted, evidence) after them; nothing is dropped."""
+    out = render_hand(example_replay(), 1, "html", events=example_events())
+    page = Page(out)
+    ids = [str(a["id"]) for _, a in page.tags if a.get("id")]
+    order = [
+        "verdict-summary",
+        "verdict",
+        "findings",
+        "wager-table",
+        "hand-table",
+        "step-table",
+        "story",
+        "finding-detail",
+    ]
+    assert [i for i in ids if i in order] == order
+    summary = out[out.index('id="verdict-summary"') : out.index('id="step-table"')]
+    assert "PAY_WRONG_OUTCOME" in summary and "<code>win_pays</code>" in summary
+    assert "+125" in summary  # the impact, on the first screen
+    assert page.body_rows("wager-table") and page.body_rows("hand-table")
+    assert "f-PAY_WRONG_OUTCOME" in ids  # the detail the summary links to
+    assert "Engine" in out[out.index('id="story"') :]  # the profile and engine kept
