@@ -67,7 +67,8 @@ def test_review_note_is_shown_as_required() -> None:
 
 def test_commands_are_listed_in_the_order_a_user_meets_them() -> None:
     names = _commands()
-    assert names[:6] == ["ingest", "run", "findings", "hand", "report", "nightly"]
+    # `rounds` finds the round `hand` replays: it sits between findings and hand
+    assert names[:7] == ["ingest", "run", "findings", "rounds", "hand", "report", "nightly"]
     assert names.index("review") < names.index("stats") < names.index("schema")
 
 
