@@ -484,6 +484,16 @@ def _check_codes(codes: list[str]) -> None:
             raise UsageError(f"unknown finding code {c!r}{hint} (see `shoe-audit findings --help`)")
 
 
+class ReviewFilter(StrEnum):
+    """``findings --review``: where a finding's review stands."""
+
+    open = "open"
+    confirmed = "confirmed"
+    dismissed = "dismissed"
+    dismissal_pending = "dismissal-pending"
+    needs_video = "needs-video"
+
+
 @app.command("findings")
 @boundary
 def findings_cmd(
@@ -505,13 +515,37 @@ def findings_cmd(
         Severity | None, typer.Option("--min-severity", help="This severity or worse.")
     ] = None,
     table: Annotated[
-        str | None, typer.Option("--table", metavar="TABLE", help="Only this table, e.g. T01.")
+        str | None,
+        typer.Option("--table", metavar="TABLE", help="Only this table, e.g. T01 (or t01)."),
     ] = None,
     shoe: Annotated[
         str | None,
         typer.Option("--shoe", metavar="SHOE", help="Only this shoe, e.g. T01-20261128-01."),
     ] = None,
     date: DateOption = None,
+    from_: Annotated[
+        dt.date | None, gaming_day_option("--from", "First gaming day of a range (with --to).")
+    ] = None,
+    to: Annotated[
+        dt.date | None, gaming_day_option("--to", "Last gaming day of a range (with --from).")
+    ] = None,
+    dealer: Annotated[
+        str | None,
+        typer.Option("--dealer", metavar="DEALER", help="Only the rounds this dealer dealt."),
+    ] = None,
+    player: Annotated[
+        str | None,
+        typer.Option(
+            "--player", metavar="PLAYER", help="Only the boxes this player bet on (full id)."
+        ),
+    ] = None,
+    review: Annotated[
+        list[ReviewFilter] | None,
+        typer.Option("--review", help="Only findings whose review stands so (open: none)."),
+    ] = None,
+    show_players: Annotated[
+        bool, typer.Option("--show-players", help="Show player ids (masked by default).")
+    ] = False,
     raw: Annotated[
         bool,
         typer.Option(
@@ -525,40 +559,72 @@ def findings_cmd(
     The findings of ingest (LOG_*) and of the replay, in one list. In csv, a
     cell that is not a plain number and starts with =, +, -, @, a tab or a
     carriage return gets a leading ' so that no spreadsheet runs it (--raw
-    keeps cells unchanged, for pipelines).
+    keeps cells unchanged, for pipelines). A player's id (a home-game banker's
+    too, in the dealer column) is masked unless --show-players; --player takes
+    the full id. The table shows the first 8 characters of each id, which
+    `shoe-audit review` accepts.
 
     \b
     Examples:
       shoe-audit findings --min-severity major
       shoe-audit findings --date 2026-11-28 --format csv > findings.csv
       shoe-audit findings --code PAY_WRONG_AMOUNT --table T01 --format jsonl
+      shoe-audit findings --from 2026-11-01 --to 2026-11-30 --dealer D180 --review open
     """
-    from audit.cli.output import write_findings
+    from audit.batch.nightly import day_range
+    from audit.cli.output import ListedFinding, write_findings
     from audit.integrity.trail import store_trail_check, trail_findings
+    from audit.reports.hand import mask_player
+    from audit.store.lookup import players_among, resolve_table
 
     _check_codes(code or [])
+    days = day_range(date, from_, to)
     with open_db(db, read_only=True) as store:
-        found = store.all_findings(
+        if table is not None:
+            table = resolve_table(store, table)
+        found = store.findings_with_facts(
             codes=code or None,
             severities=severity or None,
             min_severity=min_severity,
             table=table,
             shoe=shoe,
-            gaming_day=date,
+            gaming_days=(days[0], days[-1]) if days else None,
+            dealer=dealer,
+            player=player,
         )
         trail = store_trail_check(store)  # issue 29: the trail, live (not stored)
-    if table is None and shoe is None and date is None:  # ledger-wide, as the stored ones
-        found = [
-            *trail_findings(
-                trail,
-                codes=code or None,
-                severities=[str(s) for s in severity] if severity else None,
-                min_rank=min_severity.rank if min_severity else 0,
+        hidden = set() if show_players else players_among(store, (x.dealer for _, x in found))
+    listed = [
+        ListedFinding(
+            f, x.gaming_day, mask_player(x.dealer) if x.dealer in hidden else x.dealer, x.opened
+        )
+        for f, x in found
+    ]
+    narrowed = (table, shoe, days, dealer, player) != (None, None, None, None, None)
+    if not narrowed:  # ledger-wide, as the stored ones
+        listed = [
+            *(
+                ListedFinding(f, None, None, None)
+                for f in trail_findings(
+                    trail,
+                    codes=code or None,
+                    severities=[str(s) for s in severity] if severity else None,
+                    min_rank=min_severity.rank if min_severity else 0,
+                )
             ),
-            *found,
+            *listed,
         ]
+    reviews = _reviews(db, [li.finding for li in listed], trail)
+    if review:
+        wanted = {r.value for r in review}
+        listed = [li for li in listed if _review_filter(reviews.get(li.finding.id or "")) in wanted]
     chosen = fmt or (FindingsFormat.table if is_terminal() else FindingsFormat.jsonl)
-    write_findings(found, chosen.value, sys.stdout, _reviews(db, found, trail), raw=raw)
+    write_findings(listed, chosen.value, sys.stdout, reviews, raw=raw)
+
+
+def _review_filter(review: Review | None) -> str:
+    """The ``--review`` value a finding's standing review answers to."""
+    return "open" if review is None else review.state.value.replace("_", "-")
 
 
 def _reviews(db: Path, found: list[Finding], trail: TrailCheck | None = None) -> dict[str, Review]:
