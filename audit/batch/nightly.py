@@ -94,12 +94,14 @@ def write_report(
     from audit.reports import build_report_context
     from audit.reports.evidence import HEADS_FILE, heads_text, report_evidence, write_sums
     from audit.reports.folder import Swap, report_folder
+    from audit.reports.masking import hide_ids
     from audit.reports.report import (
         build_flagged_page,
         check_format,
         report_sources,
         write_report_files,
     )
+    from audit.store.lookup import player_dealers
 
     check_format(fmt)
     registry = registry or load_registry()
@@ -113,6 +115,8 @@ def write_report(
     )
     stamp = generated_at or dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     swaps: list[Swap] = []
+    # A home-game banker is a player: his id is masked where he deals too (issue 30).
+    bankers = frozenset() if show_players else frozenset(player_dealers(store.con))
 
     def figures(src: Sources) -> tuple[ReportContext, FlaggedPage]:
         ctx = build_report_context(
@@ -129,7 +133,7 @@ def write_report(
         full = build_flagged_page(
             store, chosen, registry=registry, with_pages=True, reviews=reviews, src=src
         )
-        return ctx, full
+        return hide_ids(ctx, bankers), hide_ids(full, bankers)
 
     with report_sources(store, chosen, registry, reviews) as src:
         plan = plan_pages(store, src)
@@ -138,7 +142,7 @@ def write_report(
         # before --out is staged (with pages, its staging folder is removed).
         early = None if plan else figures(src)
         with report_folder(Path(out), swaps) as stage:
-            options = PageOptions(stage.root, templates, show_players)
+            options = PageOptions(stage.root, templates, show_players, bankers=bankers)
             with (
                 _PagesBeside(store, plan, registry, options, workers) as pages,
                 _Beside(
@@ -154,6 +158,7 @@ def write_report(
                 written = pages.result()
             stage.add(written)
             stage.write(HEADS_FILE, heads_text(store, trail, stamp))  # verify --report reads it
+            stats = hide_ids(stats, bankers)
             ctx = dataclasses.replace(ctx, statistics=stats, integrity=evidence)
             name = write_report_files(
                 stage,

@@ -574,8 +574,8 @@ def findings_cmd(
     from audit.batch.nightly import day_range
     from audit.cli.output import ListedFinding, write_findings
     from audit.integrity.trail import store_trail_check, trail_findings
-    from audit.reports.hand import mask_player
-    from audit.store.lookup import players_among, resolve_table
+    from audit.reports.masking import hide_ids
+    from audit.store.lookup import players_among, players_of_rounds, resolve_table
 
     _check_codes(code or [])
     days = day_range(date, from_, to)
@@ -593,13 +593,12 @@ def findings_cmd(
             player=player,
         )
         trail = store_trail_check(store)  # issue 29: the trail, live (not stored)
-        hidden = set() if show_players else players_among(store, (x.dealer for _, x in found))
-    listed = [
-        ListedFinding(
-            f, x.gaming_day, mask_player(x.dealer) if x.dealer in hidden else x.dealer, x.opened
-        )
-        for f, x in found
-    ]
+        hidden: set[str] = set()
+        if not show_players:
+            hidden = players_among(store.con, (x.dealer for _, x in found))
+            hidden |= players_of_rounds(store.con, ((f.table, f.shoe, f.round) for f, _ in found))
+    listed = [ListedFinding(f, x.gaming_day, x.dealer, x.opened) for f, x in found]
+    listed = hide_ids(listed, hidden)
     narrowed = (table, shoe, days, dealer, player) != (None, None, None, None, None)
     if not narrowed:  # ledger-wide, as the stored ones
         listed = [
@@ -680,8 +679,14 @@ def hand_cmd(
     ] = None,
     templates: TemplatesOption = None,
     profiles: ProfilesOption = None,
+    show_players: Annotated[
+        bool, typer.Option("--show-players", help="Show player ids (masked by default).")
+    ] = False,
 ) -> None:
     """Replay one round step by step, for a dispute. Exit 1 when there is no such round.
+
+    Player ids are masked unless --show-players (a home-game banker's where he
+    deals too): the packet is often sent on.
 
     \b
     Examples:
@@ -706,6 +711,7 @@ def hand_cmd(
             templates=templates,
             profiles=profiles,
             ascii_only=out is None and not can_encode(sys.stdout.encoding),
+            show_players=show_players,
         )
     if out is None:
         sys.stdout.write(text)

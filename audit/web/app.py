@@ -223,7 +223,8 @@ class App:
             return resp
         try:
             got: Read[T] = self.reader.read(
-                (kind, *key, session.signed_in), lambda store: load(store, session)
+                (kind, *key, session.signed_in),
+                lambda store: _players_masked(load(store, session), store, session),
             )
         except Busy as exc:
             return self.busy(request, session, exc, new)
@@ -262,6 +263,18 @@ class App:
 
     def reviews(self) -> dict[str, Any]:
         return reviews_of(self.trail_by_finding())
+
+
+def _players_masked(data: T, store: Store, session: Session) -> T:
+    """A page's data with the home-game bankers' ids masked where they stand as dealers
+    (a dealer column, a per-dealer table), unless signed in (issue 30, point 8); the
+    loaders mask the ids of the players who bet."""
+    if session.signed_in:
+        return data
+    from audit.reports.masking import hide_ids
+    from audit.store.lookup import player_dealers
+
+    return hide_ids(data, player_dealers(store.con))
 
 
 def _local_hhmm(at: dt.datetime | None) -> str | None:
