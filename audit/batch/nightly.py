@@ -257,3 +257,69 @@ def failing_findings(store: Store, days: Sequence[dt.date], floor: str) -> int:
     )
     bad += sum(f.severity.rank >= rank for f in tampered_without_day(store))
     return bad + len(trail_findings(trail, min_rank=rank))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FindingTally:
+    """The findings of some gaming days counted as reviews leave them (issue 30, point 3).
+
+    Attributes:
+        by_severity: every finding, by severity (every severity listed, worst first).
+        by_review: every finding by where its review stands: ``open`` (never reviewed),
+            ``confirmed``, ``needs_video``, ``dismissal_pending`` (a critical finding one
+            account dismissed: it still counts), ``dismissed``.
+        counted_by_severity: the findings not dismissed on review, by severity.
+        moved_wrongly: the sum of the absolute impacts of the findings not dismissed, as
+            an exact money string (``"112.5"``): the money paid wrongly either way.
+    """
+
+    by_severity: dict[str, int]
+    by_review: dict[str, int]
+    counted_by_severity: dict[str, int]
+    moved_wrongly: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """As ``status --json`` and ``nightly --json`` print it."""
+        return {
+            "by_severity": self.by_severity,
+            "by_review": self.by_review,
+            "not_dismissed_by_severity": self.counted_by_severity,
+            "moved_wrongly": self.moved_wrongly,
+        }
+
+
+REVIEW_KEYS = ("open", "confirmed", "needs_video", "dismissal_pending", "dismissed")
+"""The review states a tally counts, in the order a reviewer works through them."""
+
+
+def tally_findings(store: Store, days: Sequence[dt.date] | None = None) -> FindingTally:
+    """The findings of ``days`` (None: every gaming day) by severity and by review state,
+    and the money they moved wrongly. A dismissal counts as the report counts it: not at
+    all while the review trail fails its check (issue 29)."""
+    from decimal import Decimal
+
+    from audit.findings import Severity, money_str
+    from audit.integrity.trail import store_trail_check, trusted_reviews
+
+    reviews = trusted_reviews(report_reviews(store), store_trail_check(store))
+    wanted = set(days or ())
+    found = [
+        f
+        for f, x in store.findings_with_facts(
+            gaming_days=(min(wanted), max(wanted)) if wanted else None
+        )
+        if not wanted or x.gaming_day in wanted  # the days of the files, maybe not in a row
+    ]
+    order = sorted(Severity, key=lambda s: -s.rank)
+    by_severity = {str(s): 0 for s in order}
+    counted = {str(s): 0 for s in order}
+    by_review = dict.fromkeys(REVIEW_KEYS, 0)
+    moved = Decimal(0)
+    for f in found:
+        r = reviews.get(f.id or "")
+        by_severity[str(f.severity)] += 1
+        by_review["open" if r is None else str(r.state)] += 1
+        if r is None or r.counted:
+            counted[str(f.severity)] += 1
+            moved += abs(f.impact) if f.impact is not None else 0
+    return FindingTally(by_severity, by_review, counted, money_str(moved) or "0")

@@ -38,6 +38,7 @@ from audit.findings import Code, Severity
 
 if TYPE_CHECKING:
     from audit.batch import RunSummary
+    from audit.batch.nightly import FindingTally
     from audit.findings import Finding
     from audit.ingest import IngestSummary
     from audit.ingest.reader import Batch
@@ -861,10 +862,11 @@ def nightly_cmd(
         days = _nightly_days(db, summary)
         path = _report(db, days, out, fmt, templates, profiles, show_players)
         bad = 0
-        if fail_on is not None:
-            from audit.batch.nightly import failing_findings
+        from audit.batch.nightly import failing_findings, tally_findings
 
-            with open_db(db, read_only=True) as store:
+        with open_db(db, read_only=True) as store:
+            tally = tally_findings(store, days)
+            if fail_on is not None:
                 # not dismissed on review (cli.md), unless the trail fails its check (issue 29)
                 bad = failing_findings(store, days, fail_on.value)
     if json:
@@ -876,17 +878,28 @@ def nightly_cmd(
                 "report": str(path),
                 "fail_on": fail_on.value if fail_on else None,
                 "failing_findings": bad,
+                "findings": tally.to_dict(),
             }
         )
     else:
         say(f"report: {path}")
     if bad:
-        fail(f"{bad:,} findings of severity {fail_on} or worse")
+        fail(
+            f"{bad:,} findings of severity {fail_on} or worse not dismissed on review; "
+            f"report: {path}; findings: {_tally_line(tally)}"
+        )
         raise typer.Exit(3)
     if run.failed:
         raise typer.Exit(EXIT_NOT_REPLAYED)
     if summary.errors:
         raise typer.Exit(EXIT_UNREAD)
+
+
+def _tally_line(tally: FindingTally) -> str:
+    """``3 critical, 1 major, 0 minor, 0 info; 2 open, 1 dismissed, ...; 75 moved wrongly``"""
+    sev = ", ".join(f"{n:,} {s}" for s, n in tally.by_severity.items())
+    rev = ", ".join(f"{n:,} {s.replace('_', ' ')}" for s, n in tally.by_review.items())
+    return f"{sev}; {rev}; {tally.moved_wrongly} moved wrongly"
 
 
 # --------------------------------------------------------------------------- simulate
