@@ -28,16 +28,19 @@ def hand_packet(
     profiles: Path | None = None,
     registry: ProfileRegistry | None = None,
     ascii_only: bool = False,
+    show_players: bool = False,
 ) -> str:
     """The dispute packet of one round (``text``, ``html`` or ``json``).
 
     Each event shows where it was read (file:line as ingested). ``ascii_only``
-    folds text to ASCII (for an output that cannot carry «più»). Raises
+    folds text to ASCII (for an output that cannot carry «più»). Player ids are masked
+    unless ``show_players``, a home-game banker's where he deals too. Raises
     :class:`NotFoundError` naming the nearest tables, shoes or rounds when the
     round does not exist.
     """
-    from audit.reports import render_hand
+    from audit.reports.hand import build_hand_context, masked, render_hand_context
     from audit.reports.sources import event_sources
+    from audit.store.lookup import player_dealers
 
     registry = registry or load_registry(profiles)
     key = ShoeKey(table, shoe)
@@ -52,14 +55,15 @@ def hand_packet(
         raise NotFoundError(f"no shoe {shoe!r} at table {table!r}; nearest: {near}")
     replay, events = replay_stored_shoe(store, registry, key)
     profile = profile_for(registry, replay.profile_id)
-    return render_hand(
-        replay,
-        round_no,
+    ctx = build_hand_context(
+        replay, round_no, profile, events=events, sources=event_sources(store.con, table, shoe)
+    )
+    if not show_players:
+        ctx = masked(ctx, player_dealers(store.con))
+    return render_hand_context(
+        ctx,
         fmt,  # type: ignore[arg-type]
         color=color,
         templates_dir=templates,
-        profile=profile,
-        events=events,
-        sources=event_sources(store.con, table, shoe),
         ascii_only=ascii_only,
     )

@@ -94,12 +94,14 @@ def write_report(
     from audit.reports import build_report_context
     from audit.reports.evidence import HEADS_FILE, heads_text, report_evidence, write_sums
     from audit.reports.folder import Swap, report_folder
+    from audit.reports.masking import hide_ids
     from audit.reports.report import (
         build_flagged_page,
         check_format,
         report_sources,
         write_report_files,
     )
+    from audit.store.lookup import player_dealers
 
     check_format(fmt)
     registry = registry or load_registry()
@@ -113,6 +115,8 @@ def write_report(
     )
     stamp = generated_at or dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     swaps: list[Swap] = []
+    # A home-game banker is a player: his id is masked where he deals too (issue 30).
+    bankers = frozenset() if show_players else frozenset(player_dealers(store.con))
 
     def figures(src: Sources) -> tuple[ReportContext, FlaggedPage]:
         ctx = build_report_context(
@@ -129,7 +133,7 @@ def write_report(
         full = build_flagged_page(
             store, chosen, registry=registry, with_pages=True, reviews=reviews, src=src
         )
-        return ctx, full
+        return hide_ids(ctx, bankers), hide_ids(full, bankers)
 
     with report_sources(store, chosen, registry, reviews) as src:
         plan = plan_pages(store, src)
@@ -138,7 +142,7 @@ def write_report(
         # before --out is staged (with pages, its staging folder is removed).
         early = None if plan else figures(src)
         with report_folder(Path(out), swaps) as stage:
-            options = PageOptions(stage.root, templates, show_players)
+            options = PageOptions(stage.root, templates, show_players, bankers=bankers)
             with (
                 _PagesBeside(store, plan, registry, options, workers) as pages,
                 _Beside(
@@ -154,6 +158,7 @@ def write_report(
                 written = pages.result()
             stage.add(written)
             stage.write(HEADS_FILE, heads_text(store, trail, stamp))  # verify --report reads it
+            stats = hide_ids(stats, bankers)
             ctx = dataclasses.replace(ctx, statistics=stats, integrity=evidence)
             name = write_report_files(
                 stage,
@@ -252,3 +257,69 @@ def failing_findings(store: Store, days: Sequence[dt.date], floor: str) -> int:
     )
     bad += sum(f.severity.rank >= rank for f in tampered_without_day(store))
     return bad + len(trail_findings(trail, min_rank=rank))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FindingTally:
+    """The findings of some gaming days counted as reviews leave them (issue 30, point 3).
+
+    Attributes:
+        by_severity: every finding, by severity (every severity listed, worst first).
+        by_review: every finding by where its review stands: ``open`` (never reviewed),
+            ``confirmed``, ``needs_video``, ``dismissal_pending`` (a critical finding one
+            account dismissed: it still counts), ``dismissed``.
+        counted_by_severity: the findings not dismissed on review, by severity.
+        moved_wrongly: the sum of the absolute impacts of the findings not dismissed, as
+            an exact money string (``"112.5"``): the money paid wrongly either way.
+    """
+
+    by_severity: dict[str, int]
+    by_review: dict[str, int]
+    counted_by_severity: dict[str, int]
+    moved_wrongly: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """As ``status --json`` and ``nightly --json`` print it."""
+        return {
+            "by_severity": self.by_severity,
+            "by_review": self.by_review,
+            "not_dismissed_by_severity": self.counted_by_severity,
+            "moved_wrongly": self.moved_wrongly,
+        }
+
+
+REVIEW_KEYS = ("open", "confirmed", "needs_video", "dismissal_pending", "dismissed")
+"""The review states a tally counts, in the order a reviewer works through them."""
+
+
+def tally_findings(store: Store, days: Sequence[dt.date] | None = None) -> FindingTally:
+    """The findings of ``days`` (None: every gaming day) by severity and by review state,
+    and the money they moved wrongly. A dismissal counts as the report counts it: not at
+    all while the review trail fails its check (issue 29)."""
+    from decimal import Decimal
+
+    from audit.findings import Severity, money_str
+    from audit.integrity.trail import store_trail_check, trusted_reviews
+
+    reviews = trusted_reviews(report_reviews(store), store_trail_check(store))
+    wanted = set(days or ())
+    found = [
+        f
+        for f, x in store.findings_with_facts(
+            gaming_days=(min(wanted), max(wanted)) if wanted else None
+        )
+        if not wanted or x.gaming_day in wanted  # the days of the files, maybe not in a row
+    ]
+    order = sorted(Severity, key=lambda s: -s.rank)
+    by_severity = {str(s): 0 for s in order}
+    counted = {str(s): 0 for s in order}
+    by_review = dict.fromkeys(REVIEW_KEYS, 0)
+    moved = Decimal(0)
+    for f in found:
+        r = reviews.get(f.id or "")
+        by_severity[str(f.severity)] += 1
+        by_review["open" if r is None else str(r.state)] += 1
+        if r is None or r.counted:
+            counted[str(f.severity)] += 1
+            moved += abs(f.impact) if f.impact is not None else 0
+    return FindingTally(by_severity, by_review, counted, money_str(moved) or "0")

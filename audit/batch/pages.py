@@ -101,6 +101,9 @@ class PageOptions:
     templates_dir: Path | None
     show_players: bool
     paths: Mapping[int, str] | None = None
+    bankers: frozenset[str] = frozenset()
+    """The dealer ids that are players' (home-game bankers): masked too unless
+    ``show_players`` (:func:`audit.store.lookup.player_dealers`)."""
 
 
 Plan = dict[ShoeKey, tuple[tuple[PlannedRound, ...], int]]
@@ -216,7 +219,13 @@ def _write_batch(
     for got, shoe in zip(decoded, batch.shoes, strict=True):
         sources = {i: (paths.get(f, "?"), n) for i, (f, n) in got.read_at.items()}
         for href, ctx in shoe_pages(
-            shoe, got.events, sources, registry, options.show_players, logged_at=got.logged_at
+            shoe,
+            got.events,
+            sources,
+            registry,
+            options.show_players,
+            logged_at=got.logged_at,
+            bankers=options.bankers,
         ):
             path = options.root / href
             if path.parent not in made:
@@ -235,6 +244,7 @@ def shoe_pages(
     show_players: bool = False,
     *,
     logged_at: Mapping[str, dt.datetime] | None = None,
+    bankers: frozenset[str] = frozenset(),
 ) -> list[tuple[str, HandContext]]:
     """The hand pages of one shoe from one replay: ``(href, context)`` per planned round.
 
@@ -293,5 +303,5 @@ def shoe_pages(
             report_href=HAND_TO_REPORT + INDEX,
             shoe_flagged=flagged,
         )
-        pages.append((hand_href(t, s, p.round), ctx if show_players else masked(ctx)))
+        pages.append((hand_href(t, s, p.round), ctx if show_players else masked(ctx, bankers)))
     return pages

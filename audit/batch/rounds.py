@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from audit.errors import AuditError
 from audit.store import Store
+from audit.store.lookup import resolve_table
 from audit.store.rounds import (
     AFTER,
     BEFORE,
@@ -25,7 +26,6 @@ from audit.store.rounds import (
     readings,
     rounds_around,
 )
-from audit.store.tables import resolve_table
 
 __all__ = ["AtAnswer", "NoRoundThen", "ReadingAnswer", "find_at", "in_play_round", "local_text"]
 

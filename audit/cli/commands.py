@@ -40,6 +40,7 @@ from audit.wording import counted
 
 if TYPE_CHECKING:
     from audit.batch import RunSummary
+    from audit.batch.nightly import FindingTally
     from audit.findings import Finding
     from audit.ingest import IngestSummary
     from audit.ingest.reader import Batch
@@ -504,6 +505,16 @@ def _check_codes(codes: list[str]) -> None:
             raise UsageError(f"unknown finding code {c!r}{hint} (see `shoe-audit findings --help`)")
 
 
+class ReviewFilter(StrEnum):
+    """``findings --review``: where a finding's review stands."""
+
+    open = "open"
+    confirmed = "confirmed"
+    dismissed = "dismissed"
+    dismissal_pending = "dismissal-pending"
+    needs_video = "needs-video"
+
+
 @app.command("findings")
 @boundary
 def findings_cmd(
@@ -525,13 +536,37 @@ def findings_cmd(
         Severity | None, typer.Option("--min-severity", help="This severity or worse.")
     ] = None,
     table: Annotated[
-        str | None, typer.Option("--table", metavar="TABLE", help="Only this table, e.g. T01.")
+        str | None,
+        typer.Option("--table", metavar="TABLE", help="Only this table, e.g. T01 (or t01)."),
     ] = None,
     shoe: Annotated[
         str | None,
         typer.Option("--shoe", metavar="SHOE", help="Only this shoe, e.g. T01-20261128-01."),
     ] = None,
     date: DateOption = None,
+    from_: Annotated[
+        dt.date | None, gaming_day_option("--from", "First gaming day of a range (with --to).")
+    ] = None,
+    to: Annotated[
+        dt.date | None, gaming_day_option("--to", "Last gaming day of a range (with --from).")
+    ] = None,
+    dealer: Annotated[
+        str | None,
+        typer.Option("--dealer", metavar="DEALER", help="Only the rounds this dealer dealt."),
+    ] = None,
+    player: Annotated[
+        str | None,
+        typer.Option(
+            "--player", metavar="PLAYER", help="Only the boxes this player bet on (full id)."
+        ),
+    ] = None,
+    review: Annotated[
+        list[ReviewFilter] | None,
+        typer.Option("--review", help="Only findings whose review stands so (open: none)."),
+    ] = None,
+    show_players: Annotated[
+        bool, typer.Option("--show-players", help="Show player ids (masked by default).")
+    ] = False,
     raw: Annotated[
         bool,
         typer.Option(
@@ -545,40 +580,71 @@ def findings_cmd(
     The findings of ingest (LOG_*) and of the replay, in one list. In csv, a
     cell that is not a plain number and starts with =, +, -, @, a tab or a
     carriage return gets a leading ' so that no spreadsheet runs it (--raw
-    keeps cells unchanged, for pipelines).
+    keeps cells unchanged, for pipelines). A player's id (a home-game banker's
+    too, in the dealer column) is masked unless --show-players; --player takes
+    the full id. The table shows the first 8 characters of each id, which
+    `shoe-audit review` accepts.
 
     \b
     Examples:
       shoe-audit findings --min-severity major
       shoe-audit findings --date 2026-11-28 --format csv > findings.csv
       shoe-audit findings --code PAY_WRONG_AMOUNT --table T01 --format jsonl
+      shoe-audit findings --from 2026-11-01 --to 2026-11-30 --dealer D180 --review open
     """
-    from audit.cli.output import write_findings
+    from audit.batch.nightly import day_range
+    from audit.cli.output import ListedFinding, write_findings
     from audit.integrity.trail import store_trail_check, trail_findings
+    from audit.reports.masking import hide_ids
+    from audit.store.lookup import players_among, players_of_rounds, resolve_table
 
     _check_codes(code or [])
+    days = day_range(date, from_, to)
     with open_db(db, read_only=True) as store:
-        found = store.all_findings(
+        if table is not None:
+            table = resolve_table(store, table)
+        found = store.findings_with_facts(
             codes=code or None,
             severities=severity or None,
             min_severity=min_severity,
             table=table,
             shoe=shoe,
-            gaming_day=date,
+            gaming_days=(days[0], days[-1]) if days else None,
+            dealer=dealer,
+            player=player,
         )
         trail = store_trail_check(store)  # issue 29: the trail, live (not stored)
-    if table is None and shoe is None and date is None:  # ledger-wide, as the stored ones
-        found = [
-            *trail_findings(
-                trail,
-                codes=code or None,
-                severities=[str(s) for s in severity] if severity else None,
-                min_rank=min_severity.rank if min_severity else 0,
+        hidden: set[str] = set()
+        if not show_players:
+            hidden = players_among(store.con, (x.dealer for _, x in found))
+            hidden |= players_of_rounds(store.con, ((f.table, f.shoe, f.round) for f, _ in found))
+    listed = [ListedFinding(f, x.gaming_day, x.dealer, x.opened) for f, x in found]
+    listed = hide_ids(listed, hidden)
+    narrowed = (table, shoe, days, dealer, player) != (None, None, None, None, None)
+    if not narrowed:  # ledger-wide, as the stored ones
+        listed = [
+            *(
+                ListedFinding(f, None, None, None)
+                for f in trail_findings(
+                    trail,
+                    codes=code or None,
+                    severities=[str(s) for s in severity] if severity else None,
+                    min_rank=min_severity.rank if min_severity else 0,
+                )
             ),
-            *found,
+            *listed,
         ]
+    reviews = _reviews(db, [li.finding for li in listed], trail)
+    if review:
+        wanted = {r.value for r in review}
+        listed = [li for li in listed if _review_filter(reviews.get(li.finding.id or "")) in wanted]
     chosen = fmt or (FindingsFormat.table if is_terminal() else FindingsFormat.jsonl)
-    write_findings(found, chosen.value, sys.stdout, _reviews(db, found, trail), raw=raw)
+    write_findings(listed, chosen.value, sys.stdout, reviews, raw=raw)
+
+
+def _review_filter(review: Review | None) -> str:
+    """The ``--review`` value a finding's standing review answers to."""
+    return "open" if review is None else review.state.value.replace("_", "-")
 
 
 def _reviews(db: Path, found: list[Finding], trail: TrailCheck | None = None) -> dict[str, Review]:
@@ -638,12 +704,18 @@ def hand_cmd(
     ] = None,
     templates: TemplatesOption = None,
     profiles: ProfilesOption = None,
+    show_players: Annotated[
+        bool, typer.Option("--show-players", help="Show player ids (masked by default).")
+    ] = False,
 ) -> None:
     """Replay one round step by step, for a dispute. Exit 1 when there is no such round.
 
     The round is TABLE SHOE ROUND, or TABLE --at TIME: the round in play at that
     table-local time, as `shoe-audit rounds --at` finds it (exit 1 naming the
     rounds just before and after when none was in play).
+
+    Player ids are masked unless --show-players (a home-game banker's where he
+    deals too): the packet is often sent on.
 
     \b
     Examples:
@@ -677,6 +749,7 @@ def hand_cmd(
             templates=templates,
             profiles=profiles,
             ascii_only=out is None and not can_encode(sys.stdout.encoding),
+            show_players=show_players,
         )
     if out is None:
         sys.stdout.write(text)
@@ -826,10 +899,11 @@ def nightly_cmd(
         days = _nightly_days(db, summary)
         path = _report(db, days, out, fmt, templates, profiles, show_players)
         bad = 0
-        if fail_on is not None:
-            from audit.batch.nightly import failing_findings
+        from audit.batch.nightly import failing_findings, tally_findings
 
-            with open_db(db, read_only=True) as store:
+        with open_db(db, read_only=True) as store:
+            tally = tally_findings(store, days)
+            if fail_on is not None:
                 # not dismissed on review (cli.md), unless the trail fails its check (issue 29)
                 bad = failing_findings(store, days, fail_on.value)
     if json:
@@ -841,17 +915,28 @@ def nightly_cmd(
                 "report": str(path),
                 "fail_on": fail_on.value if fail_on else None,
                 "failing_findings": bad,
+                "findings": tally.to_dict(),
             }
         )
     else:
         say(f"report: {path}")
     if bad:
-        fail(f"{bad:,} findings of severity {fail_on} or worse")
+        fail(
+            f"{bad:,} findings of severity {fail_on} or worse not dismissed on review; "
+            f"report: {path}; findings: {_tally_line(tally)}"
+        )
         raise typer.Exit(3)
     if run.failed:
         raise typer.Exit(EXIT_NOT_REPLAYED)
     if summary.errors:
         raise typer.Exit(EXIT_UNREAD)
+
+
+def _tally_line(tally: FindingTally) -> str:
+    """``3 critical, 1 major, 0 minor, 0 info; 2 open, 1 dismissed, ...; 75 moved wrongly``"""
+    sev = ", ".join(f"{n:,} {s}" for s, n in tally.by_severity.items())
+    rev = ", ".join(f"{n:,} {s.replace('_', ' ')}" for s, n in tally.by_review.items())
+    return f"{sev}; {rev}; {tally.moved_wrongly} moved wrongly"
 
 
 # --------------------------------------------------------------------------- simulate

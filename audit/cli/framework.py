@@ -184,7 +184,23 @@ def _unexpected(exc: BaseException) -> int:
 
 
 class AuditCommand(TyperCommand):
-    """A command whose help reads like help: ``--db FILE``, flags as flags, no Python types."""
+    """A command whose help reads like help: ``--db FILE``, flags as flags, no Python types.
+
+    It also refuses a single-valued option given twice (cli.md: "a repeated single-valued
+    option is a usage error"): click keeps the last value silently, so ``findings --date A
+    --date B`` would list day B as if A had never been typed.
+    """
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing:
+            repeated = repeated_option(self, ctx, args)
+            if repeated is not None:
+                from typer._click.exceptions import BadOptionUsage
+
+                message = f"{repeated} was given more than once; it takes one value"
+                raise BadOptionUsage(repeated, message, ctx)
+        rest: list[str] = super().parse_args(ctx, args)
+        return rest
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
@@ -211,6 +227,27 @@ class AuditCommand(TyperCommand):
                 formatter.write_dl(opts)
         with formatter.section("Global options"):
             formatter.write_dl(GLOBAL_HELP)
+
+
+def repeated_option(command: Any, ctx: Any, args: Sequence[str]) -> str | None:
+    """The name of the first single-valued option that ``args`` give twice, or None.
+
+    Flags (``--json --json`` says one thing twice) and repeatable options (``--code``,
+    marked ``[repeatable]`` in the help) may repeat. Arguments click cannot parse are
+    left for click's own parse to report.
+    """
+    try:
+        _, _, order = command.make_parser(ctx).parse_args(args=list(args))
+    except typer.TyperException:  # click's own parse, next, says what is wrong
+        return None
+    seen: set[str] = set()
+    for param in order:
+        if param.param_type_name != "option" or param.multiple or param.count or param.is_flag:
+            continue
+        if param.name in seen:
+            return str(max(param.opts, key=len))
+        seen.add(param.name or "")
+    return None
 
 
 def argument_metavar(param: Any) -> str:

@@ -10,11 +10,13 @@ characters (an ``ESC[31m`` or ``ESC]0;`` in an id is shown escaped as
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import json
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from audit.findings import FINDING_KEYS, Finding
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from audit.review import Review
 
 __all__ = [
+    "ListedFinding",
     "neutralise_cell",
     "note",
     "print_json",
@@ -203,8 +206,34 @@ def neutralise_cell(value: str) -> str:
     return value
 
 
+LISTED_KEYS = ("gaming_day", "dealer", "opened")
+"""The keys a listing adds to a finding's own (cli.md v1.2), after ``review``."""
+
+SHORT_ID = 8
+"""How much of a finding's id the table shows: ``review`` takes any unique prefix of 6+."""
+
+
+@dataclass(frozen=True, slots=True)
+class ListedFinding:
+    """A finding as ``findings`` lists it: with its gaming day, its dealer (masked by the
+    caller when a player dealt: a home-game banker) and its round's ``opened`` time."""
+
+    finding: Finding
+    gaming_day: dt.date | None
+    dealer: str | None
+    opened: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """cli.md's shape plus the added keys (``review`` is the writer's to add)."""
+        d = self.finding.to_dict()
+        d["gaming_day"] = self.gaming_day.isoformat() if self.gaming_day else None
+        d["dealer"] = self.dealer
+        d["opened"] = self.opened
+        return d
+
+
 def write_findings(
-    findings: Sequence[Finding],
+    findings: Sequence[ListedFinding],
     fmt: str,
     out: TextIO,
     reviews: Mapping[str, Review] | None = None,
@@ -218,14 +247,16 @@ def write_findings(
     Every format has the added ``review`` key (cli.md allows added keys, issue 12):
     null for a finding never reviewed; in JSONL the standing review as an object
     (:meth:`audit.review.Review.to_dict`), in CSV and the table its status in words
-    (``dismissal pending``, ``confirmed (changed since review)``).
+    (``dismissal pending``, ``confirmed (changed since review)``); then cli.md v1.2's
+    ``gaming_day``, ``dealer`` and ``opened`` (:data:`LISTED_KEYS`).
     """
     got = reviews or {}
     if fmt == "jsonl":
-        for f in findings:
-            d: dict[str, Any] = f.to_dict()
-            r = got.get(f.id or "")
+        for li in findings:
+            d: dict[str, Any] = li.finding.to_dict()
+            r = got.get(li.finding.id or "")
             d["review"] = r.to_dict() if r is not None else None
+            d.update((k, v) for k, v in li.to_dict().items() if k in LISTED_KEYS)
             out.write(json_line(d) + "\n")
     elif fmt == "csv":
         _write_csv(findings, out, got, raw=raw)
@@ -234,16 +265,16 @@ def write_findings(
 
 
 def _write_csv(
-    findings: Iterable[Finding], out: TextIO, reviews: Mapping[str, Review], *, raw: bool
+    findings: Iterable[ListedFinding], out: TextIO, reviews: Mapping[str, Review], *, raw: bool
 ) -> None:
     terminal = out.isatty()
     writer = csv.writer(out, lineterminator="\n")
-    keys = (*FINDING_KEYS, "review")
+    keys = (*FINDING_KEYS, "review", *LISTED_KEYS)
     writer.writerow(keys)
-    for f in findings:
-        row = f.to_dict()
+    for li in findings:
+        row = li.to_dict()
         row["events"] = " ".join(row["events"])
-        r = reviews.get(f.id or "")
+        r = reviews.get(li.finding.id or "")
         row["review"] = r.label if r is not None else None
         cells = ["" if row[k] is None else str(row[k]) for k in keys]
         if not raw or terminal:
@@ -269,26 +300,44 @@ def rows_console(out: TextIO, **options: Any) -> Any:
     return RowsConsole(file=out, **options)
 
 
-def _write_table(findings: Sequence[Finding], out: TextIO, reviews: Mapping[str, Review]) -> None:
+def _write_table(
+    findings: Sequence[ListedFinding], out: TextIO, reviews: Mapping[str, Review]
+) -> None:
+    """Three columns that fit 80 characters: the short id, the severity over the code
+    (both never broken), and where, the message and the review, wrapped at spaces."""
+    from rich import box
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(show_lines=False, header_style="bold")
-    cols = ("severity", "code", "table", "shoe", "round", "box", "hand", "impact", "message")
-    for col in (*cols, "review"):
-        table.add_column(col, overflow="fold")
-    for f in findings:
-        d = f.to_dict()
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, show_edge=False)
+    table.add_column("id", no_wrap=True)
+    table.add_column("severity · code", no_wrap=True)
+    table.add_column("where · what happened", overflow="fold", ratio=1)
+    for li in findings:
+        d = li.to_dict()
         sev = d["severity"]
-        cells = [d["code"], *(d[k] for k in ("table", "shoe", "round", "box", "hand"))]
         # Text(...) is never parsed as markup: an id like "[/]" or "[link=...]" stays text.
-        table.add_row(
-            Text(sev, style=_SEVERITY_STYLE.get(sev, "")),
-            *(Text(safe_line("" if v is None else v)) for v in cells),
-            Text(safe_line(d["impact"] or "")),
-            Text(safe_line(d["message"])),
-            Text(r.label if (r := reviews.get(f.id or "")) is not None else ""),
-        )
+        kind = Text(sev, style=_SEVERITY_STYLE.get(sev, ""))
+        kind.append("\n" + safe_line(d["code"]))
+        what = Text("\n".join(safe_line(line) for line in _where(d)))
+        what.append("\n" + safe_line(d["message"]))
+        r = reviews.get(li.finding.id or "")
+        extra = [f"impact {d['impact']}" if d["impact"] is not None else ""]
+        extra.append(f"review: {r.label}" if r is not None else "")
+        if any(extra):
+            what.append("\n" + safe_line("; ".join(e for e in extra if e)), style="dim")
+        table.add_row(Text(safe_line((li.finding.id or "")[:SHORT_ID])), kind, what)
     console = rows_console(out, highlight=False)
     console.print(table)
     console.print(Text(f"{len(findings):,} findings"))
+
+
+def _where(d: Mapping[str, Any]) -> list[str]:
+    """``T01 · T01-20261128-02 · round 14 · box 4``, then ``opened ... · dealer D180``:
+    what a pit boss reads to find the round."""
+    parts = [str(d[k]) for k in ("table", "shoe") if d[k] is not None]
+    parts += [f"{k} {d[k]}" for k in ("round", "box", "hand") if d[k] is not None]
+    when = [f"opened {d['opened']}"] if d["opened"] else []
+    when += [f"dealer {d['dealer']}"] if d["dealer"] is not None else []
+    lines = [" · ".join(parts) or str(d["source"] or "-")]
+    return [*lines, " · ".join(when)] if when else lines

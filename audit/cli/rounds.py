@@ -273,8 +273,8 @@ def rounds_cmd(
       shoe-audit rounds --player P-1879 --date 2026-11-28
       shoe-audit rounds --dealer D945 --flagged --format csv > rounds.csv
     """
+    from audit.store.lookup import resolve_table
     from audit.store.rounds import RoundFilter, round_rows, store_day_start
-    from audit.store.tables import resolve_table
 
     if date is not None and (first is not None or last is not None):
         raise UsageError("--date and --from/--to: give one or the other")

@@ -132,6 +132,9 @@ def stats_cmd(
         bool, typer.Option("--raw", help="csv: keep cells as they are (no leading ').")
     ] = False,
     profiles: ProfilesOption = None,
+    show_players: Annotated[
+        bool, typer.Option("--show-players", help="Show player ids (masked by default).")
+    ] = False,
 ) -> None:
     """Statistical tests of the audited rounds against exact theory.
 
@@ -154,7 +157,9 @@ def stats_cmd(
     from audit.batch.statistics import stats_for_days
     from audit.cli.commands import _date
     from audit.profiles import load_registry
+    from audit.reports.masking import hide_ids
     from audit.stats import Correction
+    from audit.store.lookup import player_dealers
 
     days = day_range(_date(date, "--date"), _date(from_, "--from"), _date(to, "--to"))
     with open_db(db, read_only=True) as store:
@@ -165,6 +170,9 @@ def stats_cmd(
             alpha=alpha,
             correction=Correction(correction.value),
         )
+        if not show_players:  # a player's id, and a home-game banker's (issue 30)
+            players = {r.subject for r in result.rows if r.scope == "player"}
+            result = hide_ids(result, players | player_dealers(store.con))
     chosen = fmt or (StatsFormat.table if is_terminal() else StatsFormat.jsonl)
     write_stats(result, chosen, sys.stdout, raw=raw)
     if fail_on_flag and result.flags:

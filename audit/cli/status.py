@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from audit.cli.app import app
@@ -39,6 +40,7 @@ def status_cmd(
       shoe-audit status --db audit-nightly.duckdb
       shoe-audit status --json | jq .findings
     """
+    from audit.batch.nightly import tally_findings
     from audit.engine import ENGINE_VERSION
     from audit.profiles import load_registry
     from audit.store.status import database_status
@@ -46,10 +48,11 @@ def status_cmd(
     digests = {p.id: p.digest for p in load_registry(profiles).all()}
     with open_db(db, read_only=True) as store:
         status = database_status(store, ENGINE_VERSION, digests)
+        reviews = tally_findings(store).by_review  # issue 30: reviews count
     if json:
-        print_json(status.to_dict())
+        print_json({**status.to_dict(), "reviews": reviews})
     else:
-        for line in status_lines(status):
+        for line in status_lines(status, reviews):
             say(line)
 
 
@@ -59,8 +62,9 @@ def _when(value: dt.datetime | None) -> str:
     return value.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def status_lines(s: DatabaseStatus) -> list[str]:
-    """The text form of ``status``: one figure a line, labels aligned."""
+def status_lines(s: DatabaseStatus, reviews: Mapping[str, int] | None = None) -> list[str]:
+    """The text form of ``status``: one figure a line, labels aligned; ``reviews``, the
+    findings by review state, on the line after the findings by severity."""
     days = (
         f"{len(s.gaming_days):,} ({s.gaming_days[0]} .. {s.gaming_days[-1]})"
         if s.gaming_days
@@ -91,6 +95,11 @@ def status_lines(s: DatabaseStatus) -> list[str]:
         ),
         ("rounds", f"{s.rounds:,} stored, {s.rounds_audited:,} audited"),
         ("findings", ", ".join(f"{n:,} {sev}" for sev, n in s.findings.items())),
+        *(
+            [("  by review", ", ".join(f"{n:,} {k.replace('_', ' ')}" for k, n in reviews.items()))]
+            if reviews is not None
+            else []
+        ),
         ("last ingest", _when(s.last_ingest)),
         ("last run", _when(s.last_run)),
         (

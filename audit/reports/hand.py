@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
@@ -450,16 +450,20 @@ def _wager_view(
 def mask_player(player: str | None) -> str | None:
     """A player id as a static report shows it by default: its last two characters only
     (``"P-1881"`` -> ``"••••81"``), so pages that travel by e-mail name nobody, while
-    two players of one round still look different. ``--show-players`` shows ids."""
-    if player is None:
-        return None
-    keep = 2 if len(player) > 4 else 0
-    return "•" * (len(player) - keep) + player[len(player) - keep :]
+    two players of one round still look different. ``--show-players`` shows ids.
+    (The one masking, :func:`audit.reports.masking.mask_id`, for an id that may be None.)"""
+    from audit.reports.masking import mask_id
+
+    return None if player is None else mask_id(player)
 
 
-def masked(ctx: HandContext) -> HandContext:
+def masked(ctx: HandContext, bankers: Iterable[str] = ()) -> HandContext:
     """``ctx`` with every player id masked (:func:`mask_player`), in the wagers and in the
-    engine's words (a bet's description names its player)."""
+    engine's words (a bet's description names its player); and the ``bankers``' ids (the
+    dealer ids that are players', :func:`audit.store.lookup.player_dealers`) wherever they
+    stand: the dealer on duty, a dealer change, a message (issue 30, point 8)."""
+    from audit.reports.masking import hide_ids
+
     ids = sorted({w.player for w in ctx.wagers if w.player}, key=len, reverse=True)
 
     masks = [(pid, mask_player(pid) or "") for pid in ids]
@@ -472,7 +476,7 @@ def masked(ctx: HandContext) -> HandContext:
 
     # A copy only of what changes: most steps name no player, and dataclasses.replace
     # of every step was a fifth of a hand page's context.
-    return dataclasses.replace(
+    ctx = dataclasses.replace(
         ctx,
         wagers=tuple(
             w if w.player is None else dataclasses.replace(w, player=mask_player(w.player))
@@ -490,6 +494,7 @@ def masked(ctx: HandContext) -> HandContext:
         ),
         players_masked=True,
     )
+    return hide_ids(ctx, bankers)
 
 
 def _story(

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from audit.reports.masking import mask_id
 from audit.stats import RANKS, StatRow
 from audit.stats.cards import SHARE
 from audit.stats.house import KANSAS_POINTS, KANSAS_RULE, MARYLAND_RULE, REFERENCE, Z95, too_few
@@ -139,12 +140,6 @@ class StatisticsSection:
     maryland_rule: str = MARYLAND_RULE
     kansas_rule: str = KANSAS_RULE
     reference: str = REFERENCE
-
-
-def mask_id(player: str) -> str:
-    """As the static report masks player ids: all but the last two characters."""
-    keep = 2 if len(player) > 4 else 0
-    return "•" * (len(player) - keep) + player[len(player) - keep :]
 
 
 def _pct(x: float, digits: int = 1) -> str:

@@ -7,6 +7,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from decimal import Decimal
 from os import PathLike, fspath
 from pathlib import Path
@@ -56,6 +57,26 @@ def day_start_minutes(day_start: str) -> int:
     if not (0 <= h <= 23 and 0 <= m <= 59 and len(hh) == 2 and len(mm) == 2):
         raise ValueError(f"day start must be HH:MM between 00:00 and 23:59, got {day_start!r}")
     return h * 60 + m
+
+
+FINDING_DEALER_SQL = """coalesce(
+    (SELECT r.dealer FROM rounds r
+     WHERE r.table_id = allf.table_id AND r.shoe = allf.shoe AND r.round = allf.round),
+    (SELECT s.dealer FROM shoes s WHERE s.table_id = allf.table_id AND s.shoe = allf.shoe))"""
+"""A finding's dealer, as the report credits it: the dealer in charge when its round
+opened (``run`` records it per round), else the one who opened its shoe (a shoe-level
+finding, or a round not replayed yet)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FindingFacts:
+    """What a finding's listing adds to it (cli.md v1.2: ``gaming_day``, ``dealer``,
+    ``opened``): its gaming day, its dealer (:data:`FINDING_DEALER_SQL`) and its round's
+    ``round_open`` time as the log wrote it, offset included (None without a round)."""
+
+    gaming_day: dt.date | None
+    dealer: str | None
+    opened: str | None
 
 
 def _finding(row: tuple[Any, ...]) -> Finding:
@@ -400,6 +421,8 @@ class Store:
         gaming_days: tuple[dt.date, dt.date] | None = None,
         ids: Iterable[str] | None = None,
         id_prefix: str | None = None,
+        dealer: str | None = None,
+        player: str | None = None,
     ) -> list[Finding]:
         """Ingest findings (``LOG_*``) and replay findings, filtered, in a fixed order.
 
@@ -410,7 +433,44 @@ class Store:
         findings before replay findings, then as the engine reported them.
         ``ids`` keeps only the findings with those stable ids (the review trail's),
         ``id_prefix`` those whose id starts so (a reviewer's shortened id).
+        ``dealer`` keeps the findings whose dealer (:data:`FINDING_DEALER_SQL`) is that
+        one, ``player`` those of a box that player bet on in that round (a bet names its
+        player).
         """
+        return [
+            f
+            for f, _ in self.findings_with_facts(
+                codes=codes,
+                severities=severities,
+                min_severity=min_severity,
+                table=table,
+                shoe=shoe,
+                gaming_day=gaming_day,
+                gaming_days=gaming_days,
+                ids=ids,
+                id_prefix=id_prefix,
+                dealer=dealer,
+                player=player,
+            )
+        ]
+
+    def findings_with_facts(
+        self,
+        *,
+        codes: Iterable[Code | str] | None = None,
+        severities: Iterable[Severity | str] | None = None,
+        min_severity: Severity | str | None = None,
+        table: str | None = None,
+        shoe: str | None = None,
+        gaming_day: dt.date | None = None,
+        gaming_days: tuple[dt.date, dt.date] | None = None,
+        ids: Iterable[str] | None = None,
+        id_prefix: str | None = None,
+        dealer: str | None = None,
+        player: str | None = None,
+    ) -> list[tuple[Finding, FindingFacts]]:
+        """:meth:`all_findings` (same filters), each with its gaming day, its dealer and its
+        round's ``opened`` time as the log wrote it (cli.md v1.2's added keys)."""
         start = day_start_minutes(self.meta("day_start") or DEFAULT_DAY_START)
         conds = ["true"]
         params: list[Any] = []
@@ -438,6 +498,16 @@ class Store:
         if id_prefix is not None:
             conds.append("starts_with(id, ?)")
             params.append(id_prefix)
+        if dealer is not None:
+            conds.append(f"{FINDING_DEALER_SQL} = ?")
+            params.append(dealer)
+        if player is not None:
+            conds.append(
+                """EXISTS (SELECT 1 FROM events b WHERE b.type = 'bet' AND b.player = ?
+                   AND b.table_id = allf.table_id AND b.shoe = allf.shoe
+                   AND b.round = allf.round AND b.box = allf.box)"""
+            )
+            params.append(player)
         sql = f"""
         WITH q AS (
           SELECT q.code, CASE q.code WHEN 'LOG_ID_CONFLICT' THEN 'critical' ELSE 'major' END
@@ -465,12 +535,19 @@ class Store:
           SELECT code, severity, {_FINDING_SELECT.replace("code,", "", 1)}, gaming_day, 0, ordinal
           FROM integrity_findings
         )
-        SELECT {_FINDING_SELECT} FROM allf
+        SELECT {_FINDING_SELECT}, gaming_day, {FINDING_DEALER_SQL},
+               (SELECT arg_min(json_extract_string(o.raw, '$.ts'), o.seq) FROM events o
+                WHERE o.type = 'round_open' AND o.table_id = allf.table_id
+                  AND o.shoe = allf.shoe AND o.round = allf.round)
+        FROM allf
         WHERE {" AND ".join(conds)}
         ORDER BY gaming_day NULLS FIRST, table_id NULLS FIRST, shoe NULLS FIRST,
                  round NULLS FIRST, origin_rank, ordinal, code, source, message
         """
-        return [_finding(r) for r in self.con.execute(sql, params).fetchall()]
+        return [
+            (_finding(r[:-3]), FindingFacts(gaming_day=r[-3], dealer=r[-2], opened=r[-1]))
+            for r in self.con.execute(sql, params).fetchall()
+        ]
 
 
 RUN_MEMORY_LIMIT = "256MB"

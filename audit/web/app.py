@@ -44,7 +44,7 @@ from audit.findings import Finding
 from audit.profiles import ProfileRegistry, load_registry
 from audit.reports.report import NothingAuditedError
 from audit.reports.templating import render
-from audit.review import ReviewTrail, Verdict, os_user, reviews_of
+from audit.review import ReviewTrail, Verdict, os_user, review_of, reviews_of
 from audit.review.accounts import accounts, check_password
 from audit.review.revoked import is_revoked, revoke
 from audit.review.service import review_finding
@@ -93,6 +93,9 @@ class WebView:
     path: str
     page: str
     """Which page (``findings``, ``finding``, ``shoe``, ``hand``, ``report``, ``reviews``)."""
+    flash: str | None = None
+    """What the reviewer's decision just recorded (``recorded: dismiss by ana; now
+    dismissal pending``), on the page the review form redirected to (issue 30, point 3)."""
 
     @property
     def can_review(self) -> bool:
@@ -134,7 +137,23 @@ class App:
             nonce=secrets.token_urlsafe(12),
             path=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
             page=page,
+            flash=self.flash(request, session),
         )
+
+    def flash(self, request: Request, session: Session) -> str | None:
+        """What ``?recorded=FINDING`` (the redirect after a review) recorded, read back from
+        the trail: the latest decision on that finding, when it is the signed-in account's.
+        Nothing is taken from the URL but the id, so no link can make a page claim a
+        decision that was not recorded."""
+        fid = (parse_qs(request.url.query).get(RECORDED) or [""])[-1]
+        if not fid or session.user is None or not self.trail.exists:
+            return None
+        history = self.trail.history(fid[:64])
+        if not history or history[-1].account != session.user:
+            return None
+        last = history[-1]
+        state = review_of(history).state.label
+        return f"recorded: {last.verdict.value.replace('_', ' ')} by {last.by}; now {state}"
 
     def html(
         self,
@@ -223,7 +242,8 @@ class App:
             return resp
         try:
             got: Read[T] = self.reader.read(
-                (kind, *key, session.signed_in), lambda store: load(store, session)
+                (kind, *key, session.signed_in),
+                lambda store: _players_masked(load(store, session), store, session),
             )
         except Busy as exc:
             return self.busy(request, session, exc, new)
@@ -262,6 +282,22 @@ class App:
 
     def reviews(self) -> dict[str, Any]:
         return reviews_of(self.trail_by_finding())
+
+
+RECORDED = "recorded"
+"""The query parameter the redirect after a review names its finding with (the flash)."""
+
+
+def _players_masked(data: T, store: Store, session: Session) -> T:
+    """A page's data with the home-game bankers' ids masked where they stand as dealers
+    (a dealer column, a per-dealer table), unless signed in (issue 30, point 8); the
+    loaders mask the ids of the players who bet."""
+    if session.signed_in:
+        return data
+    from audit.reports.masking import hide_ids
+    from audit.store.lookup import player_dealers
+
+    return hide_ids(data, player_dealers(store.con))
 
 
 def _local_hhmm(at: dt.datetime | None) -> str | None:
@@ -531,7 +567,9 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
             return state.error(request, session, 400, str(exc), new)
         except Busy as exc:
             return state.busy(request, session, exc, new)
-        resp = RedirectResponse(safe_next(form.get("next"), finding_url(fid)), status_code=303)
+        back = safe_next(form.get("next"), finding_url(fid))
+        back += ("&" if "?" in back else "?") + f"{RECORDED}={_q(fid)}"
+        resp = RedirectResponse(back, status_code=303)
         if new:
             state.set_cookie(resp, session)
         return resp

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from audit.errors import AuditError, InputError, NotFoundError
 from audit.reports.hand import mask_player
 from audit.store import Store
+from audit.store.lookup import resolve_table
 from audit.store.rounds import (
     RoundFilter,
     RoundRow,
@@ -24,7 +25,6 @@ from audit.store.rounds import (
     store_day_start,
     table_days,
 )
-from audit.store.tables import resolve_table
 from audit.web.urls import hand_url, shoe_url, table_url
 
 MAX_ROWS = 500

@@ -329,6 +329,7 @@ def load_hand(
     from audit.reports.hand import masked
     from audit.review import review_of
     from audit.store.browse import shoe_events_with_sources
+    from audit.store.lookup import player_dealers
 
     key = ShoeKey(table, shoe)
     info = store.shoe_info([key]).get(key)
@@ -353,7 +354,7 @@ def load_hand(
         shoe_flagged=tuple(RoundLink(r, n, hand_url(table, shoe, r), w) for r, n, w in flagged),
     )
     if not show_players:
-        ctx = masked(ctx)
+        ctx = masked(ctx, player_dealers(store.con))
     mine = [f for f in store.all_findings(table=table, shoe=shoe) if f.round == round_no]
     before = [r for r, _, _ in flagged if r < round_no]
     after = [r for r, _, _ in flagged if r > round_no]

@@ -17,6 +17,7 @@ WORKED = DATA / "worked_example.jsonl"
 EXPECTED_KEYS = [
     "code", "severity", "table", "shoe", "round", "box", "hand", "spot", "expected",
     "actual", "impact", "rule", "events", "source", "message", "id", "review",
+    "gaming_day", "dealer", "opened",
 ]  # fmt: skip
 
 
@@ -86,8 +87,8 @@ def test_findings_csv_and_filters(runner: CliRunner, db: Path, logs: Path) -> No
         runner, "findings", "--db", str(db), "--format", "jsonl", "--date", "2026-11-28"
     )
     assert len(out.splitlines()) == 1
-    _, out = invoke(runner, "findings", "--db", str(db), "--format", "jsonl", "--table", "T99")
-    assert out.strip() == ""
+    code, out = invoke(runner, "findings", "--db", str(db), "--format", "jsonl", "--table", "T99")
+    assert (code, out.strip()) == (1, "Error: no table 'T99' in the database; tables: T07")
     code, out = invoke(runner, "findings", "--db", str(db), "--code", "PAY_NOPE")
     assert code == 2 and "unknown finding code" in out
 

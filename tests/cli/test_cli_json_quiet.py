@@ -65,7 +65,21 @@ def test_nightly_json_with_fail_on(tmp_path: Path, logs: Path) -> None:
     assert summary["gaming_days"] == ["2026-11-28"]
     assert summary["report"] == str(Path(out) / "index.html")
     assert (summary["fail_on"], summary["failing_findings"]) == ("critical", 1)
-    assert result.stderr == "Error: 1 findings of severity critical or worse\n"
+    # issue 30, point 3: the counts by severity and review state, and the money moved wrongly
+    assert summary["findings"] == {
+        "by_severity": {"critical": 1, "major": 0, "minor": 0, "info": 0},
+        "by_review": {
+            "open": 1, "confirmed": 0, "needs_video": 0, "dismissal_pending": 0, "dismissed": 0
+        },
+        "not_dismissed_by_severity": {"critical": 1, "major": 0, "minor": 0, "info": 0},
+        "moved_wrongly": "125",
+    }  # fmt: skip
+    assert result.stderr == (
+        "Error: 1 findings of severity critical or worse not dismissed on review; "
+        f"report: {Path(out) / 'index.html'}; findings: 1 critical, 0 major, 0 minor, 0 info; "
+        "1 open, 0 confirmed, 0 needs video, 0 dismissal pending, 0 dismissed; "
+        "125 moved wrongly\n"
+    )
 
 
 @pytest.mark.parametrize("where", ["before", "after"])

@@ -76,5 +76,7 @@ def test_nightly_keeps_its_verdict_when_its_reader_goes_away(tmp_path: Path) -> 
         "nightly", str(WORKED), "--db", str(db), "--out", str(out), "--fail-on", "major"
     )
     assert code == 3, stderr
-    assert stderr.splitlines()[-1] == "Error: 1 findings of severity major or worse"
+    assert stderr.splitlines()[-1].startswith(
+        f"Error: 1 findings of severity major or worse not dismissed on review; report: {out}"
+    )
     assert (out / "index.html").is_file()

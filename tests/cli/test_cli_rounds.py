@@ -140,7 +140,7 @@ def test_a_local_time_that_happened_twice_is_answered_for_both_readings(night_db
 def test_unknown_table_or_empty_day_is_one_line_exit_1(night_db: Path) -> None:
     code, out, err = rounds(night_db, "--table", "T09", "--at", "2026-11-28T21:40")
     assert (code, out) == (1, "")
-    assert err == "Error: no table 'T09' in the database (tables: T03, T05)\n"
+    assert err == "Error: no table 'T09' in the database; tables: T03, T05\n"
     code, _, err = rounds(night_db, "--table", "T03", "--at", "2026-12-01T21:40")
     assert (code, err) == (1, "Error: table T03 has no audited round on gaming day 2026-12-01\n")
 

@@ -89,6 +89,7 @@ def test_status_text(tmp_path: Path) -> None:
         "shoes        1: 1 audited, 0 not yet audited, 0 out of date, 1 still open\n"
         "rounds       1 stored, 1 audited\n"
         "findings     1 critical, 0 major, 0 minor, 0 info\n"
+        "  by review  1 open, 0 confirmed, 0 needs video, 0 dismissal pending, 0 dismissed\n"
         "last ingest  <when>\n"
         "last run     <when>\n"
         f"engine       {ENGINE_VERSION} (shoes audited with: {ENGINE_VERSION} 1)\n"

@@ -155,7 +155,7 @@ def test_a_review_from_the_browser_is_recorded_and_shown(client: Client, db: Pat
         f"/findings/{f.id}/review",
         {"csrf": token, "verdict": "dismiss", "note": "log error <b>", "next": "/x"},
     )
-    assert r.status == 303 and r.location == "/x"
+    assert r.status == 303 and r.location == f"/x?recorded={f.id}"  # the flash (issue 30)
     (d,) = ReviewTrail.beside(db).history(f.id)
     assert (d.verdict, d.by, d.via, d.note) == ("dismiss", "ana", "web", "log error <b>")
     assert d.account == "ana"
