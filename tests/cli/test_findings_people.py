@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from audit.review import ReviewTrail
-from audit.review.accounts import add_account
+from tests.accounts import add_accounts
 from tests.cli.helpers import cli
 
 # Each line as printed, without the padding Rich adds at its end.
@@ -168,7 +168,7 @@ def reviewed_db(sample_db: Path, tmp_path: Path) -> Path:
     dismissed by one account (so: dismissal pending)."""
     db = tmp_path / "audit.duckdb"
     shutil.copy(sample_db, db)
-    add_account(ReviewTrail.beside(db), "ana", "reviewer", PASSWORD)
+    add_accounts(ReviewTrail.beside(db), "ana", password=PASSWORD)
     for fid, decision in (("943ae283", "--confirm"), ("5ff7cbb1", "--dismiss")):
         res = cli("review", fid, "--db", str(db), "--by", "ana", "--password-stdin", decision,
                   "--note", "checked", input=f"{PASSWORD}\n")  # fmt: skip

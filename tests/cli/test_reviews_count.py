@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from audit.review import ReviewTrail
-from audit.review.accounts import add_account
+from tests.accounts import add_accounts
 from tests.cli.helpers import SAMPLE, cli
 
 PASSWORD = "long enough password"
@@ -31,7 +31,7 @@ def db(sample_db: Path, tmp_path: Path) -> Path:
     if ledger.exists():
         shutil.copy(ledger, copy.with_name(copy.name + ".ledger"))
     for name in ("ana", "bob"):
-        add_account(ReviewTrail.beside(copy), name, "reviewer", PASSWORD)
+        add_accounts(ReviewTrail.beside(copy), name, password=PASSWORD)
     return copy
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from audit.review import ReviewTrail
-from audit.review.accounts import add_account
 from audit.store import open_store
 from audit.web.app import ServeConfig, create_app
+from tests.accounts import add_accounts
 from tests.reports.htmlcheck import Page
 from tests.web.client import PASSWORD, Client, running
 
@@ -21,7 +21,7 @@ from tests.web.client import PASSWORD, Client, running
 @pytest.fixture
 def client(db: Path) -> Iterator[Client]:
     for name in ("ana", "bob"):
-        add_account(ReviewTrail.beside(db), name, "reviewer", PASSWORD)
+        add_accounts(ReviewTrail.beside(db), name, password=PASSWORD)
     with running(create_app(ServeConfig(db=db))) as port:
         yield Client(port)
 
