@@ -30,6 +30,7 @@ from audit.store.store import (
     day_start_minutes,
 )
 from audit.store.types import ShoeKey
+from audit.store.where import Where
 
 PAGE_SIZE = 50
 UNREVIEWED = "unreviewed"
@@ -138,37 +139,26 @@ def findings_page(
 ) -> FindingsPage:
     """One page of the findings ``flt`` selects, in the order ``sort`` names (:data:`SORTS`)."""
     start = day_start_minutes(store.meta("day_start") or DEFAULT_DAY_START)
-    conds: list[str] = ["true"]
-    params: list[Any] = []
-    if flt.first_day is not None:
-        conds.append("f.gaming_day >= ?")
-        params.append(flt.first_day)
-    if flt.last_day is not None:
-        conds.append("f.gaming_day <= ?")
-        params.append(flt.last_day)
-    if flt.table is not None:
-        conds.append("f.table_id = ?")
-        params.append(flt.table)
+    cond = Where()
+    cond.given(flt.first_day, "f.gaming_day >= ?")
+    cond.given(flt.last_day, "f.gaming_day <= ?")
+    cond.given(flt.table, "f.table_id = ?")
     if flt.codes:
-        conds.append("f.code IN (SELECT unnest(?::VARCHAR[]))")
-        params.append(list(flt.codes))
+        cond.add("f.code IN (SELECT unnest(?::VARCHAR[]))", list(flt.codes))
     if flt.severities:
-        conds.append("f.severity IN (SELECT unnest(?::VARCHAR[]))")
-        params.append(list(flt.severities))
+        cond.add("f.severity IN (SELECT unnest(?::VARCHAR[]))", list(flt.severities))
     joins = ""
     if flt.review is not None:
         _load_reviews(store, reviews or {})
         joins += " LEFT JOIN web_reviews w ON w.id = f.id"
         if flt.review == UNREVIEWED:
-            conds.append("w.state IS NULL")
+            cond.add("w.state IS NULL")
         else:
-            conds.append("w.state = ?")
-            params.append(flt.review)
+            cond.add("w.state = ?", flt.review)
     if flt.dealer is not None:
         joins += " " + _dealer_join("f")
-        conds.append("coalesce(r.dealer, sh.dealer) = ?")
-        params.append(flt.dealer)
-    where = " AND ".join(conds)
+        cond.add("coalesce(r.dealer, sh.dealer) = ?", flt.dealer)
+    where, params = cond.sql, cond.params
     base = f"SELECT f.* FROM ({_all_findings_sql(start)}) f {joins} WHERE {where}"
     order = (*SORTS.get(sort, SORTS["impact"]), *_TIEBREAK)
     page = max(1, page)

@@ -19,6 +19,7 @@ from typing import Any
 
 from audit.findings import Severity
 from audit.store.store import DEFAULT_DAY_START, Store, day_start_minutes
+from audit.store.where import Where
 
 __all__ = [
     "AFTER",
@@ -154,32 +155,22 @@ def _row(r: tuple[Any, ...], position: str | None = None) -> RoundRow:
 def round_rows(store: Store, flt: RoundFilter) -> list[RoundRow]:
     """The rounds ``flt`` selects, in the order they were opened (table, shoe, round
     breaking ties)."""
-    conds = ["true"]
-    params: list[Any] = []
-    if flt.table is not None:
-        conds.append("table_id = ?")
-        params.append(flt.table)
-    if flt.first_day is not None:
-        conds.append("gaming_day >= ?")
-        params.append(flt.first_day)
-    if flt.last_day is not None:
-        conds.append("gaming_day <= ?")
-        params.append(flt.last_day)
-    if flt.dealer is not None:
-        conds.append("dealer = ?")
-        params.append(flt.dealer)
+    cond = Where()
+    cond.given(flt.table, "table_id = ?")
+    cond.given(flt.first_day, "gaming_day >= ?")
+    cond.given(flt.last_day, "gaming_day <= ?")
+    cond.given(flt.dealer, "dealer = ?")
     if flt.flagged:
-        conds.append("findings > 0")
-    if flt.player is not None:
-        conds.append(
-            "(table_id, shoe, round) IN (SELECT table_id, shoe, round FROM wagers WHERE player = ?)"
-        )
-        params.append(flt.player)
+        cond.add("findings > 0")
+    cond.given(
+        flt.player,
+        "(table_id, shoe, round) IN (SELECT table_id, shoe, round FROM wagers WHERE player = ?)",
+    )
     rows = store.con.execute(
-        f"""WITH chosen AS (SELECT * FROM rounds WHERE {" AND ".join(conds)})
+        f"""WITH chosen AS (SELECT * FROM rounds WHERE {cond.sql})
             {_SELECT.format(extra="")}
             ORDER BY r.opened_at NULLS LAST, r.table_id, r.shoe, r.round""",
-        params,
+        cond.params,
     ).fetchall()
     return [_row(r) for r in rows]
 
