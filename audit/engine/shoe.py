@@ -22,6 +22,15 @@ from audit.profiles.model import Rules
 CARDS_PER_DECK = 52
 
 
+def _times(n: int | None) -> str:
+    """How many times, in words a report reads: once, twice, 3 times."""
+    if n == 1:
+        return "once"
+    if n == 2:
+        return "twice"
+    return f"{n} times"
+
+
 @dataclass(slots=True)
 class ShoeTracker:
     """The physical shoe as the events show it.
@@ -149,7 +158,7 @@ class ShoeTracker:
             Breach(
                 Code.SHOE_CARD_EXCESS,
                 f"{card} has left the shoe {n} times; "
-                f"a {self.decks}-deck shoe holds it {self.decks} times: a card was added",
+                f"a {self.decks}-deck shoe holds it {_times(self.decks)}: a card was added",
                 (event_id,),
                 expected=str(self.decks),
                 actual=str(n),

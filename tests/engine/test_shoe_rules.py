@@ -202,7 +202,9 @@ def test_card_excess_one_deck_002() -> None:
     r.deal({1: "TS 8D"}, dealer="TS 7C").settle(1, 10).close()
     f = only(log.replay())
     assert where(f) == ("SHOE_CARD_EXCESS", 1, None, None)
-    assert "TS" in f.message
+    assert f.message == (
+        "TS has left the shoe 2 times; a 1-deck shoe holds it once: a card was added"
+    )
 
 
 def test_reconciliation_at_close_000() -> None:
