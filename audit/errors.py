@@ -9,7 +9,9 @@
     │   └── NoLogsError             a path does not exist, or holds no *.jsonl / *.jsonl.gz
     ├── ProfileError                a rule profile file is invalid
     │   ├── UnknownProfileError     no profile has that id (lists the known ones)
-    │   └── NoDealerRuleError       the profile's banker plays freely: no dealer theory
+    │   ├── NoDealerRuleError       the profile's banker plays freely: no dealer theory
+    │   └── PayTableError           a side bet's pay-table file is invalid (file: field: why)
+    │       └── UnknownPayTableError  no pay table has that id (lists the known ones)
     ├── StoreError                  the DuckDB file cannot be opened or is not ours
     │   └── SourceError             a Parquet export is missing, stale, or not as recorded
     └── NotFoundError               a table/shoe/round asked for does not exist
@@ -68,6 +70,21 @@ class UnknownProfileError(ProfileError):
 
 class NoDealerRuleError(ProfileError):
     """The profile has no dealer-draw rule (the home banker plays freely, 002)."""
+
+
+class PayTableError(ProfileError):
+    """A side bet's pay-table file is invalid (games.md §1): one line, file and field."""
+
+
+class UnknownPayTableError(PayTableError):
+    """No pay table has the id asked for."""
+
+    def __init__(self, paytable_id: str, known: list[str]) -> None:
+        self.paytable_id = paytable_id
+        self.known = known
+        super().__init__(
+            f"unknown pay table: {paytable_id!r} (known: {', '.join(sorted(known)) or 'none'})"
+        )
 
 
 class StoreError(AuditError):
