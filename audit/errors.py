@@ -79,11 +79,13 @@ class PayTableError(ProfileError):
 class UnknownPayTableError(PayTableError):
     """No pay table has the id asked for."""
 
-    def __init__(self, paytable_id: str, known: list[str]) -> None:
+    def __init__(self, paytable_id: str, known: list[str], *, side_bet: str | None = None) -> None:
         self.paytable_id = paytable_id
         self.known = known
+        named = f"side bet {side_bet!r} names an " if side_bet is not None else ""
         super().__init__(
-            f"unknown pay table: {paytable_id!r} (known: {', '.join(sorted(known)) or 'none'})"
+            f"{named}unknown pay table: {paytable_id!r} "
+            f"(known: {', '.join(sorted(known)) or 'none'})"
         )
 
 

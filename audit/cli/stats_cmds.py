@@ -6,6 +6,7 @@ import csv
 import json
 import sys
 from enum import StrEnum
+from fractions import Fraction
 from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
@@ -20,9 +21,12 @@ from audit.cli.common import (
     is_terminal,
     open_db,
 )
+from audit.cli.output import warn
 
 if TYPE_CHECKING:
+    from audit.sidebets.paytables import PayTable
     from audit.stats import TheoryTable
+    from audit.stats.side_bets import SideBetOdds
     from audit.stats.suite import StatsResult
 
 EXIT_FLAGGED = 3
@@ -52,24 +56,47 @@ def theory_cmd(
     fmt: Annotated[
         TheoryFormat, typer.Option("--format", help="table (default) or json.")
     ] = TheoryFormat.table,
+    paytable: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--paytable",
+            metavar="ID",
+            help="Also price this side-bet pay table (repeatable): each line's chance and "
+            "the exact house edge.",
+        ),
+    ] = None,
     profiles: ProfilesOption = None,
 ) -> None:
     """The exact dealer final-outcome distribution by up card for the profile's shoe.
 
     P of 17-21, blackjack and bust behind each up card, from a full shoe with
-    only the up card out (no hole card is dealt: "before peek"), by exact
-    composition-dependent recursion. Exit 1 for an unknown profile or one whose
-    banker plays freely.
+    only the up card out ("before peek"), by exact composition-dependent
+    recursion; for a profile with a peek, also each peeked up card given no
+    blackjack ("after peek"). For each side bet the profile offers and each
+    --paytable: every line's chance and the exact house edge (games.md §6: the
+    cards from a full shoe; a bet on the dealer's draw by the profile's soft-17
+    rule). Exit 1 for an unknown profile or pay table, or a profile whose banker
+    plays freely.
 
     \b
     Examples:
       shoe-audit theory it-casino-6d
       shoe-audit theory it-casino-6d --decks 8 --format json
+      shoe-audit theory it-casino-6d --paytable 21plus3-9 --paytable buster-12
     """
     from audit.profiles import load_registry
+    from audit.sidebets.paytables import load_paytables, offered_side_bets, side_bets_asked
     from audit.stats import theory
 
-    table = theory(load_registry(profiles).get(profile_id), decks)
+    profile = load_registry(profiles).get(profile_id)
+    offered = offered_side_bets(profile.rules)
+    asked: list[tuple[str, PayTable]] = []
+    if offered or paytable:
+        registry = load_paytables(profiles)
+        for problem in registry.problems:
+            warn(problem)
+        asked = side_bets_asked(registry, offered, paytable or ())
+    table = theory(profile, decks, paytables=asked)
     if fmt is TheoryFormat.json:
         typer.echo(json.dumps(table.to_json()))
     else:
@@ -80,14 +107,48 @@ def _write_theory(table: TheoryTable, out: TextIO) -> None:
     soft = "stands on" if table.rule.stands_on_soft else "hits"
     out.write(
         f"{table.profile}: {table.decks} deck(s), the dealer {soft} soft "
-        f"{table.rule.stands_on} ({table.dealer}); no hole card, so blackjack is counted "
-        "(before peek)\n"
+        f"{table.rule.stands_on} ({table.dealer}); "
+        + (
+            "no hole card, so blackjack is counted (before peek)\n"
+            if table.after_peek is None
+            else "blackjack is counted (before peek; after peek below)\n"
+        )
     )
     names = table.rule.outcomes
     out.write("up   " + "".join(f"{n:>11}" for n in names) + "\n")
     for up, probs in [*table.upcards.items(), ("all", table.all)]:
         out.write(f"{up:<5}" + "".join(f"{probs[n]:>11.6f}" for n in names) + "\n")
     out.write(f"natural (two cards from a full shoe): {table.natural:.6f}\n")
+    if table.after_peek is not None:
+        after = [n for n in names if n != "blackjack"]
+        out.write("\nafter peek (the dealer has no blackjack)\n")
+        out.write("up   " + "".join(f"{n:>11}" for n in after) + "\n")
+        for up, probs in table.after_peek.items():
+            out.write(f"{up:<5}" + "".join(f"{probs[n]:>11.6f}" for n in after) + "\n")
+    for key, odds in table.side_bets:
+        _write_side_bet(key, odds, out)
+
+
+def _write_side_bet(key: str, odds: SideBetOdds, out: TextIO) -> None:
+    from audit.stats.side_bets import LOSE
+
+    paytable = odds.paytable
+    dealer = f", the dealer's hand by {odds.dealer}" if odds.dealer else ""
+    named = "" if key == paytable.id else f"side bet {key}: "
+    out.write(
+        f"\n{named}pay table {paytable.id} ({paytable.evaluator}), "
+        f"{odds.decks} deck(s){dealer}: {paytable.title}\n"
+    )
+    width = max(len(line) for line, _ in odds.lines)
+    out.write(f"{'line':<{width}}  {'pays':>8}  {'probability':>11}\n")
+    for line, p in odds.lines:
+        ratio = "-1" if line == LOSE else _ratio(paytable.ratio(line))
+        out.write(f"{line:<{width}}  {ratio:>8}  {float(p):>11.7f}\n")
+    out.write(f"house edge: {100 * float(odds.house_edge):.4f}%\n")
+
+
+def _ratio(value: Fraction) -> str:
+    return f"{value.numerator}/{value.denominator}"
 
 
 def _probability(value: float) -> float:

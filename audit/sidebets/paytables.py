@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -41,6 +41,8 @@ __all__ = [
     "PayTableRegistry",
     "load_paytable_file",
     "load_paytables",
+    "offered_side_bets",
+    "side_bets_asked",
 ]
 
 PACKAGED_PAYTABLES = PACKAGED_DIR / "paytables"
@@ -237,3 +239,30 @@ def load_paytables(extra_dir: str | Path | None = None) -> PayTableRegistry:
         return PayTableRegistry(tables)
     extra, problems = _dir_tables(own)
     return PayTableRegistry([*tables, *extra], folder=own, problems=problems)
+
+
+def offered_side_bets(rules: Any) -> dict[str, str]:
+    """The side bets a profile offers: side-bet id → pay-table id (games.md §1, ``side_bets``).
+
+    A profile written before the field (or a model without it) offers none.
+    """
+    offered = getattr(rules, "side_bets", None) or {}
+    return {str(k): str(v) for k, v in dict(offered).items()}
+
+
+def side_bets_asked(
+    registry: PayTableRegistry, offered: Mapping[str, str], paytable_ids: Sequence[str] = ()
+) -> list[tuple[str, PayTable]]:
+    """The pay tables ``theory`` prices, each under the key it is shown by (games.md §6).
+
+    The profile's side bets first, by side-bet id, then each ``--paytable`` by
+    pay-table id, in the order given; a key asked for twice is shown once.
+    """
+    asked: dict[str, PayTable] = {}
+    for side_bet, paytable_id in offered.items():
+        if paytable_id not in registry:
+            raise UnknownPayTableError(paytable_id, registry.ids(), side_bet=side_bet)
+        asked.setdefault(side_bet, registry.get(paytable_id))
+    for paytable_id in paytable_ids:
+        asked.setdefault(paytable_id, registry.get(paytable_id))
+    return list(asked.items())
