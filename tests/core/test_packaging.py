@@ -58,3 +58,8 @@ def test_building_the_wheel_warns_of_no_deprecation(tmp_path: Path) -> None:
         assert any(re.fullmatch(rf"audit/engine/{module}\.cpython-.*\.so", n) for n in names)
         assert f"audit/engine/{module}.py" in names
     assert "audit/engine/mypyc-sources.sha256" in names
+    # games.md §1: the nine pay tables ship beside the profiles (issue 32)
+    paytables = sorted(REPO.glob("audit/profiles/data/paytables/*.toml"))
+    assert len(paytables) == 9
+    for path in paytables:
+        assert path.relative_to(REPO).as_posix() in names
