@@ -168,6 +168,9 @@ def test_buster_missed_by_a_blackjack() -> None:
     assert dealer_bust_cards_lines(("AS", "KH")) == ()
 
 
+BUST = ("cards_3", "cards_4", "cards_5", "cards_6", "cards_7", "cards_8_plus")
+
+
 def test_the_evaluators_are_games_md_closed_set() -> None:
     assert {name: e.lines for name, e in EVALUATORS.items()} == {
         "pair": ("perfect", "coloured", "mixed"),
@@ -179,5 +182,12 @@ def test_the_evaluators_are_games_md_closed_set() -> None:
             "suited",
             "any",
         ),
-        "dealer_bust_cards": ("cards_3", "cards_4", "cards_5", "cards_6", "cards_7", "cards_8_plus"),
+        "dealer_bust_cards": (
+            "cards_3",
+            "cards_4",
+            "cards_5",
+            "cards_6",
+            "cards_7",
+            "cards_8_plus",
+        ),
     }

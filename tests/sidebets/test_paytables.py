@@ -15,6 +15,7 @@ from audit.sidebets.paytables import PACKAGED_PAYTABLES, offered_side_bets, side
 
 REPO = Path(__file__).resolve().parents[2]
 
+BUSTER = {"cards_3": 2, "cards_4": 2, "cards_5": 4, "cards_7": 50, "cards_8_plus": 250}
 # games.md §1's table of pay tables: id -> (evaluator, pays to 1)
 SHIPPED = {
     "perfect-pairs-25-12-6": ("pair", {"perfect": 25, "coloured": 12, "mixed": 6}),
@@ -38,11 +39,25 @@ SHIPPED = {
     ),
     "buster-12": (
         "dealer_bust_cards",
-        {"cards_3": 2, "cards_4": 2, "cards_5": 4, "cards_6": 12, "cards_7": 50, "cards_8_plus": 250},
+        {
+            "cards_3": 2,
+            "cards_4": 2,
+            "cards_5": 4,
+            "cards_6": 12,
+            "cards_7": 50,
+            "cards_8_plus": 250,
+        },
     ),
     "buster-15": (
         "dealer_bust_cards",
-        {"cards_3": 2, "cards_4": 2, "cards_5": 4, "cards_6": 15, "cards_7": 50, "cards_8_plus": 250},
+        {
+            "cards_3": 2,
+            "cards_4": 2,
+            "cards_5": 4,
+            "cards_6": 15,
+            "cards_7": 50,
+            "cards_8_plus": 250,
+        },
     ),
 }
 
@@ -131,8 +146,8 @@ def test_the_environment_names_the_casino_folder(
         (('title = "Our Perfect Pairs"', "title = 3"), "title", "(got 3)"),
         (('id = "house-pairs"', 'id = "House Pairs"'), "id", "1-64 characters"),
         (('id = "house-pairs"', 'id = "house-pairs"\nodds = 1'), "odds", "not a pay-table key"),
-        (("[pays]\nperfect = \"30/1\"\nmixed = \"5/1\"\n", ""), "pays", "a [pays] table"),
-        (('[pays]', '[pays'), "", "cannot read pay table"),
+        (('[pays]\nperfect = "30/1"\nmixed = "5/1"\n', ""), "pays", "a [pays] table"),
+        (("[pays]", "[pays"), "", "cannot read pay table"),
     ],
 )
 def test_a_bad_pay_table_is_refused_in_one_line_naming_file_and_field(
