@@ -15,16 +15,19 @@ from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from itertools import combinations
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from typer.testing import CliRunner
 
 from audit.cli import app
+from audit.profiles.model import Rules
 from audit.profiles.registry import PACKAGED_DIR
 from audit.sidebets import EVALUATORS, load_paytables, pair_lines, three_card_lines
+from audit.sidebets.paytables import offered_side_bets
 from audit.stats import DealerRule, theory_table
 from audit.stats.side_bets import CARDS, LOSE, line_sets, side_bet_odds
-from audit.stats.theory import after_peek
+from audit.stats.theory import after_peek, peeked_upcards
 
 S17, H17 = DealerRule(17, True), DealerRule(17, False)
 slow = pytest.mark.slow
@@ -370,3 +373,45 @@ def test_theory_cli_paytable_refused(runner: CliRunner, args: list[str], message
     assert result.exit_code in (1, 2)
     assert message in result.output
     assert result.exit_code == (1 if "nope" in args else 2)
+
+
+# --- a profile's own side bets and peek (games.md §1's fields, from the engine's branch) ----
+
+HAS_FIELDS = {"side_bets", "peek_on_ace", "peek_on_ten"} <= set(Rules.model_fields)
+
+
+def test_the_seams_read_the_profile_fields_by_name() -> None:
+    rules = SimpleNamespace(
+        peek_on_ace=True, peek_on_ten=False, side_bets={"perfect_pairs": "perfect-pairs-25-12-6"}
+    )
+    assert peeked_upcards(rules) == ("A",)
+    assert offered_side_bets(rules) == {"perfect_pairs": "perfect-pairs-25-12-6"}
+    assert peeked_upcards(SimpleNamespace(peek_on_ace=True, peek_on_ten=True)) == ("A", "T")
+    assert peeked_upcards(SimpleNamespace()) == () and offered_side_bets(SimpleNamespace()) == {}
+
+
+@pytest.mark.skipif(not HAS_FIELDS, reason="side_bets and peek_on_* land with the engine branch")
+def test_theory_cli_a_us_profiles_side_bets_and_after_peek(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    text = (PACKAGED_DIR / "it-casino-6d.toml").read_text(encoding="utf-8")
+    text = text.replace('"it-casino-6d"', '"casino-us"', 1).replace(
+        "dealer_cards = 1, face_up = true, dealer_face_up = true",
+        "dealer_cards = 2, face_up = true, dealer_face_up = true, hole_card_face_up = false",
+    )
+    text += (
+        'peek_on_ace = { value = true, source = "test" }\n'
+        'peek_on_ten = { value = true, source = "test" }\n'
+        'side_bets = { value = { "21plus3" = "21plus3-9", "lucky_ladies" = "lucky-ladies-a" }, '
+        'source = "test" }\n'
+    )
+    (tmp_path / "us.toml").write_text(text, encoding="utf-8")
+    args = ["theory", "casino-us", "--format", "json", "--profiles", str(tmp_path)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert list(doc["side_bets"]) == ["21plus3", "lucky_ladies"]
+    assert doc["side_bets"]["21plus3"]["house_edge"] == pytest.approx(0.0323857, abs=5e-8)
+    assert list(doc["after_peek"]) == ["A", "T"]
+    assert doc["after_peek"]["A"]["bust"] == pytest.approx(0.167033, abs=1e-6)
+    assert doc["after_peek"]["T"]["bust"] == pytest.approx(0.230239, abs=1e-6)
