@@ -43,6 +43,7 @@ __all__ = [
     "load_paytables",
     "offered_side_bets",
     "side_bets_asked",
+    "side_bets_problem",
 ]
 
 PACKAGED_PAYTABLES = PACKAGED_DIR / "paytables"
@@ -266,3 +267,49 @@ def side_bets_asked(
     for paytable_id in paytable_ids:
         asked.setdefault(paytable_id, registry.get(paytable_id))
     return list(asked.items())
+
+
+SIDE_BET_ID = re.compile(r"^(?!_)[a-z0-9_]{1,32}$")
+"""games.md §2: 1-32 characters from a-z, 0-9, _, not starting with _."""
+RESERVED_KINDS = frozenset({"main", "insurance", "bonus"})
+_READS_UP_CARD = frozenset({"three_card", "twenty"})
+
+
+def side_bets_problem(
+    offered: Mapping[str, str],
+    registry: PayTableRegistry,
+    *,
+    dealer_has_up_card: bool,
+    dealer_plays_freely: bool,
+) -> str | None:
+    """Why a profile's ``side_bets`` must be refused at load (games.md §1), or None.
+
+    One line naming the field (``side_bets.<id>``): an id not of §2's form or
+    reserved; a pay table no file gives; a ``three_card`` or ``twenty`` bet where
+    the deal gives the dealer no face-up card; a ``dealer_bust_cards`` bet where
+    the dealer plays freely (no draw rule).
+    """
+    for side_bet, paytable_id in offered.items():
+        field = f"side_bets.{side_bet}"
+        if not SIDE_BET_ID.match(side_bet) or side_bet in RESERVED_KINDS:
+            return (
+                f"{field}: a side-bet id is 1-32 characters from a-z, 0-9 and _, not starting "
+                f"with _, and not main, insurance or bonus (got {side_bet!r})"
+            )
+        if paytable_id not in registry:
+            return (
+                f"{field}: names no pay table: {paytable_id!r} "
+                f"(known: {', '.join(registry.ids()) or 'none'})"
+            )
+        evaluator = registry.get(paytable_id).evaluator
+        if evaluator in _READS_UP_CARD and not dealer_has_up_card:
+            return (
+                f"{field}: pay table {paytable_id!r} ({evaluator}) reads the dealer's up card, "
+                "and this deal gives the dealer no face-up card"
+            )
+        if evaluator == "dealer_bust_cards" and dealer_plays_freely:
+            return (
+                f"{field}: pay table {paytable_id!r} ({evaluator}) reads the dealer's draw, "
+                "and this dealer plays freely (no draw rule)"
+            )
+    return None

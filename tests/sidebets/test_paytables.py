@@ -11,7 +11,12 @@ import pytest
 from audit.errors import PayTableError, UnknownPayTableError
 from audit.profiles import load_registry
 from audit.sidebets import load_paytable_file, load_paytables
-from audit.sidebets.paytables import PACKAGED_PAYTABLES, offered_side_bets, side_bets_asked
+from audit.sidebets.paytables import (
+    PACKAGED_PAYTABLES,
+    offered_side_bets,
+    side_bets_asked,
+    side_bets_problem,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -200,3 +205,30 @@ def test_side_bets_asked_keys_the_profiles_by_side_bet_and_the_others_by_pay_tab
 
 def test_a_profile_without_side_bets_offers_none() -> None:
     assert offered_side_bets(load_registry().get("it-casino-6d").rules) == {}
+
+
+@pytest.mark.parametrize(
+    ("offered", "up_card", "freely", "problem"),
+    [
+        ({"21plus3": "21plus3-9", "buster": "buster-12"}, True, False, None),
+        ({"_pp": "perfect-pairs-25-12-6"}, True, False, "side_bets._pp: a side-bet id is 1-32"),
+        ({"bonus": "perfect-pairs-25-12-6"}, True, False, "not main, insurance or bonus"),
+        ({"Perfect": "perfect-pairs-25-12-6"}, True, False, "(got 'Perfect')"),
+        ({"p" * 33: "perfect-pairs-25-12-6"}, True, False, "1-32 characters"),
+        ({"pp": "perfect-pairs-9"}, True, False, "side_bets.pp: names no pay table"),
+        ({"21plus3": "21plus3-9"}, False, False, "side_bets.21plus3: pay table '21plus3-9'"),
+        ({"ll": "lucky-ladies-a"}, False, False, "no face-up card"),
+        ({"pp": "perfect-pairs-25-12-6"}, False, True, None),  # reads the box's cards only
+        ({"buster": "buster-12"}, True, True, "side_bets.buster: pay table 'buster-12'"),
+    ],
+)
+def test_a_profiles_side_bets_refused_as_games_md_section_1_says(
+    offered: dict[str, str], up_card: bool, freely: bool, problem: str | None
+) -> None:
+    found = side_bets_problem(
+        offered, load_paytables(), dealer_has_up_card=up_card, dealer_plays_freely=freely
+    )
+    if problem is None:
+        assert found is None
+    else:
+        assert found is not None and problem in found and "\n" not in found
