@@ -31,8 +31,8 @@ __all__ = [
 
 RED_SUITS = frozenset("HD")
 """Hearts and diamonds are red; spades and clubs black (games.md §1, ``pair``)."""
-_ORDER = "A23456789TJQK"
-"""Ranks as straights count them: T J Q K are 10-13, the ace 1 or 14 (games.md §1)."""
+_ORDER = {rank: i for i, rank in enumerate("A23456789TJQK", start=1)}
+"""Ranks as straights count them: T J Q K are 10-13, the ace 1 (or 14: below)."""
 
 
 def _rank(card: str) -> str:
@@ -65,7 +65,7 @@ def pair_lines(first: str, second: str) -> tuple[str, ...]:
 
 
 def _is_straight(cards: Sequence[str]) -> bool:
-    ranks = sorted(_ORDER.index(_rank(c)) + 1 for c in cards)  # ace 1 ... king 13
+    ranks = sorted(_ORDER[_rank(c)] for c in cards)  # ace 1 ... king 13
     if len(set(ranks)) != len(ranks):
         return False
     if ranks[-1] - ranks[0] == len(ranks) - 1:

@@ -68,8 +68,8 @@ class PayTable:
     """The file it was read from (for messages)."""
 
     @property
-    def rules(self) -> Evaluator:
-        """The evaluator that decides this table's bets."""
+    def verifier(self) -> Evaluator:
+        """The evaluator that decides this table's bets ("a verifier of the dealt cards")."""
         return EVALUATORS[self.evaluator]
 
     @property

@@ -85,7 +85,7 @@ def test_the_nine_shipped_pay_tables_are_games_md_section_1() -> None:
         evaluator, pays = SHIPPED[table.id]
         assert table.evaluator == evaluator
         assert dict(table.pays) == {k: Fraction(v) for k, v in pays.items()}
-        assert table.lines == tuple(line for line in table.rules.lines if line in pays)
+        assert table.lines == tuple(line for line in table.verifier.lines if line in pays)
         assert table.source and table.title
         assert Path(table.path).name == f"{table.id}.toml"
 
