@@ -56,9 +56,11 @@ class Night:
     seqs: dict[str, int] = field(default_factory=dict)
 
     def place(self, stream: str, ts: dt.datetime, id: str | None = None) -> Place:
-        seq = self.seqs.get(stream, 0) + 1
-        self.seqs[stream] = seq
-        return Place(id or f"{stream}-{seq}", stream, seq, ts)
+        """A place in ``stream``: ids numbered in call order, ``seq`` rising with ``ts``
+        (records may be written in any order, as a writer's clock orders them)."""
+        n = self.seqs.get(stream, 0) + 1
+        self.seqs[stream] = n
+        return Place(id or f"{stream}-{n}", stream, int(ts.timestamp()) * 1000 + n, ts)
 
     def opener(self, table: str, ts: dt.datetime, c: Chips, **kw: Any) -> Inventory:
         return self._inv(table, ts, "opener", c, **kw)
