@@ -8,6 +8,7 @@ Pure: records in, positions and sessions out.
 from __future__ import annotations
 
 import datetime as dt
+from bisect import bisect_right
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -36,9 +37,18 @@ class Lie(NamedTuple):
 def gaming_day_of(ts: dt.datetime, house: House) -> dt.date:
     """The gaming day of an aware time, in its own (table-local) offset: cli.md's day,
     starting at the house file's ``day_start``."""
-    local = ts.replace(tzinfo=None)
-    start = dt.timedelta(hours=house.day_start.hour, minutes=house.day_start.minute)
-    return (local - start).date()
+    # an aware time minus a duration keeps its offset: .date() is the local date
+    return (ts - _start(house.day_start)).date()
+
+
+_STARTS: dict[dt.time, dt.timedelta] = {}
+
+
+def _start(day_start: dt.time) -> dt.timedelta:
+    d = _STARTS.get(day_start)
+    if d is None:
+        d = _STARTS[day_start] = dt.timedelta(hours=day_start.hour, minutes=day_start.minute)
+    return d
 
 
 def period_at(table: str, ts: dt.datetime, house: House) -> PeriodKey:
@@ -79,8 +89,6 @@ class Timeline:
     def position(self, at: Place) -> int:
         """How many of the table's inventories the event at ``at`` lies after."""
         if self._one_stream is not None and at.stream == self._one_stream:
-            from bisect import bisect_right
-
             return bisect_right(self._seqs, at.seq)
         lo, hi = 0, len(self.inventories)
         while lo < hi:
