@@ -124,11 +124,10 @@ def _read_round(events: list[dict[str, Any]], start: int) -> _Round:
     for e in events[start:]:
         t = e["type"]
         if t == "bet":
+            # a stake changed or withdrawn was still put down: the largest counts
             key = (e["box"], e["spot"])
-            if e["amount"] == 0:
-                r.stakes.pop(key, None)
-            else:
-                r.stakes[key] = e["amount"]
+            r.stakes[key] = max(r.stakes.get(key, ZERO), e["amount"])
+            if e.get("player") is not None or key not in r.players:
                 r.players[key] = e.get("player")
         elif t == "insurance":
             r.insurance[(e["box"], e["spot"])] = e["amount"]
