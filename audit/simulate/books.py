@@ -30,9 +30,9 @@ from typing import Any
 
 from audit.books.house import House
 from audit.simulate.books_inject import (
+    SLIP_CODES,
     BooksInjected,
     BooksPlan,
-    SLIP_CODES,
     chips_worth,
     choose_code,
 )

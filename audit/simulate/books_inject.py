@@ -8,7 +8,7 @@ shift) and nothing else, following "How many findings":
 | ``ACCT_WIN_MISMATCH`` | chips taken from the tray mid-session, no slip | their value |
 | ``ACCT_DROP_MISMATCH`` | cash taken from the box before the count | the amount |
 | ``ACCT_OPENER_MISMATCH`` | the opener swaps chips of equal value | 0 |
-| ``ACCT_INVENTORY_DISCREPANCY`` / ``_REPORTABLE`` | chips taken from the locked tray before the opener | their value |
+| ``ACCT_INVENTORY_DISCREPANCY``, ``_REPORTABLE`` | chips taken from the locked tray | value |
 | ``ACCT_SLIP_SEQUENCE`` | two fills issued in swapped serial order | null |
 | ``ACCT_SLIP_DUPLICATE`` | a second fill carries the first's serial, both copies | null |
 | ``ACCT_SLIP_VOID`` | a fill voided at the cage before delivery, one signer | null |
@@ -16,7 +16,7 @@ shift) and nothing else, following "How many findings":
 | ``ACCT_SLIP_UNMATCHED`` | a delivered fill the table does not record | null |
 | ``ACCT_NO_INVENTORY`` | a closer left out (the next opener follows) | null |
 | ``ACCT_NO_DROP_COUNT`` | a period's count left out, before the last gaming day | null |
-| ``ACCT_ADJUSTMENT_REPORTABLE`` | an adjustment over ``adjustment_report`` (stream ``ACCOUNTING``) | null |
+| ``ACCT_ADJUSTMENT_REPORTABLE`` | an adjustment over ``adjustment_report`` | null |
 
 The codes are strings here: the simulator names what the auditor must find
 and needs nothing of it.

@@ -17,7 +17,7 @@ from decimal import Decimal
 from audit.errors import InputError
 from audit.simulate.writer import Compact
 
-__all__ = ["FLOAT_COUNT", "FILL_BELOW", "CREDIT_ABOVE", "Tray", "chip_list", "chips_value"]
+__all__ = ["CREDIT_ABOVE", "FILL_BELOW", "FLOAT_COUNT", "Tray", "chip_list", "chips_value"]
 
 FLOAT_COUNT = 100
 """A table's first opener: this many chips of each of the house's denominations."""
@@ -39,7 +39,9 @@ def chip_list(chips: dict[Decimal, int]) -> list[Compact]:
     return [Compact(denomination=d, count=n) for d, n in sorted(chips.items()) if n]
 
 
-def _greedy(amount: Decimal, denominations: Iterable[Decimal], have: dict[Decimal, int] | None):
+def _greedy(
+    amount: Decimal, denominations: Iterable[Decimal], have: dict[Decimal, int] | None
+) -> tuple[dict[Decimal, int], Decimal]:
     """Chips making ``amount`` largest first (``have`` bounds the counts; None: unbounded),
     and what is left over."""
     out: dict[Decimal, int] = {}

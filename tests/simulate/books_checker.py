@@ -10,15 +10,15 @@ period by period, of what moved through each tray and each drop box.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
-
-from collections.abc import Callable
 
 ROLES = {
     "dealer",
@@ -248,7 +248,7 @@ def tally(lines: list[dict[str, Any]], shift_of: Callable[[str], str] = _one_shi
                     s.fills += value(c["chips"])
                 else:
                     s.credits += value(c["chips"])
-    for key, copies in counting.items():
+    for copies in counting.values():
         for c in copies:
             at = dt.datetime.fromisoformat(c["ts"])
             for s in sessions:
@@ -313,7 +313,7 @@ def anomalies(night: Night, lines: list[dict[str, Any]]) -> set[tuple[Any, ...]]
             out.add(("ACCT_DROP_MISMATCH", *key, b_cash + b_markers - cash - markers))
     assert set(night.counts) <= periods, "a count of no period"
     for table, invs in night.inventories.items():
-        for before, after in zip(invs, invs[1:], strict=False):
+        for before, after in itertools.pairwise(invs):
             if before["kind"] != "closer" or after["kind"] != "opener":
                 continue
             if before["chips"] == after["chips"]:
