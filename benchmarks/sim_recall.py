@@ -122,17 +122,20 @@ def books_main(args: argparse.Namespace) -> int:
             "profiles": args.profiles or PROFILES[:3],
             "days": args.days,
             "books": True,
-            "rich_share": args.rich_share,
         }
         t0 = time.perf_counter()
-        simulate(work / "clean", seed=args.seed, **kw)
+        simulate(work / "clean", seed=args.seed, rich_share=0.0, **kw)
         clean = _audit_books(work / "clean", work, house)
         print(f"clean books night: {len(clean)} ACCT_ findings ({time.perf_counter() - t0:.1f} s)")
         for row in clean[: args.show]:
             where = f"{row.get('table')} {row.get('gaming_day')}"
             print(f"  - {row.get('code')} {where}: {row.get('message')}")
         summary = simulate(
-            work / "injected", seed=args.seed + 1, books_error_rate=args.books_error_rate, **kw
+            work / "injected",
+            seed=args.seed + 1,
+            books_error_rate=args.books_error_rate,
+            rich_share=0.0,
+            **kw,
         )
         found = _audit_books(work / "injected", work, house)
         injected = [_books_key(e.to_dict()) for e in summary.books_injected]
