@@ -29,6 +29,7 @@ from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 from audit.books.house import House
+from audit.findings import money_str
 from audit.simulate.books_inject import (
     SLIP_CODES,
     BooksInjected,
@@ -514,7 +515,7 @@ class TableBooks:
             wanted = [house.discrepancy_regulator, house.discrepancy_regulator + 25]
         taken = chips_worth(self.tray, wanted, self.err_rng)
         self.tray.take(taken)
-        value = before - self.tray.value
+        value = Decimal(money_str(before - self.tray.value) or 0)
         self._record(
             plan, period, value, f"chips worth {value} taken from the locked tray before the opener"
         )
