@@ -1005,11 +1005,15 @@ def simulate_cmd(
         gaming_day_option("--date", "The first gaming day (default 2026-11-28)."),
     ] = None,
     days: Annotated[
-        int,
+        int | None,
         typer.Option(
-            "--days", metavar="N", min=1, help="Gaming days: a night each, a folder each."
+            "--days",
+            metavar="N",
+            min=1,
+            help="Gaming days: a night each, a folder each (default 1; with --books 2, "
+            "the least it allows).",
         ),
-    ] = 1,
+    ] = None,
     prefix: Annotated[
         str,
         typer.Option(
@@ -1019,6 +1023,49 @@ def simulate_cmd(
             "never share an id.",
         ),
     ] = "",
+    books: Annotated[
+        bool,
+        typer.Option(
+            "--books",
+            help="Also write each casino table's books (TEL/1 v1.2): a first opener of 100 "
+            "chips of each house denomination, then each previous closer; buy-ins; fills "
+            "below 25 chips and credits above 300 of a denomination, back to 100, both "
+            "copies (the cage's in stream CAGE); a closer and an opener at each shift "
+            "change and close; a drop count per table and shift (stream COUNT). Needs "
+            "--days 2 or more.",
+        ),
+    ] = False,
+    books_error_rate: Annotated[
+        float,
+        typer.Option(
+            "--books-error-rate",
+            metavar="P",
+            min=0.0,
+            max=1.0,
+            help="With --books: the chance (0 to 1) that a table's period carries one "
+            "injected accounting error (listed in injected.ndjson).",
+        ),
+    ] = 0.0,
+    books_error: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--books-error",
+            metavar="CODE",
+            help="With --books: inject only this ACCT_ code (repeatable; default all).",
+        ),
+    ] = None,
+    tips: Annotated[
+        bool, typer.Option("--tips", help="With --books: each drop count counts a tip box.")
+    ] = False,
+    house: Annotated[
+        Path | None,
+        typer.Option(
+            "--house",
+            metavar="FILE",
+            help="With --books: the house file (shifts, pits, denominations; default: "
+            "house.toml in --profiles, $SHOE_AUDIT_HOUSE, or the packaged one).",
+        ),
+    ] = None,
 ) -> None:
     """Write realistic TEL/1 logs, with injected errors.
 
@@ -1028,7 +1075,9 @@ def simulate_cmd(
     the day folders in injected.ndjson (one JSON object per error), which
     ingest does not read: `nightly DIR` audits the logs alone. Some tables
     (--rich-share) write every optional field of the format; the others write
-    plain logs.
+    plain logs. With --books, each casino table also keeps its books (the home
+    game keeps none), over at least two gaming days, and --books-error-rate
+    injects accounting errors into them.
 
     \b
     Examples:
@@ -1036,6 +1085,7 @@ def simulate_cmd(
       shoe-audit simulate --tables 4 --shoes 3 --seed 7 --error-rate 0.02 --out /tmp/night
       shoe-audit simulate --date 2026-12-01 --days 3 --prefix W49- --out /tmp/week
       shoe-audit simulate --tables 20 --profile it-casino-6d --gzip --out /tmp/big-night
+      shoe-audit simulate --books --books-error-rate 0.3 --days 3 --out /tmp/books
     """
     from audit.profiles import load_registry
     from audit.simulate import DEFAULT_DATE, RICH_SHARE, night_start, simulate
@@ -1048,6 +1098,13 @@ def simulate_cmd(
     chosen = profile or [p.id for p in registry.all()]
     for pid in chosen:
         registry.get(pid)
+    house_settings = None
+    if books:
+        from audit.books.house import load_house
+
+        house_settings = load_house(house, profiles)
+    elif house is not None:
+        raise UsageError("--house only with --books")
     summary = simulate(
         out,
         tables=tables,
@@ -1061,7 +1118,12 @@ def simulate_cmd(
         biases=biases,
         rich_share=RICH_SHARE if rich_share is None else rich_share,
         start=night_start(start_day or DEFAULT_DATE),
-        days=days,
+        days=days if days is not None else (2 if books else 1),
         prefix=prefix,
+        books=books,
+        books_error_rate=books_error_rate,
+        books_errors=books_error,
+        tips=tips,
+        house=house_settings,
     )
     say(str(summary))

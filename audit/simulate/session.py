@@ -11,10 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from audit.books.house import House
 from audit.errors import InputError, UsageError
 from audit.findings import Code
 from audit.profiles import Profile, ProfileRegistry, Rules, load_registry
 from audit.simulate.bias import NO_BIAS, Bias
+from audit.simulate.books import BooksConfig, StreamRecord, TableBooks, period_of
+from audit.simulate.books_inject import BOOKS_CODES, BooksInjected
 from audit.simulate.inject import ALL_CLASSES, InjectedError
 from audit.simulate.table import CasinoTable, HomeTable, ShoeOutput, TableSession
 from audit.simulate.writer import FileSink
@@ -108,13 +111,22 @@ class SimulationSummary:
     injected: tuple[InjectedError, ...]
     features: dict[str, Counter[str]] = field(default_factory=dict)
     """per profile: how often each feature happened (splits, doubles, insurance, ...)."""
+    books_injected: tuple[BooksInjected, ...] = ()
+    """``--books``: the accounting errors injected, each at its period."""
+    stream_records: tuple[StreamRecord, ...] = ()
+    """``--books``: the cage's, count room's and accounting's records, before their ``seq``."""
 
     def __str__(self) -> str:
         where = f"wrote {len(self.files)} file(s) to {self.out_dir}"
         what = f"{len(self.tables)} table(s), {self.shoes:,} shoes, {self.rounds:,} rounds"
         text = f"{where}: {what}, {self.events:,} events"
+        if self.stream_records:
+            text += (
+                f"; books in streams {', '.join(sorted({r.stream for r in self.stream_records}))}"
+            )
         if self.manifest is not None:
-            text += f"; {len(self.injected)} injected error(s) listed in {self.manifest}"
+            n = len(self.injected) + len(self.books_injected)
+            text += f"; {n} injected error(s) listed in {self.manifest}"
         return text
 
 
@@ -192,6 +204,7 @@ def iter_shoes(
     rich_share: float = RICH_SHARE,
     days: int = 1,
     prefix: str = "",
+    books: BooksConfig | None = None,
 ) -> Iterator[ShoeOutput]:
     """Every shoe of the run, table after table, each with its events and injected errors.
 
@@ -201,7 +214,10 @@ def iter_shoes(
     indices) deals just those tables, exactly as the whole run deals them.
     ``days`` deals that many gaming days from ``start``'s, each table its
     ``shoes`` (or ``rounds``) every evening, its ``seq`` running on; ``prefix``
-    starts every table id (and so every shoe and event id).
+    starts every table id (and so every shoe and event id). ``books`` writes
+    each casino table's books into its stream (:mod:`audit.simulate.books`),
+    its hands dealt exactly as without them; a table's last shoe carries its
+    cage, count and accounting records.
     """
     if shoes < 1 and rounds is None:
         raise InputError(f"--shoes must be at least 1, got {shoes}")
@@ -222,10 +238,20 @@ def iter_shoes(
         prefix=prefix,
     ):
         if only_tables is None or table.index in only_tables:
-            for day in range(days):
-                if day:
-                    table.next_evening(start + dt.timedelta(days=day))
-                yield from table.run(shoes, rounds)
+            dealt = _evenings(table, start, days, shoes, rounds)
+            if books is not None and isinstance(table, CasinoTable):
+                yield from TableBooks(table, seed, books).books(dealt)
+            else:
+                yield from dealt
+
+
+def _evenings(
+    table: TableSession, start: dt.datetime, days: int, shoes: int, rounds: int | None
+) -> Iterator[ShoeOutput]:
+    for day in range(days):
+        if day:
+            table.next_evening(start + dt.timedelta(days=day))
+        yield from table.run(shoes, rounds)
 
 
 def simulate(
@@ -246,6 +272,11 @@ def simulate(
     rich_share: float = RICH_SHARE,
     days: int = 1,
     prefix: str = "",
+    books: bool = False,
+    books_error_rate: float = 0.0,
+    books_errors: Collection[str] | None = None,
+    tips: bool = False,
+    house: House | None = None,
 ) -> SimulationSummary:
     """Write realistic TEL/1 logs of a gaming night, with injected dealer errors.
 
@@ -268,10 +299,30 @@ def simulate(
     id (``N2`` writes table ``N2T01``, shoe ``N2T01-20261128-01``). Same
     arguments, same bytes, whatever ``workers`` (processes that deal the
     tables in parallel: a table's logs are its own files).
+
+    ``books`` also writes each casino table's books (accounting.md "The
+    simulator", :mod:`audit.simulate.books`) by ``house``'s shifts and
+    denominations (default: the packaged house file), over at least two
+    gaming days; the cage's copies go to ``OUT/<day>/CAGE.jsonl``, the counts
+    to ``COUNT.jsonl`` and adjustments to ``ACCOUNTING.jsonl`` (``prefix``
+    starting each stream's name). ``books_error_rate`` is the chance that a
+    period carries one accounting error, of ``books_errors`` (default all of
+    :data:`~audit.simulate.books_inject.BOOKS_CODES`); ``tips`` counts a
+    tip box with each drop.
     """
     if days < 1:  # refused before a folder is made
         raise UsageError(f"--days must be at least 1, got {days}")
     _check_prefix(prefix)
+    books_config = _books_config(
+        books=books,
+        error_rate=books_error_rate,
+        codes=books_errors,
+        tips=tips,
+        house=house,
+        start=start,
+        days=days,
+        prefix=prefix,
+    )
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     args: dict[str, Any] = dict(
@@ -288,6 +339,7 @@ def simulate(
         rich_share=rich_share,
         days=days,
         prefix=prefix,
+        books=books_config,
     )
     n = max(1, min(workers, tables))
     parts = [range(tables * i // n, tables * (i + 1) // n) for i in range(n)]
@@ -297,19 +349,24 @@ def simulate(
         with ProcessPoolExecutor(n) as pool:
             summaries = list(pool.map(_deal_tables, [out] * n, [gzip] * n, [args] * n, parts))
     injected = [e for s in summaries for e in s.injected]
+    books_injected = [e for s in summaries for e in s.books_injected]
+    records = [r for s in summaries for r in s.stream_records]
+    stream_files = _write_streams(out, gzip, records)
     manifest = None
-    if error_rate > 0:
+    if error_rate > 0 or (books_config is not None and books_config.error_rate > 0):
         manifest = out / MANIFEST_NAME
         with manifest.open("w", encoding="utf-8", newline="\n") as fh:
             for err in injected:
                 fh.write(err.to_json() + "\n")
+            for books_err in books_injected:
+                fh.write(books_err.to_json() + "\n")
     features: dict[str, Counter[str]] = {}
     for s in summaries:
         for profile, counts in s.features.items():
             features.setdefault(profile, Counter()).update(counts)
     return SimulationSummary(
         out_dir=out,
-        files=tuple(p for s in summaries for p in s.files),
+        files=tuple(p for s in summaries for p in s.files) + stream_files,
         manifest=manifest,
         tables={t: p for s in summaries for t, p in s.tables.items()},
         shoes=sum(s.shoes for s in summaries),
@@ -317,7 +374,86 @@ def simulate(
         events=sum(s.events for s in summaries),
         injected=tuple(injected),
         features=features,
+        books_injected=tuple(books_injected),
+        stream_records=tuple(records),
     )
+
+
+def _books_config(
+    *,
+    books: bool,
+    error_rate: float,
+    codes: Collection[str] | None,
+    tips: bool,
+    house: House | None,
+    start: dt.datetime,
+    days: int,
+    prefix: str,
+) -> BooksConfig | None:
+    """The ``--books`` settings, checked: the options that need ``--books``, the codes,
+    and at least two gaming days (a slip or a count is judged once a later day's
+    records exist)."""
+    if not books:
+        given = [
+            name
+            for name, on in (
+                ("--books-error-rate", error_rate > 0),
+                ("--books-error", bool(codes)),
+                ("--tips", tips),
+                ("--house", house is not None),
+            )
+            if on
+        ]
+        if given:
+            raise UsageError(f"{', '.join(given)} only with --books")
+        return None
+    if days < 2:
+        raise UsageError(
+            f"--books needs --days 2 or more, got {days}: slips and counts are judged "
+            "only once a later gaming day's records exist"
+        )
+    if not 0 <= error_rate <= 1:
+        raise UsageError(f"--books-error-rate is a chance between 0 and 1, got {error_rate}")
+    unknown = sorted(set(codes or ()) - set(BOOKS_CODES))
+    if unknown:
+        raise UsageError(
+            f"--books-error {', '.join(unknown)}: the accounting errors are "
+            f"{', '.join(BOOKS_CODES)}"
+        )
+    if house is None:
+        from audit.books.house import load_house
+
+        house = load_house()
+    first = period_of(start, house)[0]
+    return BooksConfig(
+        house=house,
+        last_day=first + dt.timedelta(days=days - 1),
+        error_rate=error_rate,
+        codes=frozenset(codes if codes else BOOKS_CODES),
+        tips=tips,
+        prefix=prefix,
+    )
+
+
+def _write_streams(out: Path, compress: bool, records: list[StreamRecord]) -> tuple[Path, ...]:
+    """The cage's, count room's and accounting's streams: ``seq`` from 1 in time order
+    (ties by table), one file per stream and gaming day (the records' periods')."""
+    if not records:
+        return ()
+    by_stream: dict[str, list[StreamRecord]] = {}
+    for r in sorted(records, key=lambda r: (r.ts, r.table_index, r.order)):
+        by_stream.setdefault(r.stream, []).append(r)
+    sink = FileSink(out, compress=compress)
+    try:
+        for stream in sorted(by_stream):
+            for seq, r in enumerate(by_stream[stream], start=1):
+                r.event["id"] = f"{stream}-{seq}"
+                r.event["seq"] = seq
+            for r in sorted(by_stream[stream], key=lambda r: (r.day, r.event["seq"])):
+                sink.write(r.day, stream, r.event)
+    finally:
+        sink.close()
+    return tuple(sink.paths)
 
 
 def _deal_tables(
@@ -326,6 +462,8 @@ def _deal_tables(
     """Write the logs of the tables ``only`` (all when None); the manifest is the caller's."""
     sink = FileSink(out, compress=gzip)
     injected: list[InjectedError] = []
+    books_injected: list[BooksInjected] = []
+    records: list[StreamRecord] = []
     table_profiles: dict[str, str] = {}
     features: dict[str, Counter[str]] = {}
     n_shoes = n_rounds = n_events = 0
@@ -336,6 +474,8 @@ def _deal_tables(
             table_profiles[shoe.table] = shoe.profile
             features.setdefault(shoe.profile, Counter()).update(shoe.features)
             injected.extend(shoe.injected)
+            books_injected.extend(shoe.books_injected)
+            records.extend(shoe.side)
             n_shoes += 1
             n_rounds += shoe.features["rounds"]
             n_events += len(shoe.events)
@@ -351,4 +491,6 @@ def _deal_tables(
         events=n_events,
         injected=tuple(injected),
         features=features,
+        books_injected=tuple(books_injected),
+        stream_records=tuple(records),
     )

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from audit.findings import Code
 from audit.profiles.model import Profile
@@ -35,6 +35,10 @@ from audit.simulate.inject import (
 from audit.simulate.shoe import Shoe, ShoeExhausted, new_shoe
 from audit.simulate.ventuno import VentunoRound
 from audit.simulate.writer import Draft, TableClock, gaming_day
+
+if TYPE_CHECKING:
+    from audit.simulate.books import StreamRecord
+    from audit.simulate.books_inject import BooksInjected
 
 __all__ = ["CasinoTable", "HomeTable", "ShoeOutput", "TableSession"]
 
@@ -61,6 +65,10 @@ class ShoeOutput:
     events: list[dict[str, Any]]
     injected: list[InjectedError]
     features: Counter[str] = field(default_factory=Counter)
+    side: list[StreamRecord] = field(default_factory=list)
+    """``simulate --books``, on a table's last shoe: its cage, count and accounting records."""
+    books_injected: list[BooksInjected] = field(default_factory=list)
+    """``simulate --books``, on a table's last shoe: the accounting errors injected."""
 
 
 @dataclass

@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from audit.findings import money_str
 
-__all__ = ["Draft", "FileSink", "TableClock", "encode_event", "gaming_day"]
+__all__ = ["Compact", "Draft", "FileSink", "TableClock", "encode_event", "gaming_day"]
 
 GAMING_DAY_START = dt.timedelta(hours=6)
 """A gaming day runs from 06:00 table-local time to 06:00 the next morning (cli.md)."""
@@ -39,7 +39,14 @@ class Draft:
     in_round: bool = True
 
 
+class Compact(dict[str, Any]):
+    """An object inside an event (a chip, a signer) written as the event is: compact,
+    keys in order, money exact. Other dicts keep ``json.dumps``' spelling, byte for byte."""
+
+
 def _encode_value(v: Any) -> str:
+    if isinstance(v, Compact):
+        return encode_event(v)
     if isinstance(v, Decimal):
         text = money_str(v)
         assert text is not None
