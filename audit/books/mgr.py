@@ -459,17 +459,12 @@ def variance_periods(
 
 
 def adjustment_log(adjustments: Sequence[Adjustment], house: House) -> list[dict[str, Any]]:
-    """The adjustment log's rows (``books --adjustments``), by gaming day, table and the
-    order recorded; ``reportable`` when the amount exceeds ``adjustment_report`` in
+    """The adjustment log's rows (``books --adjustments``), by gaming day and table, each
+    table's in the order given (the trail's: recorded); ``reportable`` when the amount exceeds ``adjustment_report`` in
     absolute value (NJ 13:69D-1.34)."""
 
-    def when(a: Adjustment) -> tuple[Any, ...]:
-        at = a.recorded_at or (a.at.ts if a.at is not None else None)
-        stamp = at.astimezone(dt.UTC).isoformat() if at is not None else ""
-        return (a.gaming_day, a.table, stamp, a.id)
-
     out = []
-    for a in sorted(adjustments, key=when):
+    for a in sorted(adjustments, key=lambda a: (a.gaming_day, a.table)):
         recorded = a.recorded_at.astimezone(dt.UTC).isoformat() if a.recorded_at else None
         out.append(
             {
