@@ -460,8 +460,8 @@ def variance_periods(
 
 def adjustment_log(adjustments: Sequence[Adjustment], house: House) -> list[dict[str, Any]]:
     """The adjustment log's rows (``books --adjustments``), by gaming day and table, each
-    table's in the order given (the trail's: recorded); ``reportable`` when the amount exceeds ``adjustment_report`` in
-    absolute value (NJ 13:69D-1.34)."""
+    table's in the order given (the trail's: as recorded); ``reportable`` when the amount
+    exceeds ``adjustment_report`` in absolute value (NJ 13:69D-1.34)."""
 
     out = []
     for a in sorted(adjustments, key=lambda a: (a.gaming_day, a.table)):
