@@ -10,6 +10,13 @@ Types are strict: a string is not a number, a float is not an integer, and
 money is exact (a JSON number with at most two decimals, read as ``Decimal``).
 Unknown fields are kept. An unknown ``type`` is not malformed: it parses as
 :class:`UnknownEvent` (stored, not replayed, reported ``LOG_UNKNOWN_TYPE``).
+
+TEL/1 v1.2 (``shared/spec/accounting.md``) adds the table's books: seven
+table-level types (:data:`TABLE_EVENT_TYPES`) that belong to a table, not a
+shoe (``shoe`` and ``round`` on them are kept like unknown fields, never
+read), and the optional ``stream`` on every event, the writer's sequence
+(default: the table's own). ``shoe`` is required on shoe and round events
+only; an unknown type needs only ``id``, ``seq``, ``ts``, ``table``, ``type``.
 """
 
 from __future__ import annotations
@@ -154,8 +161,8 @@ def _version(v: Any) -> Any:
 Version = Annotated[Literal[1], BeforeValidator(_version)]
 
 
-class Envelope(BaseModel):
-    """Fields every event carries."""
+class TableEnvelope(BaseModel):
+    """Fields every event carries (TEL/1 v1.2: ``shoe`` only on shoe and round events)."""
 
     model_config = ConfigDict(extra="allow", frozen=True, strict=True)
 
@@ -164,8 +171,20 @@ class Envelope(BaseModel):
     seq: Positive
     ts: Timestamp
     table: NonEmpty
-    shoe: NonEmpty
     type: StrictStr
+    stream: Id | None = None
+    """The writer's sequence (accounting.md): ``seq`` rises per stream; absent, the table's."""
+
+    @property
+    def stream_id(self) -> str:
+        """The stream ``seq`` counts in: ``stream``, else the table's own."""
+        return self.stream or self.table
+
+
+class Envelope(TableEnvelope):
+    """Fields every shoe and round event carries: the envelope and its ``shoe``."""
+
+    shoe: NonEmpty
 
 
 class RoundEnvelope(Envelope):
@@ -358,8 +377,229 @@ class RoundClose(RoundEnvelope):
     type: Literal["round_close"]
 
 
-class UnknownEvent(Envelope):
-    """An event whose ``type`` TEL/1 does not define: kept, not replayed."""
+# --------------------------------------------------------------------------- table events
+# TEL/1 v1.2, accounting.md "TEL/1 v1.2: streams and the new events": the table's books.
+
+
+def _positive_money(d: Decimal) -> Decimal:
+    if d <= 0:
+        raise ValueError(f"an amount over 0, got {d}")
+    return d
+
+
+def _non_negative_money(d: Decimal) -> Decimal:
+    if d < 0:
+        raise ValueError(f"an amount of 0 or more, got {d}")
+    return d
+
+
+def _non_zero_money(d: Decimal) -> Decimal:
+    if d == 0:
+        raise ValueError("an amount other than 0 (an adjustment of 0 corrects nothing)")
+    return d
+
+
+PositiveMoney = Annotated[
+    Decimal,
+    BeforeValidator(_money),
+    AfterValidator(_positive_money),
+    WithJsonSchema({**_MONEY_SCHEMA, "exclusiveMinimum": 0}),
+]
+NonNegativeMoney = Annotated[
+    Decimal,
+    BeforeValidator(_money),
+    AfterValidator(_non_negative_money),
+    WithJsonSchema({**_MONEY_SCHEMA, "minimum": 0}),
+]
+NonZeroMoney = Annotated[
+    Decimal,
+    BeforeValidator(_money),
+    AfterValidator(_non_zero_money),
+    WithJsonSchema({**_MONEY_SCHEMA, "not": {"const": 0}}),
+]
+
+_GAMING_DAY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+
+
+def _gaming_day(v: Any) -> dt.date:
+    if not isinstance(v, str) or not _GAMING_DAY.match(v):
+        raise ValueError(f"a gaming day is a string YYYY-MM-DD, got {v!r}")
+    try:
+        return dt.date.fromisoformat(v)
+    except ValueError:
+        raise ValueError(f"not a date: {v!r}") from None
+
+
+GamingDay = Annotated[
+    dt.date,
+    BeforeValidator(_gaming_day),
+    WithJsonSchema({"type": "string", "format": "date", "pattern": _GAMING_DAY.pattern}),
+]
+Series = Annotated[StrictStr, Field(min_length=1, max_length=64)]
+Role = Literal[
+    "dealer",
+    "supervisor",
+    "cashier",
+    "security",
+    "runner",
+    "count",
+    "accounting",
+    "controller",
+    "other",
+]
+SlipType = Literal["fill", "credit"]
+Side = Literal["table", "cage"]
+
+
+class ChipCount(BaseModel):
+    """One entry of a chip list: a denomination (money over 0) and how many chips of it.
+
+    Its keys are exactly these two: a chip list is money, and a key the
+    auditor does not know (a currency, a colour) cannot be read as nothing.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    denomination: PositiveMoney
+    count: Count
+
+
+def _chips_once(chips: list[ChipCount]) -> list[ChipCount]:
+    seen: set[Decimal] = set()
+    for c in chips:
+        if c.denomination in seen:
+            raise ValueError(
+                f"denomination {c.denomination} listed twice (a chip list names each once)"
+            )
+        seen.add(c.denomination)
+    return chips
+
+
+ChipList = Annotated[list[ChipCount], AfterValidator(_chips_once)]
+"""accounting.md "Shapes": a denomination listed twice makes the line invalid; one
+not listed counts 0; the list's value is the sum of denomination times count."""
+
+
+class Signer(BaseModel):
+    """Who signed or attested: an id and a role (the same id twice counts once)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    id: Id
+    role: Role
+
+
+Signers = list[Signer]
+
+
+def chips_value(chips: list[ChipCount]) -> Decimal:
+    """A chip list's value: the sum of denomination times count."""
+    return sum((c.denomination * c.count for c in chips), Decimal(0))
+
+
+class Inventory(TableEnvelope):
+    """A tray counted at opening (``opener``) or closing (``closer``), NJ 13:69D-1.21."""
+
+    type: Literal["inventory"]
+    kind: Literal["opener", "closer"]
+    chips: ChipList
+    signers: Signers
+    slip: Positive | None = None
+
+
+class Fill(TableEnvelope):
+    """One side's copy of a fill slip: chips brought from the cage to the table."""
+
+    type: Literal["fill"]
+    side: Side = "table"
+    series: Series = "fill"
+    slip: Positive
+    chips: ChipList
+    signers: Signers
+    requested_by: StrictStr | None = None
+
+
+class Credit(TableEnvelope):
+    """One side's copy of a credit slip: chips returned from the table to the cage."""
+
+    type: Literal["credit"]
+    side: Side = "table"
+    series: Series = "credit"
+    slip: Positive
+    chips: ChipList
+    signers: Signers
+    requested_by: StrictStr | None = None
+
+
+class SlipVoid(TableEnvelope):
+    """A fill or credit slip voided on one side (Ohio 3772-11-31(F): with an explanation)."""
+
+    type: Literal["slip_void"]
+    side: Side = "table"
+    series: Series = None  # type: ignore[assignment]  # missing: the voided slip's type
+    slip: Positive
+    of: SlipType
+    reason: StrictStr
+    signers: Signers
+
+    @property
+    def slip_series(self) -> str:
+        """The series of the slip voided: ``series``, else its type (``of``)."""
+        return self.series or self.of
+
+
+class BuyIn(TableEnvelope):
+    """Chips given from the tray for cash, a marker or another instrument."""
+
+    type: Literal["buy_in"]
+    amount: PositiveMoney
+    method: Literal["cash", "marker", "other"]
+    box: Positive | None = None
+    player: StrictStr | None = None
+    ref: StrictStr | None = None
+
+
+class DropCount(TableEnvelope):
+    """A table's drop box counted for a gaming day (and shift), by kind."""
+
+    type: Literal["drop_count"]
+    gaming_day: GamingDay
+    shift: NonEmpty | None = None
+    cash: NonNegativeMoney
+    markers: NonNegativeMoney = Decimal(0)
+    other: NonNegativeMoney = Decimal(0)
+    tips: NonNegativeMoney | None = None
+    signers: Signers
+    drop_box: StrictStr | None = None
+
+
+AdjustmentLine = Literal[
+    "opener", "closer", "fills", "credits", "drop_cash", "drop_markers", "drop_other", "tips"
+]
+
+
+class Adjustment(TableEnvelope):
+    """The casino's accounting corrects one figure of a period (NJ 13:69D-1.34)."""
+
+    type: Literal["adjustment"]
+    gaming_day: GamingDay
+    shift: NonEmpty | None = None
+    line: AdjustmentLine
+    amount: NonZeroMoney
+    reason: NonEmpty
+    by: NonEmpty
+    reverses: StrictStr | None = None
+    ref: StrictStr | None = None
+
+
+class UnknownEvent(TableEnvelope):
+    """An event whose ``type`` TEL/1 does not define: kept, not replayed.
+
+    It needs only the envelope (TEL/1 v1.2: a later table-level type reaches
+    this reader as ``LOG_UNKNOWN_TYPE``, not ``LOG_MALFORMED``); its ``shoe``,
+    when present, is a non-empty string, as in v1.1 (``null`` is not one)."""
+
+    shoe: NonEmpty = None  # type: ignore[assignment]  # missing: None; null: invalid
 
 
 SHOE_EVENT_TYPES: dict[str, type[Envelope]] = {
@@ -388,7 +628,21 @@ ROUND_EVENT_TYPES: dict[str, type[Envelope]] = {
     "void": Void,
     "round_close": RoundClose,
 }
-EVENT_TYPES: dict[str, type[Envelope]] = {**SHOE_EVENT_TYPES, **ROUND_EVENT_TYPES}
+TABLE_EVENT_TYPES: dict[str, type[TableEnvelope]] = {
+    "inventory": Inventory,
+    "fill": Fill,
+    "credit": Credit,
+    "slip_void": SlipVoid,
+    "buy_in": BuyIn,
+    "drop_count": DropCount,
+    "adjustment": Adjustment,
+}
+"""TEL/1 v1.2's table-level types: they belong to a table, not a shoe, and are not replayed."""
+EVENT_TYPES: dict[str, type[TableEnvelope]] = {
+    **SHOE_EVENT_TYPES,
+    **ROUND_EVENT_TYPES,
+    **TABLE_EVENT_TYPES,
+}
 
 Event = (
     ShoeOpen
@@ -413,7 +667,17 @@ Event = (
     | Settle
     | Void
     | RoundClose
+    | Inventory
+    | Fill
+    | Credit
+    | SlipVoid
+    | BuyIn
+    | DropCount
+    | Adjustment
 )
-"""Any TEL/1 event the rules replay."""
+"""Any TEL/1 event a known type defines (the rules replay the shoe and round events)."""
+
+TableEvent = Inventory | Fill | Credit | SlipVoid | BuyIn | DropCount | Adjustment
+"""A table-level event of the books (TEL/1 v1.2)."""
 
 AnyEvent = Event | UnknownEvent

@@ -9,7 +9,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from audit.errors import MalformedEventError
-from audit.events.models import EVENT_TYPES, INT_MAX, AnyEvent, Envelope, UnknownEvent
+from audit.events.models import (
+    EVENT_TYPES,
+    INT_MAX,
+    AnyEvent,
+    Envelope,
+    TableEnvelope,
+    UnknownEvent,
+)
 
 MAX_LINE_BYTES = 1_000_000
 """A line longer than 1 MB is rejected as malformed (event-log.md)."""
@@ -91,7 +98,8 @@ def parse_object(obj: Any) -> AnyEvent:
     if not isinstance(obj, dict):
         raise MalformedEventError(f"not a JSON object (a JSON {type(obj).__name__})")
     etype = obj.get("type")
-    model: type[Envelope] = (
+    # A type that is not a string: the v1.1 envelope's reasons, shoe included.
+    model: type[TableEnvelope] = (
         EVENT_TYPES.get(etype, UnknownEvent) if isinstance(etype, str) else Envelope
     )
     try:

@@ -39,8 +39,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from audit.store.fields import (
+    COLUMN_TYPES,
     INT_MAX,
     ROUND_TYPES,
+    TABLE_TYPES,
     TYPED_COLUMNS,
     TYPES,
     Field,
@@ -55,9 +57,13 @@ ENVELOPE_FIELDS: tuple[Field, ...] = (
     Field("seq", "int", lo=1, hi=INT_MAX),
     Field("ts", "str"),  # checked specially below
     Field("table", "nonempty"),
-    Field("shoe", "nonempty"),
     Field("type", "str"),
+    Field("stream", "name", "optional", lo=1, hi=128),
 )
+"""The envelope's fields on every line. ``shoe`` is checked by type (TEL/1 v1.2): required
+on shoe and round events, a non-empty string when present on an unknown type, and an
+unknown field (kept, not read) on a table-level event."""
+SHOE = Field("shoe", "nonempty")
 
 TRAILING_COMMA = r",\s*[\]}]"
 NAN_OR_INF = r"[:\[,]\s*[-+]?(?i:nan|inf)"
@@ -129,6 +135,20 @@ def _check(f: Field, x: str) -> str:
         return f"starts_with({x}, '\"')"
     if k == "nonempty":
         return f"({x} <> '\"\"' AND starts_with({x}, '\"'))"
+    if k == "name":
+        return (
+            f"CASE WHEN NOT starts_with({x}, '\"') THEN false "
+            f"ELSE length({_str_value(x)}) BETWEEN {f.lo} AND {f.hi} END"
+        )
+    if k == "day":
+        # Python's date.fromisoformat decides what DuckDB's cast does not (year 0).
+        return (
+            f"CASE WHEN NOT regexp_full_match({x}, '\"[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}\"') "
+            f"THEN false WHEN substring({x}, 2, 4) = '0000' THEN false "
+            f"ELSE TRY_CAST(substring({x}, 2, 10) AS DATE) IS NOT NULL END"
+        )
+    if k in ("chips", "signers"):
+        return "false"  # lists of objects: the models decide (few lines: a table's books)
     if k == "currency":
         return f"regexp_full_match({x}, '\"[A-Z]{{3}}\"')"
     if k == "bool":
@@ -145,7 +165,7 @@ def _check(f: Field, x: str) -> str:
         return f"({x} = '[]' OR regexp_full_match({x}, {_lit(_CARDS_RE)}))"
     if k == "spots":
         return f"regexp_full_match({x}, {_lit(_SPOTS_RE)})"
-    if k in ("money", "stake"):
+    if k in ("money", "stake", "positive", "nonzero"):
         # An integer text is exact; a float text may hide digits, or come from an
         # exponent form whose decimals the float lost (1e-400 reads as 0.0).
         ok = (
@@ -159,6 +179,10 @@ def _check(f: Field, x: str) -> str:
                 f"CASE WHEN NOT ({ok}) THEN false WHEN NOT starts_with({x}, '-') THEN true "
                 f"ELSE CAST({x} AS DECIMAL(18,2)) = 0 END"
             )
+        elif k == "positive":
+            ok = f"CASE WHEN NOT ({ok}) THEN false ELSE CAST({x} AS DECIMAL(18,2)) > 0 END"
+        elif k == "nonzero":
+            ok = f"CASE WHEN NOT ({ok}) THEN false ELSE CAST({x} AS DECIMAL(18,2)) <> 0 END"
         return ok
     raise AssertionError(k)  # pragma: no cover
 
@@ -168,8 +192,12 @@ def _value(f: Field, x: str) -> str:
     k = f.kind
     if k == "int":
         v = _int_value(x)
-    elif k in ("str", "nonempty", "currency", "enum"):
+    elif k in ("str", "nonempty", "name", "currency", "enum"):
         v = _str_value(x)
+    elif k == "day":
+        v = f"TRY_CAST(substring({x}, 2, 10) AS DATE)"
+    elif k in ("chips", "signers"):
+        v = f"NULL::{COLUMN_TYPES[f.name]}"  # never valid here: parse_line gives the row
     elif k == "bool":
         v = f"({x} = 'true')"
     elif k == "card":
@@ -184,10 +212,12 @@ def _value(f: Field, x: str) -> str:
         )
     elif k == "spots":
         v = f"from_json({x}, '[\"BIGINT\"]')"
-    elif k in ("money", "stake"):
+    elif k in ("money", "stake", "positive", "nonzero"):
         v = f"TRY_CAST({x} AS DECIMAL(18,2))"
     else:  # pragma: no cover
         raise AssertionError(k)
+    if f.presence == "default" and f.default is None:
+        return v
     if f.presence == "default":
         if f.kind == "cards":
             return f"COALESCE({v}, []::VARCHAR[])"
@@ -293,12 +323,30 @@ def _by_type(sql: Callable[[str], str], other: str) -> str:
     return f"CASE tyc {whens} ELSE {other} END"
 
 
+def _own_fields(etype: str) -> tuple[Field, ...]:
+    """The type's fields as the compact form and the checks see them: with ``shoe``
+    for the types whose envelope holds one."""
+    own = fields_of(etype)
+    return own if etype in TABLE_TYPES else (SHOE, *own)
+
+
 def _own_len(etype: str) -> str:
-    return " + ".join(_field_len(f.name) for f in fields_of(etype)) or "0"
+    return " + ".join(_field_len(f.name) for f in _own_fields(etype)) or "0"
 
 
 def _own_checks(etype: str) -> str:
-    return _all_of([_field_ok(f) for f in fields_of(etype)] + _validators(etype))
+    return _all_of([_field_ok(f) for f in _own_fields(etype)] + _validators(etype))
+
+
+def _unknown_checks() -> str:
+    """An unknown type: a string ``type``, and ``shoe`` a non-empty string when present."""
+    shoe = _x("shoe")
+    return _all_of(
+        [
+            f"starts_with({_x('type')}, '\"')",
+            f"CASE WHEN {shoe} IS NULL THEN true ELSE {_check(SHOE, shoe)} END",
+        ]
+    )
 
 
 def select_sql(source: str) -> str:
@@ -316,21 +364,25 @@ def select_sql(source: str) -> str:
     it. A field of another type is an unknown key like any other.
     """
     typed = _typed_fields()
-    names = [f.name for f in ENVELOPE_FIELDS] + typed
+    names = [f.name for f in ENVELOPE_FIELDS] + ["shoe"] + typed
     struct = "{" + ",".join(f'"{n}":"JSON"' for n in names) + "}"
     # JSON texts as plain VARCHAR, cut with substring (DuckDB's slices are slower).
     struct_type = "STRUCT(" + ", ".join(f'"{n}" VARCHAR' for n in names) + ")"
     variants = {n: _variants(n) for n in typed}
     envelope = [f.name for f in ENVELOPE_FIELDS]
 
-    compact_len = " + ".join(_field_len(n) for n in envelope) + " + " + _by_type(_own_len, "0")
+    compact_len = (
+        " + ".join(_field_len(n) for n in envelope)
+        + " + "
+        + _by_type(_own_len, _field_len("shoe"))
+    )
     # Only money can hold a float, whose text could have grown from an
     # exponent form; look for one only when such a field has a fraction.
     floats = [n for n, v in variants.items() if any(f.kind in ("money", "stake") for f in v)]
     maybe_grown = " OR ".join(f"contains(COALESCE({_x(n)}, ''), '.')" for n in floats)
 
     checks = [_field_ok(f) for f in ENVELOPE_FIELDS if f.name != "type"]
-    checks.append(_by_type(_own_checks, f"starts_with({_x('type')}, '\"')"))
+    checks.append(_by_type(_own_checks, _unknown_checks()))
     nulls = [
         f"NOT ({_x(n)} IS NULL AND {_for_types(ts)} AND list_contains(keys, {_lit(n)}))"
         for n, v in variants.items()
@@ -340,6 +392,9 @@ def select_sql(source: str) -> str:
         f"NOT ({_x(f.name)} IS NULL AND list_contains(keys, {_lit(f.name)}))"
         for f in ENVELOPE_FIELDS
         if f.presence == "default"
+    ] + [
+        # an unknown type's shoe may be missing, but not null (as v1.1 had it)
+        f"NOT ({_x('shoe')} IS NULL AND tyc = 0 AND list_contains(keys, 'shoe'))"
     ]
     slow = _all_of(
         [
@@ -373,7 +428,8 @@ SELECT
   line AS raw,
   {_str_value(_x("id"))} AS id,
   {_str_value(_x("table"))} AS table_id,
-  {_str_value(_x("shoe"))} AS shoe,
+  CASE WHEN {_for_types(sorted(TABLE_TYPES))} THEN NULL
+       ELSE {_str_value(_x("shoe"))} END AS shoe,
   {rnd} AS round,
   {_int_value(_x("seq"))} AS seq,
   CAST(ts_local - to_minutes(utc_offset_min) AS TIMESTAMPTZ) AS ts,
@@ -381,6 +437,7 @@ SELECT
   utc_offset_min,
   {_str_value(_x("type"))} AS type,
   tyc > 0 AS known_type,
+  {_str_value(_x("stream"))} AS stream,
   {columns}
 FROM (
   SELECT *,
@@ -406,7 +463,7 @@ FROM (
                      + TRY_CAST(substring({ts}, length({ts}) - 2, 2) AS INTEGER))
         END AS utc_offset_min
       FROM (
-        SELECT *, 1::INTEGER << tyc AS tybit,
+        SELECT *, 1::BIGINT << tyc AS tybit,
           substring({ts}, length({ts}) - 1, 1) IN ('Z', 'z') AS zulu
         FROM (
           SELECT line_no, file_id, line, COALESCE(list_position({TYPE_LIST}, ty), 0) AS tyc,

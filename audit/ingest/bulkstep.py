@@ -46,6 +46,7 @@ _EVENT_SQL_TYPES: dict[str, str] = {
     "utc_offset_min": "INTEGER",
     "type": "VARCHAR",
     "known_type": "BOOLEAN",
+    "stream": "VARCHAR",
     **COLUMN_TYPES,
     "has_extra": "BOOLEAN",
     "raw": "VARCHAR",

@@ -81,7 +81,7 @@ def merge(session: Session, results: dict[int, FileResult], paths: dict[int, str
     for file_id, n in Counter(hits.column("file_id").to_pylist()).items():
         results[file_id].summary.duplicates += n - conflicts.get(file_id, 0)
     for file_id, table, shoe in session.query(
-        rest, "_rest", "SELECT DISTINCT file_id, table_id, shoe FROM _rest"
+        rest, "_rest", "SELECT DISTINCT file_id, table_id, shoe FROM _rest WHERE shoe IS NOT NULL"
     ):
         results[file_id].shoes.add((table, shoe))
     if hits.num_rows:
@@ -264,6 +264,7 @@ def _note_shoes(store: Store, files: list[tuple[int, int, set[tuple[str, str]]]]
              SELECT m.file_id, e.table_id, e.shoe
              FROM events e JOIN (SELECT unnest(?) AS ingest_id, unnest(?) AS file_id) m
                USING (ingest_id)
+             WHERE e.shoe IS NOT NULL
              UNION SELECT unnest(?), unnest(?), unnest(?))
            EXCEPT SELECT file_id, table_id, shoe FROM file_shoes
              WHERE file_id IN (SELECT unnest(?))""",
@@ -360,82 +361,139 @@ def _insert_quarantine(
     )
 
 
+STREAM_SQL = "COALESCE(stream, table_id)"
+"""The stream an event's ``seq`` counts in (accounting.md): ``stream``, else its table's."""
+
 TOUCHED = """
 CREATE OR REPLACE TEMP TABLE _touched (table_id VARCHAR, shoe VARCHAR);
 CREATE OR REPLACE TEMP TABLE _touched_seq (table_id VARCHAR, lo BIGINT, hi BIGINT);
+CREATE OR REPLACE TEMP TABLE _touched_days (gaming_day DATE);
 """
-"""What a transaction's new events touched: their shoes, and per table their seq range."""
+"""What a transaction's new events touched: their shoes, per stream their seq range (the
+column keeps its name, ``table_id``: a table's stream is named after it), and the gaming
+days of the new events that belong to no shoe."""
 
 
 def _touch(store: Store, file_ids: list[int]) -> None:
     """Note the shoes and seq ranges of the files' new events, for :func:`refresh_derived`."""
     store.con.execute(
         """INSERT INTO _touched SELECT DISTINCT table_id, shoe FROM events
-           WHERE file_id IN (SELECT unnest(?))
+           WHERE file_id IN (SELECT unnest(?)) AND shoe IS NOT NULL
            EXCEPT SELECT table_id, shoe FROM _touched""",
         [file_ids],
     )
     store.con.execute(
-        """INSERT INTO _touched_seq
-           SELECT table_id, min(seq), max(seq) FROM events WHERE file_id IN (SELECT unnest(?))
-           GROUP BY table_id, file_id""",
+        f"""INSERT INTO _touched_seq
+           SELECT {STREAM_SQL}, min(seq), max(seq) FROM events
+           WHERE file_id IN (SELECT unnest(?))
+           GROUP BY {STREAM_SQL}, file_id""",
+        [file_ids],
+    )
+    # A table-level event (or one in another stream than its table's) lies in no shoe
+    # whose first and last seq bound the search for a stream's neighbours: its seq is
+    # noted apart (few rows: a table's books).
+    start = day_start_minutes(store.meta("day_start") or DEFAULT_DAY_START)
+    store.con.execute(
+        f"""INSERT INTO stream_marks
+           SELECT {STREAM_SQL}, seq FROM events
+           WHERE file_id IN (SELECT unnest($1))
+             AND (shoe IS NULL OR {STREAM_SQL} <> table_id)""",
+        [file_ids],
+    )
+    store.con.execute(
+        f"""INSERT INTO _touched_days
+           SELECT DISTINCT CAST(ts_local - to_minutes({start}) AS DATE) FROM events
+           WHERE file_id IN (SELECT unnest($1)) AND shoe IS NULL""",
         [file_ids],
     )
 
 
-def refresh_derived(store: Store) -> list[dt.date]:
-    """Shoes and seq gaps for the shoes in ``_touched``; their gaming days."""
+def refresh_derived(store: Store, complete_streams: Sequence[str] = ()) -> list[dt.date]:
+    """Shoes and seq gaps for the shoes and streams touched; their gaming days.
+
+    ``complete_streams`` are the streams other than tables' judged for gaps (the house
+    file's, accounting.md): a cage's series also serves tables the auditor never sees.
+    """
     con = store.con
-    if con.execute("SELECT count(*) FROM _touched").fetchall()[0][0] == 0:
+    if (
+        con.execute(
+            "SELECT (SELECT count(*) FROM _touched) + (SELECT count(*) FROM _touched_seq)"
+        ).fetchall()[0][0]
+        == 0
+    ):
         return []
     store.refresh_shoes("SELECT table_id, shoe FROM _touched")
     # LOG_SEQ_GAP: new events may fill a gap or open one, but only between the
     # stored events just below and just above them; gaps elsewhere in a
-    # table's history stand, so a night's ingest does not re-sort the history.
+    # stream's history stand, so a night's ingest does not re-sort the history.
     band = _seq_window(con)
     if band is not None:
-        _refresh_seq_gaps(con, band)
+        _refresh_seq_gaps(con, band, complete_streams)
     # LOG_UNKNOWN_TYPE is the replay's to raise (it knows the round); ingest keeps
     # the event with known_type false, and validate prints it as a warning.
     days = con.execute(
         """SELECT DISTINCT gaming_day FROM shoes
            WHERE (table_id, shoe) IN (SELECT table_id, shoe FROM _touched)
-             AND gaming_day IS NOT NULL ORDER BY 1"""
+             AND gaming_day IS NOT NULL
+           UNION SELECT gaming_day FROM _touched_days WHERE gaming_day IS NOT NULL
+           ORDER BY 1"""
     ).fetchall()
     return [d for (d,) in days]
 
 
-def _refresh_seq_gaps(con: Any, band: tuple[int, int]) -> None:
-    """``LOG_SEQ_GAP`` findings anew within each table's ``_seq_window``."""
+def _refresh_seq_gaps(con: Any, band: tuple[int, int], complete_streams: Sequence[str]) -> None:
+    """``LOG_SEQ_GAP`` findings anew within each stream's ``_seq_window``.
+
+    A table's stream (named after the table: its shoe and round events, and the books
+    it writes itself) is always judged; another stream (the cage's, the count room's)
+    only when listed in ``complete_streams``, its findings with ``table`` null.
+    """
+    start = _day_start_sql(con)
     con.execute(
-        """DELETE FROM log_findings f WHERE code = 'LOG_SEQ_GAP' AND EXISTS (
+        f"""DELETE FROM log_findings f WHERE code = 'LOG_SEQ_GAP' AND EXISTS (
              SELECT 1 FROM _seq_window w
-             WHERE w.table_id = f.table_id AND f.ordinal >= w.lo AND f.ordinal < w.hi)"""
+             WHERE w.table_id = COALESCE(f.stream, f.table_id)
+               AND f.ordinal >= w.lo AND f.ordinal < w.hi)"""
     )
     con.execute(
         f"""INSERT INTO log_findings BY NAME
-           SELECT 'LOG_SEQ_GAP' AS code, 'major' AS severity, g.table_id,
+           SELECT 'LOG_SEQ_GAP' AS code, 'major' AS severity,
+                  CASE WHEN g.own THEN g.table_id END AS table_id,
                   CASE WHEN g.shoe = g.next_shoe THEN g.next_shoe END AS shoe,
                   CASE WHEN g.shoe = g.next_shoe AND g.round = g.next_round THEN g.round END
                     AS round,
                   [g.id, g.next_id] AS events,
-                  'table ' || g.table_id || ': seq ' || g.seq || ' → ' || g.next_seq || ', '
+                  CASE WHEN g.own THEN 'table ' || g.table_id ELSE 'stream ' || g.skey END
+                    || ': seq ' || g.seq || ' → ' || g.next_seq || ', '
                     || (g.next_seq - g.seq - 1) || ' event'
                     || CASE WHEN g.next_seq - g.seq - 1 = 1 THEN '' ELSE 's' END || ' missing'
                     AS message,
-                  s.gaming_day, g.seq AS ordinal, {SEQ_GAP_ID} AS id
+                  COALESCE(s.gaming_day, CASE WHEN g.next_shoe IS NULL
+                    THEN CAST(g.next_local - to_minutes({start}) AS DATE) END) AS gaming_day,
+                  g.seq AS ordinal, {SEQ_GAP_ID} AS id, g.skey AS stream
            FROM (
-             SELECT table_id, shoe, round, id, seq,
-                    lead(seq) OVER w AS next_seq, lead(id) OVER w AS next_id,
-                    lead(shoe) OVER w AS next_shoe, lead(round) OVER w AS next_round
-             FROM events e SEMI JOIN _seq_window sw
-               ON sw.table_id = e.table_id AND e.seq BETWEEN sw.lo AND sw.hi
-             WHERE e.seq BETWEEN {band[0]} AND {band[1]}
-             WINDOW w AS (PARTITION BY table_id ORDER BY seq, id)
+             SELECT *, skey = table_id AS own FROM (
+               SELECT skey, table_id, shoe, round, id, seq,
+                      lead(seq) OVER w AS next_seq, lead(id) OVER w AS next_id,
+                      lead(shoe) OVER w AS next_shoe, lead(round) OVER w AS next_round,
+                      lead(ts_local) OVER w AS next_local
+               FROM (SELECT {STREAM_SQL} AS skey, table_id, shoe, round, id, seq, ts_local
+                     FROM events WHERE seq BETWEEN {band[0]} AND {band[1]}) e
+               SEMI JOIN _seq_window sw
+                 ON sw.table_id = e.skey AND e.seq BETWEEN sw.lo AND sw.hi
+               WINDOW w AS (PARTITION BY skey ORDER BY seq, id)
+             )
            ) g
            LEFT JOIN shoes s ON s.table_id = g.table_id AND s.shoe = g.next_shoe
-           WHERE g.next_seq > g.seq + 1"""
+           WHERE g.next_seq > g.seq + 1
+             AND (g.own OR g.skey IN (SELECT unnest($1::VARCHAR[])))""",
+        [list(complete_streams)],
     )
+
+
+def _day_start_sql(con: Any) -> int:
+    rows = con.execute("SELECT value FROM meta WHERE key = 'day_start'").fetchall()
+    return day_start_minutes(rows[0][0] if rows else DEFAULT_DAY_START)
 
 
 def _seq_window(con: Any) -> tuple[int, int] | None:
@@ -449,19 +507,26 @@ def _seq_window(con: Any) -> tuple[int, int] | None:
     above it one at or over the one just above. Scanning the whole history for
     them once per transaction grew with the history: 6% of a million-round ingest.
     """
+    # A stream's events outside shoes (stream_marks) bound it too: the nearer bound wins.
     con.execute(
         """CREATE OR REPLACE TEMP TABLE _seq_near AS
            SELECT n.table_id, n.lo, n.hi,
-             COALESCE(
-               (SELECT max(s.last_seq) FROM shoes s
-                WHERE s.table_id = n.table_id AND s.last_seq < n.lo),
-               (SELECT min(s.first_seq) FROM shoes s
-                WHERE s.table_id = n.table_id AND s.first_seq < n.lo), n.lo) AS below,
-             COALESCE(
-               (SELECT min(s.first_seq) FROM shoes s
-                WHERE s.table_id = n.table_id AND s.first_seq > n.hi),
-               (SELECT max(s.last_seq) FROM shoes s
-                WHERE s.table_id = n.table_id AND s.last_seq > n.hi), n.hi) AS above
+             COALESCE(greatest(
+               COALESCE(
+                 (SELECT max(s.last_seq) FROM shoes s
+                  WHERE s.table_id = n.table_id AND s.last_seq < n.lo),
+                 (SELECT min(s.first_seq) FROM shoes s
+                  WHERE s.table_id = n.table_id AND s.first_seq < n.lo)),
+               (SELECT max(m.seq) FROM stream_marks m
+                WHERE m.stream = n.table_id AND m.seq < n.lo)), n.lo) AS below,
+             COALESCE(least(
+               COALESCE(
+                 (SELECT min(s.first_seq) FROM shoes s
+                  WHERE s.table_id = n.table_id AND s.first_seq > n.hi),
+                 (SELECT max(s.last_seq) FROM shoes s
+                  WHERE s.table_id = n.table_id AND s.last_seq > n.hi)),
+               (SELECT min(m.seq) FROM stream_marks m
+                WHERE m.stream = n.table_id AND m.seq > n.hi)), n.hi) AS above
            FROM (SELECT table_id, min(lo) AS lo, max(hi) AS hi FROM _touched_seq GROUP BY 1) n"""
     )
     a, b = con.execute("SELECT min(below), max(above) FROM _seq_near").fetchall()[0]
@@ -473,7 +538,8 @@ def _seq_window(con: Any) -> tuple[int, int] | None:
                    COALESCE(max(e.seq) FILTER (WHERE e.seq < n.lo), n.lo) AS lo,
                    COALESCE(min(e.seq) FILTER (WHERE e.seq > n.hi), n.hi) AS hi
             FROM _seq_near n LEFT JOIN (
-              SELECT table_id, seq FROM events WHERE seq BETWEEN {int(a)} AND {int(b)}) e
+              SELECT {STREAM_SQL} AS table_id, seq FROM events
+              WHERE seq BETWEEN {int(a)} AND {int(b)}) e
               ON e.table_id = n.table_id
             GROUP BY n.table_id, n.lo, n.hi"""
     )
@@ -560,7 +626,8 @@ def again_body(store: Store, s: FileSummary, path: Path, now: dt.datetime) -> di
 
 SEQ_GAP_ID = FINDING_ID_SQL.format(
     code="'LOG_SEQ_GAP'",
-    table_id="g.table_id",
+    # a table's stream: its table, as before; another stream: its name, marked as one
+    table_id="CASE WHEN g.own THEN g.table_id ELSE 'stream:' || g.skey END",
     shoe="CASE WHEN g.shoe = g.next_shoe THEN g.next_shoe END",
     round="CASE WHEN g.shoe = g.next_shoe AND g.round = g.next_round THEN g.round END",
     box="NULL",
@@ -569,5 +636,5 @@ SEQ_GAP_ID = FINDING_ID_SQL.format(
     source="NULL",
     occurrence="g.seq",
 )
-"""A sequence gap's stable id: its table (shoe and round where known) and the ``seq`` it
-follows (:func:`audit.findings.finding_id`)."""
+"""A sequence gap's stable id: its table, or its stream when not a table's (shoe and round
+where known), and the ``seq`` it follows (:func:`audit.findings.finding_id`)."""

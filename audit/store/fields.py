@@ -13,8 +13,29 @@ from dataclasses import dataclass
 from typing import Literal
 
 Kind = Literal[
-    "int", "str", "nonempty", "currency", "bool", "enum", "card", "cards", "spots", "money", "stake"
+    "int",
+    "str",
+    "nonempty",
+    "name",
+    "currency",
+    "bool",
+    "enum",
+    "card",
+    "cards",
+    "spots",
+    "money",
+    "stake",
+    "positive",
+    "nonzero",
+    "day",
+    "chips",
+    "signers",
 ]
+"""How a field is checked. TEL/1 v1.2 adds ``name`` (a string of ``lo`` to ``hi``
+characters), ``positive`` and ``nonzero`` money (``stake`` is money of 0 or more),
+``day`` (a gaming day, ``YYYY-MM-DD``), and the lists of objects ``chips`` and
+``signers``, which the bulk validator leaves to the models (they are few: a
+table's inventories, slips, voids and counts)."""
 Presence = Literal["required", "optional", "default"]
 """``required``: present and not null; ``optional``: ``X | None = None`` (null or
 missing is None); ``default``: may be missing (then the default) but not null."""
@@ -44,6 +65,16 @@ def _box(presence: Presence = "required") -> Field:
 
 def _enum(name: str, *values: str) -> Field:
     return Field(name, "enum", values=values)
+
+
+def _default_enum(name: str, default: str, *values: str) -> Field:
+    return Field(name, "enum", "default", values=values, default=default)
+
+
+_SIDE = _default_enum("side", "table", "table", "cage")
+_CHIPS = Field("chips", "chips")
+_SIGNERS = Field("signers", "signers")
+_SLIP = _int("slip", 1)
 
 
 ROUND = _int("round", 1)
@@ -127,6 +158,75 @@ TYPES: dict[str, tuple[Field, ...]] = {
     ),
     "void": (Field("reason", "str"),),
     "round_close": (),
+    # TEL/1 v1.2's table-level types (accounting.md): no shoe, no round.
+    "inventory": (
+        _enum("kind", "opener", "closer"),
+        _CHIPS,
+        _SIGNERS,
+        _int("slip", 1, "optional"),
+    ),
+    "fill": (
+        _SIDE,
+        Field("series", "name", "default", lo=1, hi=64, default="fill"),
+        _SLIP,
+        _CHIPS,
+        _SIGNERS,
+        Field("requested_by", "str", "optional"),
+    ),
+    "credit": (
+        _SIDE,
+        Field("series", "name", "default", lo=1, hi=64, default="credit"),
+        _SLIP,
+        _CHIPS,
+        _SIGNERS,
+        Field("requested_by", "str", "optional"),
+    ),
+    "slip_void": (
+        _SIDE,
+        # missing: the voided slip's type (``of``); stored as written, NULL when missing
+        Field("series", "name", "default", lo=1, hi=64, default=None),
+        _SLIP,
+        _enum("of", "fill", "credit"),
+        Field("reason", "str"),
+        _SIGNERS,
+    ),
+    "buy_in": (
+        Field("amount", "positive"),
+        _enum("method", "cash", "marker", "other"),
+        _int("box", 1, "optional"),
+        Field("player", "str", "optional"),
+        Field("ref", "str", "optional"),
+    ),
+    "drop_count": (
+        Field("gaming_day", "day"),
+        Field("shift", "nonempty", "optional"),
+        Field("cash", "stake"),
+        Field("markers", "stake", "default", default=0),
+        Field("other", "stake", "default", default=0),
+        Field("tips", "stake", "optional"),
+        _SIGNERS,
+        Field("drop_box", "str", "optional"),
+    ),
+    "adjustment": (
+        Field("gaming_day", "day"),
+        Field("shift", "nonempty", "optional"),
+        _enum(
+            "line",
+            "opener",
+            "closer",
+            "fills",
+            "credits",
+            "drop_cash",
+            "drop_markers",
+            "drop_other",
+            "tips",
+        ),
+        Field("amount", "nonzero"),
+        Field("reason", "nonempty"),
+        Field("by", "nonempty"),
+        Field("reverses", "str", "optional"),
+        Field("ref", "str", "optional"),
+    ),
 }
 """Per known type, its own fields (the envelope and ``round`` come on top)."""
 
@@ -142,9 +242,19 @@ SHOE_TYPES = frozenset(
         "shoe_close",
     )
 )
-ROUND_TYPES = frozenset(TYPES) - SHOE_TYPES
+TABLE_TYPES = frozenset(
+    ("inventory", "fill", "credit", "slip_void", "buy_in", "drop_count", "adjustment")
+)
+"""TEL/1 v1.2's table-level types: no ``shoe`` (kept like an unknown field when present)."""
+ROUND_TYPES = frozenset(TYPES) - SHOE_TYPES - TABLE_TYPES
 
-ENVELOPE = ("v", "id", "seq", "ts", "table", "shoe", "type")
+ENVELOPE = ("v", "id", "seq", "ts", "table", "shoe", "type", "stream")
+"""Every envelope key; ``shoe`` is one only on shoe and round events and unknown types."""
+
+CHIPS_SQL_TYPE = "STRUCT(denomination DECIMAL(18,2), count BIGINT)[]"
+"""A chip list as stored: a LIST of STRUCT, so SQL sums a tray's value without parsing JSON."""
+SIGNERS_SQL_TYPE = "STRUCT(id VARCHAR, role VARCHAR)[]"
+"""Signers as stored, in the order written (the same id twice is kept: the reader counts it once)."""
 
 # The typed columns of ``events``, in table order, with their DuckDB type.
 # Several types share a column when the field means the same thing
@@ -166,6 +276,12 @@ for _fields in TYPES.values():
                 "spots": "BIGINT[]",
                 "money": "DECIMAL(18,2)",
                 "stake": "DECIMAL(18,2)",
+                "positive": "DECIMAL(18,2)",
+                "nonzero": "DECIMAL(18,2)",
+                "name": "VARCHAR",
+                "day": "DATE",
+                "chips": CHIPS_SQL_TYPE,
+                "signers": SIGNERS_SQL_TYPE,
             }[_f.kind],
         )
 TYPED_COLUMNS: tuple[str, ...] = tuple(COLUMN_TYPES)
@@ -180,6 +296,8 @@ def fields_of(etype: str) -> tuple[Field, ...]:
 def known_keys(etype: str | None) -> frozenset[str]:
     """Every key the model of ``etype`` defines (others are kept as extras)."""
     base = set(ENVELOPE)
+    if etype in TABLE_TYPES:
+        base.discard("shoe")  # kept, not read (accounting.md)
     if etype in TYPES:
         base.update(f.name for f in fields_of(etype))
     return frozenset(base)

@@ -52,6 +52,7 @@ from typing import Any
 
 from audit.errors import StoreError
 from audit.store.rows import EVENT_COLUMNS
+from audit.store.schema import V12_EVENT_COLUMNS
 
 LEDGER_VERSION = 1
 BREAK = "break"
@@ -71,8 +72,16 @@ file, event-log.md). For a file every line of which went in, it is the file's
 own SHA-256. It is taken from the bytes as they are read, and recomputed by
 ``verify`` from the stored ``raw`` column."""
 
-TYPED_SUM = "sum(hash(" + ", ".join(f'"{c}"' for c in TYPED_COLUMNS) + ")::HUGEINT)"
-"""The sum of DuckDB's 64-bit hash of each event's typed columns, as a HUGEINT."""
+_V11_TYPED = tuple(c for c in TYPED_COLUMNS if c not in V12_EVENT_COLUMNS)
+_V12_NULL = " AND ".join(f'"{c}" IS NULL' for c in V12_EVENT_COLUMNS)
+TYPED_SUM = (
+    f"sum(CASE WHEN {_V12_NULL} "
+    "THEN hash(" + ", ".join(f'"{c}"' for c in _V11_TYPED) + ") "
+    "ELSE hash(" + ", ".join(f'"{c}"' for c in TYPED_COLUMNS) + ") END::HUGEINT)"
+)
+"""The sum of DuckDB's 64-bit hash of each event's typed columns, as a HUGEINT. An event
+whose TEL/1 v1.2 columns are all NULL (every v1.1 event) hashes its v1.1 columns alone,
+as ledger records made before schema 9 did: old databases verify unchanged."""
 
 TYPED_FINGERPRINT = f"CAST({TYPED_SUM} AS VARCHAR)"
 """Per shoe: the sum of DuckDB's 64-bit hash of each event's typed columns. A cheap

@@ -14,9 +14,17 @@ from decimal import Decimal
 from functools import cache
 from typing import Any
 
-from audit.events.models import EVENT_TYPES, AnyEvent, Envelope, UnknownEvent
+from audit.events.models import (
+    EVENT_TYPES,
+    AnyEvent,
+    ChipCount,
+    Envelope,
+    Signer,
+    TableEnvelope,
+    UnknownEvent,
+)
 from audit.events.parse import loads
-from audit.store.fields import ROUND_TYPES, TYPED_COLUMNS, fields_of, known_keys
+from audit.store.fields import ROUND_TYPES, TYPED_COLUMNS, TYPES, fields_of, known_keys
 
 ENVELOPE_COLUMNS: tuple[str, ...] = (
     "id",
@@ -29,8 +37,10 @@ ENVELOPE_COLUMNS: tuple[str, ...] = (
     "utc_offset_min",
     "type",
     "known_type",
+    "stream",
 )
-"""The envelope columns of ``events``, before the typed ones."""
+"""The envelope columns of ``events``, before the typed ones. ``stream`` is as written
+(NULL when absent: the table's own stream); ``shoe`` is NULL on table-level events."""
 
 EVENT_COLUMNS: tuple[str, ...] = (*ENVELOPE_COLUMNS, *TYPED_COLUMNS, "has_extra", "raw")
 """The columns of ``events`` that describe the event (not where it came from)."""
@@ -45,10 +55,12 @@ def event_row(event: AnyEvent, raw: str) -> dict[str, Any]:
     ts = event.ts
     offset = ts.utcoffset() or dt.timedelta(0)
     row: dict[str, Any] = dict.fromkeys(EVENT_COLUMNS)
+    # A table-level event has no shoe: one written on it is an unknown field (kept raw).
+    shoe = event.shoe if isinstance(event, (Envelope, UnknownEvent)) else None
     row.update(
         id=event.id,
         table_id=event.table,
-        shoe=event.shoe,
+        shoe=shoe,
         round=getattr(event, "round", None) if etype in ROUND_TYPES else None,
         seq=event.seq,
         ts=ts.astimezone(dt.UTC),
@@ -56,6 +68,7 @@ def event_row(event: AnyEvent, raw: str) -> dict[str, Any]:
         utc_offset_min=int(offset.total_seconds() // 60),
         type=etype,
         known_type=known,
+        stream=event.stream,
         has_extra=bool(event.model_extra),
         raw=raw,
     )
@@ -63,6 +76,8 @@ def event_row(event: AnyEvent, raw: str) -> dict[str, Any]:
         for f in fields_of(etype):
             if f.name != "round":
                 value = getattr(event, f.name)
+                if f.kind in _OBJECT_LISTS:
+                    value = [item.model_dump() for item in value]
                 row[f.name] = list(value) if isinstance(value, (list, tuple)) else value
     return row
 
@@ -83,15 +98,36 @@ def _money(d: Decimal | None) -> Decimal | None:
     return d.normalize()
 
 
-_MONEY = frozenset({"amount", "min_bet", "max_bet"})
+_MONEY = frozenset(
+    {"amount", "min_bet", "max_bet", "cash", "markers", "other", "tips"}
+)
+_OBJECT_LISTS = frozenset({"chips", "signers"})
+"""Kinds stored as a LIST of STRUCT: rows hold dicts, models hold their records."""
+_ITEM_MODEL: dict[str, type[ChipCount] | type[Signer]] = {"chips": ChipCount, "signers": Signer}
+
+
+def _items(name: str, value: list[dict[str, Any]] | None) -> list[Any] | None:
+    """A stored chip list or signers as the model's records (no re-validation)."""
+    if value is None:
+        return None
+    model = _ITEM_MODEL[name]
+    if name == "chips":
+        return [
+            model.model_construct(denomination=_money(v["denomination"]), count=v["count"])
+            for v in value
+        ]
+    return [model.model_construct(**v) for v in value]
 
 
 @cache
-def _plan(etype: str) -> tuple[type[Envelope], tuple[str, ...], frozenset[str]]:
+def _plan(etype: str) -> tuple[type[TableEnvelope], tuple[str, ...], frozenset[str]]:
     if etype in EVENT_TYPES:
         names = tuple(f.name for f in fields_of(etype))
         return EVENT_TYPES[etype], names, known_keys(etype)
     return UnknownEvent, (), known_keys(None)
+
+
+_TABLE_LEVEL = frozenset(t for t in TYPES if t in EVENT_TYPES and "shoe" not in known_keys(t))
 
 
 def build_event(row: dict[str, Any]) -> AnyEvent:
@@ -103,13 +139,18 @@ def build_event(row: dict[str, Any]) -> AnyEvent:
         "seq": row["seq"],
         "ts": row["ts_local"].replace(tzinfo=utc_offset(row["utc_offset_min"])),
         "table": row["table_id"],
-        "shoe": row["shoe"],
         "type": row["type"],
+        # rows read before schema 9 (or by a query that leaves it out) have no stream
+        "stream": row.get("stream"),
     }
+    if row["type"] not in _TABLE_LEVEL:
+        values["shoe"] = row["shoe"]
     for name in names:
         value = row[name]
         if name in _MONEY:
             value = _money(value)
+        elif name in _OBJECT_LISTS:
+            value = _items(name, value)
         values[name] = value
     extra: dict[str, Any] = {}
     if row["has_extra"]:

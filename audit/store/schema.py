@@ -7,13 +7,47 @@ the table id is ``table_id``); quote ``"by"``, ``"to"``, ``"order"``,
 
 from __future__ import annotations
 
-from audit.store.fields import COLUMN_TYPES
+from audit.store.fields import COLUMN_TYPES, TABLE_TYPES, TYPES
 from audit.store.periods import PERIODS_DDL
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 APP_ID = "shoe-audit"
 
-_TYPED = ",\n    ".join(f'"{name}" {sql_type}' for name, sql_type in COLUMN_TYPES.items())
+_V11_COLUMNS = {
+    f.name for etype, fields in TYPES.items() if etype not in TABLE_TYPES for f in fields
+}
+_TYPED = ",\n    ".join(
+    f'"{name}" {sql_type}' for name, sql_type in COLUMN_TYPES.items() if name in _V11_COLUMNS
+)
+V12_EVENT_COLUMNS: dict[str, str] = {
+    "stream": "VARCHAR",
+    **{n: t for n, t in COLUMN_TYPES.items() if n not in _V11_COLUMNS},
+}
+"""The columns TEL/1 v1.2 adds to ``events`` (accounting.md): ``stream`` as written
+(NULL: the table's own) and the table-level types' fields. They come last, in a new
+database as in a migrated one, so both have one column order."""
+_V12_DDL = "".join(
+    f'ALTER TABLE events ADD COLUMN "{name}" {sql_type};\n'
+    for name, sql_type in V12_EVENT_COLUMNS.items()
+)
+
+_BOOKS_DDL = """
+CREATE TABLE stream_marks (
+    stream VARCHAR NOT NULL,
+    seq BIGINT NOT NULL
+);
+CREATE TABLE day_cuts (
+    gaming_day DATE PRIMARY KEY,
+    day_start VARCHAR NOT NULL,
+    house_sha256 VARCHAR,
+    cut_at TIMESTAMPTZ NOT NULL
+);
+"""
+"""Schema 9 (issue 31): the ``seq`` of every stored event that no ``shoes`` row bounds (a
+table-level event, or one in a stream other than its table's), so that ``LOG_SEQ_GAP``
+finds a stream's neighbours of new events without scanning ``events``; the day start each stored gaming day was cut with at ingest (``status``
+names it), and the SHA-256 of the house file it came from (NULL: ``--day-start``, or a
+database cut before house files)."""
 
 _FINDING_COLUMNS = """
     code VARCHAR NOT NULL,
@@ -176,7 +210,7 @@ CREATE TABLE input_files (
 CREATE TABLE events (
     id VARCHAR NOT NULL,
     table_id VARCHAR NOT NULL,
-    shoe VARCHAR NOT NULL,
+    shoe VARCHAR,
     round BIGINT,
     seq BIGINT NOT NULL,
     ts TIMESTAMPTZ NOT NULL,
@@ -205,7 +239,8 @@ CREATE TABLE quarantine (
     ingest_id BIGINT,
     UNIQUE (file_id, line_no, code)
 );
-CREATE TABLE log_findings ({_FINDING_COLUMNS}
+CREATE TABLE log_findings ({_FINDING_COLUMNS},
+    stream VARCHAR
 );
 CREATE TABLE shoes (
     table_id VARCHAR NOT NULL,
@@ -247,8 +282,11 @@ CREATE TABLE findings ({_FINDING_COLUMNS},
 {_PARQUET_DDL}
 {_FAILURES_DDL}
 {PERIODS_DDL}
+{_BOOKS_DDL}
+{_V12_DDL}
 """
-"""The current schema, created in one transaction on a new database."""
+"""The current schema, created in one transaction on a new database (the v1.2 columns of
+``events`` follow it: :data:`V12_EVENT_COLUMNS`)."""
 
 MIGRATIONS: dict[int, str] = {
     2: """
@@ -311,6 +349,13 @@ MIGRATIONS: dict[int, str] = {
     8: _FAILURES_DDL,
     # Version 9: the table's books, one row per period as run reconciled it (issue 31).
     9: PERIODS_DDL,
+    # Version 10: TEL/1 v1.2's books (issue 31): the new events' typed columns and their
+    # stream; a table-level event has no shoe; the day start of each stored gaming day.
+    # Every stored (v1.1) event reads as before: its new columns are NULL.
+    10: "ALTER TABLE events ALTER COLUMN shoe DROP NOT NULL;\n"
+    + _V12_DDL
+    + _BOOKS_DDL
+    + "ALTER TABLE log_findings ADD COLUMN stream VARCHAR;\n",
 }
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""
 

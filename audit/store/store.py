@@ -233,7 +233,7 @@ class Store:
             f"""WHERE (table_id, shoe) IN ({keys_sql}) AND file_id IN (
                   SELECT file_id FROM file_shoes WHERE (table_id, shoe) IN ({keys_sql}))"""
             if keys_sql
-            else ""
+            else "WHERE shoe IS NOT NULL"  # table-level events belong to no shoe
         )
         if keys_sql:
             self.con.execute(f"DELETE FROM shoes WHERE (table_id, shoe) IN ({keys_sql})")
