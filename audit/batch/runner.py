@@ -90,6 +90,9 @@ class RunSummary:
     skipped_current: int = 0
     failed: list[ShoeFailure] = field(default_factory=list)
     """The shoes whose replay failed (cli.md ``run``, exit 6): each kept its earlier results."""
+    books: Any = None
+    """The books' reconciliation after the replay
+    (:class:`audit.batch.reconcile_books.BooksSummary`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,6 @@ import datetime as dt
 import sys
 from collections.abc import Sequence
 from enum import StrEnum
-from pathlib import Path
 from typing import Annotated, Any, TextIO
 
 import typer
@@ -17,6 +16,7 @@ from audit.cli.common import (
     DEFAULT_DB_PATH,
     DateOption,
     DbOption,
+    HouseOption,
     RowsFormat,
     boundary,
     gaming_day_option,
@@ -26,18 +26,6 @@ from audit.cli.common import (
     parse_gaming_day,
 )
 from audit.cli.output import json_line, neutralise_cell, note, safe_line
-
-HouseOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--house",
-        envvar="SHOE_AUDIT_HOUSE",
-        metavar="FILE",
-        help="The house file (shifts, pits, thresholds); default: house.toml in the "
-        "profiles folder, else the packaged one.",
-        show_envvar=False,
-    ),
-]
 
 
 class Level(StrEnum):

@@ -21,6 +21,7 @@ from audit.cli.common import (
     DateOption,
     DayStartOption,
     DbOption,
+    HouseOption,
     JsonOption,
     ProfilesOption,
     RowsFormat,
@@ -384,12 +385,16 @@ def _run(
     quiet: bool = False,
     cluster: str | None = None,
     source: Path | None = None,
+    house: Path | None = None,
 ) -> RunSummary:
     from audit.batch import run_audit
+    from audit.batch.reconcile_books import reconcile_books, trail_adjustments_of
+    from audit.books.house import load_house
     from audit.cli.output import progress_bar
     from audit.profiles import load_registry
 
     registry = load_registry(profiles)
+    the_house = load_house(house, profiles)
     stopped: list[str] = []  # which shoes a run stopped part-way did not re-audit
     with (
         open_db(db) as store,
@@ -409,6 +414,11 @@ def _run(
             source=None if source is None else str(source),
             on_stop=lambda keys, n: stopped.append(not_done_text(keys, n)) if keys else None,
         )
+        # accounting.md: run reconciles the books with the hands it has just stored
+        books = reconcile_books(store, the_house, trail_adjustments_of(db))
+        summary.books = books
+        for code, n in books.findings.items():
+            summary.by_code[code] = summary.by_code.get(code, 0) + n
     _name_failed(summary)
     for problem in registry.problems:
         warn(problem)
@@ -429,6 +439,9 @@ def _run(
         )
         for code, n in summary.by_code.items():
             say(f"  {code:<32} {n:>7,}")
+        if books.periods:
+            states = ", ".join(f"{n:,} {status}" for status, n in sorted(books.periods.items()))
+            say(f"books: {counted(sum(books.periods.values()), 'period')} ({states})")
     return summary
 
 
@@ -453,6 +466,7 @@ def run_cmd(
     json: JsonOption = False,
     cluster: ClusterOption = None,
     source: SourceOption = None,
+    house: HouseOption = None,
 ) -> None:
     """Audit the shoes not yet audited (or changed since).
 
@@ -483,6 +497,7 @@ def run_cmd(
         quiet=json,
         cluster=cluster,
         source=source,
+        house=house,
     )
     if json:
         print_json(_run_json(summary))

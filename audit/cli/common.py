@@ -351,3 +351,16 @@ def _siblings(db: Path) -> Iterator[Path]:
 
 def is_terminal() -> bool:
     return sys.stdout.isatty()
+
+
+HouseOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--house",
+        envvar="SHOE_AUDIT_HOUSE",
+        metavar="FILE",
+        help="The house file (shifts, pits, thresholds); default: house.toml in the "
+        "profiles folder, else the packaged one.",
+        show_envvar=False,
+    ),
+]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from audit.store.fields import COLUMN_TYPES, TABLE_TYPES, TYPES
 from audit.store.periods import PERIODS_DDL
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 APP_ID = "shoe-audit"
 
 _V11_COLUMNS = {
@@ -177,6 +177,14 @@ CREATE TABLE parquet_files (
 in the export folder, its partition, its SHA-256 (workers check it before reading), and the
 digest of its partition's shoes when it was written (a stale export is refused)."""
 
+_BOOKS_FINDINGS_DDL = f"""
+CREATE TABLE books_findings ({_FINDING_COLUMNS},
+    shift VARCHAR
+);
+"""
+"""The ``ACCT_`` findings of ``run``'s last reconciliation of the books (accounting.md),
+replaced with the ``periods`` in one transaction (:mod:`audit.batch.reconcile_books`)."""
+
 _FAILURES_DDL = """
 CREATE TABLE shoe_failures (
     table_id VARCHAR NOT NULL,
@@ -282,6 +290,7 @@ CREATE TABLE findings ({_FINDING_COLUMNS},
 {_PARQUET_DDL}
 {_FAILURES_DDL}
 {PERIODS_DDL}
+{_BOOKS_FINDINGS_DDL}
 {_BOOKS_DDL}
 {_V12_DDL}
 """
@@ -356,6 +365,8 @@ MIGRATIONS: dict[int, str] = {
     + _V12_DDL
     + _BOOKS_DDL
     + "ALTER TABLE log_findings ADD COLUMN stream VARCHAR;\n",
+    # Version 11: the books' ACCT_ findings, with their shift (issue 31).
+    11: _BOOKS_FINDINGS_DDL,
 }
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""
 

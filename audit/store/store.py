@@ -79,7 +79,9 @@ class FindingFacts:
     opened: str | None
 
 
-def _finding(row: tuple[Any, ...]) -> Finding:
+def _finding(
+    row: tuple[Any, ...], *, gaming_day: dt.date | None = None, shift: str | None = None
+) -> Finding:
     (
         code,
         table,
@@ -113,6 +115,8 @@ def _finding(row: tuple[Any, ...]) -> Finding:
         events=tuple(events or ()),
         source=src,
         id=fid,
+        gaming_day=gaming_day,
+        shift=shift,
     )
 
 
@@ -521,21 +525,28 @@ class Store:
                  {QUARANTINE_ID_SQL} AS id,
                  COALESCE(s.gaming_day, CAST(q.ts_local - to_minutes({start}) AS DATE))
                    AS gaming_day,
-                 0 AS origin_rank, q.line_no AS ordinal
+                 0 AS origin_rank, q.line_no AS ordinal, NULL::VARCHAR AS shift
           FROM quarantine q LEFT JOIN shoes s USING (table_id, shoe)
         ), allf AS (
           SELECT * FROM q
           UNION ALL
-          SELECT code, severity, {_FINDING_SELECT.replace("code,", "", 1)}, gaming_day, 0, ordinal
+          SELECT code, severity, {_FINDING_SELECT.replace("code,", "", 1)}, gaming_day, 0, ordinal,
+                 NULL
           FROM log_findings
           UNION ALL
-          SELECT code, severity, {_FINDING_SELECT.replace("code,", "", 1)}, gaming_day, 1, ordinal
+          SELECT code, severity, {_FINDING_SELECT.replace("code,", "", 1)}, gaming_day, 1, ordinal,
+                 NULL
           FROM findings
           UNION ALL  -- LOG_TAMPERED, from the last integrity check (audit.store.integrity)
-          SELECT code, severity, {_FINDING_SELECT.replace("code,", "", 1)}, gaming_day, 0, ordinal
+          SELECT code, severity, {_FINDING_SELECT.replace("code,", "", 1)}, gaming_day, 0, ordinal,
+                 NULL
           FROM integrity_findings
+          UNION ALL  -- ACCT_, from run's last reconciliation of the books (accounting.md)
+          SELECT code, severity, {_FINDING_SELECT.replace("code,", "", 1)}, gaming_day, 2, ordinal,
+                 shift
+          FROM books_findings
         )
-        SELECT {_FINDING_SELECT}, gaming_day, {FINDING_DEALER_SQL},
+        SELECT {_FINDING_SELECT}, shift, gaming_day, {FINDING_DEALER_SQL},
                (SELECT arg_min(json_extract_string(o.raw, '$.ts'), o.seq) FROM events o
                 WHERE o.type = 'round_open' AND o.table_id = allf.table_id
                   AND o.shoe = allf.shoe AND o.round = allf.round)
@@ -545,7 +556,13 @@ class Store:
                  round NULLS FIRST, origin_rank, ordinal, code, source, message
         """
         return [
-            (_finding(r[:-3]), FindingFacts(gaming_day=r[-3], dealer=r[-2], opened=r[-1]))
+            (
+                # an ACCT_ finding's period is part of it (its id); others keep v1's shape
+                _finding(r[:-4], gaming_day=r[-3], shift=r[-4])
+                if Code(r[0]).is_books
+                else _finding(r[:-4]),
+                FindingFacts(gaming_day=r[-3], dealer=r[-2], opened=r[-1]),
+            )
             for r in self.con.execute(sql, params).fetchall()
         ]
 

@@ -1,0 +1,149 @@
+"""``run``'s last step: reconcile the table's books with the audited hands (accounting.md).
+
+After the shoes are replayed (so every round's handle is stored), the stored book
+records and the hands' money (:func:`audit.store.book_records.load_book_records`)
+go through the pure reconciliation (:func:`audit.books.reconcile.reconcile`), and
+its periods and ``ACCT_`` findings replace the stored ones in one transaction: an
+interrupted run leaves the previous reconciliation whole. The figures come from
+the stored events and hands, never from replaying again; the whole store is
+reconciled each time (a few hundred items a night once the hands are summed by the
+store), so a period re-opened by a later cage copy, count or adjustment is judged
+again whatever ``run --table/--date`` selected.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from audit.books.house import House
+from audit.books.mgr import period_shift
+from audit.books.model import Adjustment
+from audit.books.reconcile import Books, reconcile
+from audit.findings import Finding
+from audit.store import Store
+from audit.store.book_records import BookRecords, load_book_records
+
+
+@dataclass(slots=True)
+class BooksSummary:
+    """What the reconciliation found: periods by status and ``ACCT_`` findings by code."""
+
+    periods: dict[str, int] = field(default_factory=dict)
+    findings: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def trail_adjustments_of(db: str | Path) -> list[Adjustment]:
+    """The adjustments managers recorded in the review trail beside ``db`` (none when it
+    has no trail)."""
+    from audit.review.adjustments import trail_adjustments
+    from audit.review.trail import ReviewTrail, trail_path
+
+    if not trail_path(db).exists():
+        return []
+    return trail_adjustments(ReviewTrail(trail_path(db)))
+
+
+def reconcile_books(
+    store: Store, house: House, trail: list[Adjustment], *, at: dt.datetime | None = None
+) -> BooksSummary:
+    """Reconcile every table's books, and store the periods and ``ACCT_`` findings."""
+    import time
+
+    from audit.store.periods import store_periods
+
+    t0 = time.perf_counter()
+    records = load_book_records(store.con, house)
+    summary = BooksSummary()
+    if records.empty() and not house.books_required:
+        if _has_stored_books(store):
+            with store.transaction() as con:
+                con.execute("DELETE FROM periods")
+                con.execute("DELETE FROM books_findings")
+        summary.seconds = time.perf_counter() - t0
+        return summary
+    books = _reconcile(records, house, trail)
+    digests = {(p.table, p.gaming_day, p.shift): records.digest(p.table) for p in books.periods}
+    acct: dict[tuple[str, dt.date, str], list[str]] = {}
+    for f in books.findings:
+        if f.table is not None and f.gaming_day is not None and f.shift is not None:
+            acct.setdefault((f.table, f.gaming_day, f.shift), []).append(str(f.code))
+    for p in books.periods:
+        p.currency = records.currencies.get(p.table)
+    stamp = at or dt.datetime.now(dt.UTC)
+    with store.transaction() as con:
+        con.execute("DELETE FROM periods")
+        store_periods(
+            con, books.periods, digests=digests, findings=acct, house_sha256=house.sha256, at=stamp
+        )
+        _replace_findings(con, books.findings)
+    for p in books.periods:
+        summary.periods[p.status] = summary.periods.get(p.status, 0) + 1
+    for f in books.findings:
+        summary.findings[str(f.code)] = summary.findings.get(str(f.code), 0) + 1
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def _reconcile(records: BookRecords, house: House, trail: list[Adjustment]) -> Books:
+    adjustments = [
+        a if a.shift is not None else dataclasses.replace(a, shift=period_shift(a, house))
+        for a in [*records.adjustments, *trail]
+    ]
+    return reconcile(
+        house=house,
+        inventories=records.inventories,
+        slips=records.slips,
+        voids=records.voids,
+        buy_ins=records.buy_ins,
+        counts=records.counts,
+        adjustments=adjustments,
+        hands=records.hands,
+    )
+
+
+def _has_stored_books(store: Store) -> bool:
+    row = store.con.execute(
+        "SELECT (SELECT count(*) FROM periods) + (SELECT count(*) FROM books_findings)"
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def _replace_findings(con: Any, findings: list[Finding]) -> None:
+    con.execute("DELETE FROM books_findings")
+    rows = [
+        (
+            str(f.code),
+            str(f.severity),
+            f.table,
+            f.shoe,
+            f.round,
+            f.box,
+            f.hand,
+            f.spot,
+            f.expected,
+            f.actual,
+            f.impact,
+            f.rule,
+            list(f.events),
+            f.source,
+            f.message,
+            f.gaming_day,
+            i,
+            f.id,
+            f.shift,
+        )
+        for i, f in enumerate(findings)
+    ]
+    if rows:
+        con.executemany(
+            """INSERT INTO books_findings
+                 (code, severity, table_id, shoe, round, box, hand, spot, expected, actual,
+                  impact, rule, events, source, message, gaming_day, ordinal, id, shift)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            rows,
+        )
