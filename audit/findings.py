@@ -7,6 +7,7 @@ The codes are the contract with downstream users (``shared/spec/rules.md``,
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 from collections.abc import Sequence
@@ -39,7 +40,8 @@ _SEVERITY_RANK = {
 
 
 class Code(StrEnum):
-    """The finding catalogue, v1.1 (rules.md; v1.1 adds ``LOG_TAMPERED``)."""
+    """The finding catalogue, v1.2 (rules.md; v1.1 adds ``LOG_TAMPERED``, v1.2 the
+    books' ``ACCT_`` codes of accounting.md)."""
 
     LOG_MALFORMED = "LOG_MALFORMED"
     LOG_SEQ_GAP = "LOG_SEQ_GAP"
@@ -91,11 +93,31 @@ class Code(StrEnum):
     PAY_UNKNOWN_WAGER = "PAY_UNKNOWN_WAGER"
     PAY_ORDER = "PAY_ORDER"
     PAY_TIMING = "PAY_TIMING"
+    # TEL/1 v1.2's books (accounting.md "The catalogue: codes added with TEL/1 v1.2's books")
+    ACCT_WIN_MISMATCH = "ACCT_WIN_MISMATCH"
+    ACCT_DROP_MISMATCH = "ACCT_DROP_MISMATCH"
+    ACCT_OPENER_MISMATCH = "ACCT_OPENER_MISMATCH"
+    ACCT_INVENTORY_DISCREPANCY = "ACCT_INVENTORY_DISCREPANCY"
+    ACCT_INVENTORY_REPORTABLE = "ACCT_INVENTORY_REPORTABLE"
+    ACCT_SLIP_SEQUENCE = "ACCT_SLIP_SEQUENCE"
+    ACCT_SLIP_DUPLICATE = "ACCT_SLIP_DUPLICATE"
+    ACCT_SLIP_VOID = "ACCT_SLIP_VOID"
+    ACCT_SLIP_SIGNATURES = "ACCT_SLIP_SIGNATURES"
+    ACCT_SLIP_UNMATCHED = "ACCT_SLIP_UNMATCHED"
+    ACCT_NO_INVENTORY = "ACCT_NO_INVENTORY"
+    ACCT_NO_DROP_COUNT = "ACCT_NO_DROP_COUNT"
+    ACCT_ADJUSTMENT_REPORTABLE = "ACCT_ADJUSTMENT_REPORTABLE"
 
     @property
     def severity(self) -> Severity:
         """The catalogue's severity for this code."""
         return SEVERITY[self]
+
+    @property
+    def is_books(self) -> bool:
+        """An ``ACCT_`` code: a breach of a table's books (accounting.md), identified by
+        its period and the catalogue's key rather than by a shoe and round."""
+        return self.value.startswith("ACCT_")
 
 
 _C, _J, _N = Severity.CRITICAL, Severity.MAJOR, Severity.MINOR
@@ -150,6 +172,19 @@ SEVERITY: dict[Code, Severity] = {
     Code.PAY_UNKNOWN_WAGER: _C,
     Code.PAY_ORDER: _N,
     Code.PAY_TIMING: _N,
+    Code.ACCT_WIN_MISMATCH: _C,
+    Code.ACCT_DROP_MISMATCH: _C,
+    Code.ACCT_OPENER_MISMATCH: _N,
+    Code.ACCT_INVENTORY_DISCREPANCY: _J,
+    Code.ACCT_INVENTORY_REPORTABLE: _C,
+    Code.ACCT_SLIP_SEQUENCE: _J,
+    Code.ACCT_SLIP_DUPLICATE: _C,
+    Code.ACCT_SLIP_VOID: _J,
+    Code.ACCT_SLIP_SIGNATURES: _N,
+    Code.ACCT_SLIP_UNMATCHED: _C,
+    Code.ACCT_NO_INVENTORY: _J,
+    Code.ACCT_NO_DROP_COUNT: _J,
+    Code.ACCT_ADJUSTMENT_REPORTABLE: Severity.INFO,
 }
 
 
@@ -180,8 +215,11 @@ FINDING_KEYS = (
     "source",
     "message",
     "id",
+    "gaming_day",
+    "shift",
 )
-"""Every key of a finding's JSON form, in the order cli.md writes them (``id`` added)."""
+"""Every key of a finding's JSON form, in the order cli.md writes them (``id`` added;
+``gaming_day`` and ``shift``, accounting.md "Findings": "two keys every finding gains")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,13 +242,36 @@ class Finding:
     source: str | None = None
     id: str | None = None
     """The stable id (:func:`finding_id`), once the finding is stored."""
+    gaming_day: dt.date | None = None
+    """For ``ACCT_`` codes its period's gaming day (or as the catalogue says), for others
+    the shoe's ``shoe_open``'s; ``None`` where none applies (or not yet known)."""
+    shift: str | None = None
+    """The house file's shift, as ``gaming_day``."""
+    key: str | None = None
+    """For ``ACCT_`` codes, the catalogue's key column (an opener's id, a slip key, an
+    adjustment's id; ``None`` where it says "none"): with the code, table, gaming day
+    and shift, what identifies the breach (accounting.md "Findings")."""
 
     @property
     def severity(self) -> Severity:
         return self.code.severity
 
     def identity(self) -> tuple[object, ...]:
-        """What identifies the breach (not its message or evidence): code and place."""
+        """What identifies the breach (not its message or evidence): code and place.
+
+        An ``ACCT_`` finding's place is its period and the catalogue's key
+        (accounting.md: "made of its code, table, gaming day, shift and the
+        catalogue's key"); every other code keeps v1's identity exactly, whatever its
+        ``gaming_day`` and ``shift``, so the ids already stored and reviewed never move.
+        """
+        if self.code.is_books:
+            return (
+                str(self.code),
+                self.table,
+                None if self.gaming_day is None else self.gaming_day.isoformat(),
+                self.shift,
+                self.key,
+            )
         return (
             str(self.code),
             self.table,
@@ -241,6 +302,8 @@ class Finding:
             "source": self.source,
             "message": self.message,
             "id": self.id,
+            "gaming_day": None if self.gaming_day is None else self.gaming_day.isoformat(),
+            "shift": self.shift,
         }
 
     def to_json(self) -> str:
@@ -252,7 +315,8 @@ def finding_id(identity: Sequence[object], occurrence: int) -> str:
     """A finding's stable id: 16 hex characters of the SHA-256 of what identifies it.
 
     ``identity`` is :meth:`Finding.identity` (code, table, shoe, round, box,
-    hand, spot, source); ``occurrence`` tells apart breaches of one code at one
+    hand, spot, source; for an ``ACCT_`` code: code, table, gaming day, shift and
+    the catalogue's key, occurrence 0); ``occurrence`` tells apart breaches of one code at one
     place (the n-th in the shoe's replay order; for ingest findings their line
     or ``seq``). The message, the figures and the evidence are not part of it,
     so a breach keeps its id across re-runs, re-ingests and engine upgrades.

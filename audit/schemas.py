@@ -71,6 +71,15 @@ def finding_schema() -> dict[str, Any]:
             "pattern": "^[0-9a-f]{16}$",
             "description": "the stable id of the breach (code and place), once stored",
         },
+        "gaming_day": {
+            "type": ["string", "null"],
+            "pattern": r"^\d{4}-\d{2}-\d{2}$",
+            "description": "an ACCT_ finding's period's gaming day, else the shoe's (TEL/1 v1.2)",
+        },
+        "shift": {
+            **nullable_str,
+            "description": "the house file's shift, as gaming_day (TEL/1 v1.2)",
+        },
     }
     assert tuple(props) == FINDING_KEYS
     return {

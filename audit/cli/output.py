@@ -209,6 +209,15 @@ def neutralise_cell(value: str) -> str:
 LISTED_KEYS = ("gaming_day", "dealer", "opened")
 """The keys a listing adds to a finding's own (cli.md v1.2), after ``review``."""
 
+LISTING_KEYS = (
+    *(k for k in FINDING_KEYS if k not in ("gaming_day", "shift")),
+    "review",
+    *LISTED_KEYS,
+    "shift",
+)
+"""A listed finding's keys in order: the v1 keys and ``review``, then the v1.2 keys, so a
+column already read by position keeps its place (``shift`` added last, accounting.md)."""
+
 SHORT_ID = 8
 """How much of a finding's id the table shows: ``review`` takes any unique prefix of 6+."""
 
@@ -226,7 +235,8 @@ class ListedFinding:
     def to_dict(self) -> dict[str, Any]:
         """cli.md's shape plus the added keys (``review`` is the writer's to add)."""
         d = self.finding.to_dict()
-        d["gaming_day"] = self.gaming_day.isoformat() if self.gaming_day else None
+        day = self.gaming_day or self.finding.gaming_day
+        d["gaming_day"] = day.isoformat() if day else None
         d["dealer"] = self.dealer
         d["opened"] = self.opened
         return d
@@ -257,7 +267,7 @@ def write_findings(
             r = got.get(li.finding.id or "")
             d["review"] = r.to_dict() if r is not None else None
             d.update((k, v) for k, v in li.to_dict().items() if k in LISTED_KEYS)
-            out.write(json_line(d) + "\n")
+            out.write(json_line({k: d[k] for k in LISTING_KEYS}) + "\n")
     elif fmt == "csv":
         _write_csv(findings, out, got, raw=raw)
     else:
@@ -269,7 +279,7 @@ def _write_csv(
 ) -> None:
     terminal = out.isatty()
     writer = csv.writer(out, lineterminator="\n")
-    keys = (*FINDING_KEYS, "review", *LISTED_KEYS)
+    keys = LISTING_KEYS
     writer.writerow(keys)
     for li in findings:
         row = li.to_dict()

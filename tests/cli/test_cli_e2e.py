@@ -17,7 +17,7 @@ WORKED = DATA / "worked_example.jsonl"
 EXPECTED_KEYS = [
     "code", "severity", "table", "shoe", "round", "box", "hand", "spot", "expected",
     "actual", "impact", "rule", "events", "source", "message", "id", "review",
-    "gaming_day", "dealer", "opened",
+    "gaming_day", "dealer", "opened", "shift",
 ]  # fmt: skip
 
 

@@ -9,13 +9,18 @@ from audit.findings import Code
 from tests.engine.builders import ShoeLog, where
 
 INGEST_CODES = {Code.LOG_MALFORMED, Code.LOG_SEQ_GAP, Code.LOG_ID_CONFLICT, Code.LOG_TAMPERED}
-"""Raised by the ingest layer (and the integrity checks), not by the engine (rules.md)."""
+"""Raised by the ingest layer (and the integrity checks), not by the engine (rules.md);
+the books' ``ACCT_`` codes are the reconciliation's, covered in tests/books."""
 
 
 def test_every_engine_code_has_a_test() -> None:
     here = Path(__file__).parent
     text = "\n".join(p.read_text() for p in here.glob("test_*.py") if p.name != Path(__file__).name)
-    missing = [c.value for c in Code if c not in INGEST_CODES and f'"{c.value}"' not in text]
+    missing = [
+        c.value
+        for c in Code
+        if c not in INGEST_CODES and not c.is_books and f'"{c.value}"' not in text
+    ]
     assert missing == []
 
 
