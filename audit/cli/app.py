@@ -89,7 +89,9 @@ def schema_cmd(
 # Each import registers its commands on app (new commands: a module of their own, here).
 # scale: export --parquet, and run's --cluster (issue 13).
 # ledger: `ledger restart`, a break recorded when a ledger file is lost (issue 29).
+# books: `books` (the Master Game Report) and `adjust` (issue 31).
 from audit.cli import (  # noqa: E402,F401
+    books,
     commands,
     ledger,
     reviewing,

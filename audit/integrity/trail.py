@@ -17,7 +17,9 @@ that a report pins in its folder. Checks:
 With ``whole=True`` the accounts are checked too: each account row against its
 latest record in the file's ``accounts`` chain (:mod:`audit.review.roster`), so
 an account inserted, changed (its password hash, role, disabled flag) or
-removed behind the CLI's back is named, and the trail is ``LOG_TAMPERED``.
+removed behind the CLI's back is named, and the trail is ``LOG_TAMPERED``; and
+the books' adjustments, against their own chain and the file's ``adjustments``
+chain (:mod:`audit.review.adjustments`).
 
 While the trail fails its check its dismissals count for nothing
 (:func:`trusted_reviews`): every finding counts as not dismissed.
@@ -252,6 +254,7 @@ def check_trail(
         _against_tail(decisions, path, key, named, out)
     if whole and trail.exists:
         _accounts(trail, key, out)
+        _adjustments(trail, key, out)
     _heads(decisions, heads, named, out)
     _chain(decisions, named, out)
     out.differences.sort(key=lambda d: d.message)
@@ -271,6 +274,15 @@ def _accounts(trail: ReviewTrail, key: bytes | None, out: TrailCheck) -> None:
         return
     out.differences += [Difference("trail", m) for m in found]
     out.notes += notes
+
+
+def _adjustments(trail: ReviewTrail, key: bytes | None, out: TrailCheck) -> None:
+    """The books' adjustments against their own chain and their records in the trail's
+    ledger file (:mod:`audit.review.adjustments`): one changed, removed or added behind the
+    trail's back is a difference."""
+    from audit.review import adjustments
+
+    out.differences += [Difference("trail", m) for m in adjustments.differences(trail, key)]
 
 
 def _against_file(

@@ -112,6 +112,34 @@ BEGIN SELECT RAISE(ABORT, 'accounts are never deleted: `shoe-audit users disable
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
+ADJUSTMENTS_DDL = """
+CREATE TABLE IF NOT EXISTS adjustments (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    table_id TEXT NOT NULL,
+    gaming_day TEXT NOT NULL,
+    shift TEXT,
+    line TEXT NOT NULL,
+    amount TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    by_name TEXT NOT NULL,
+    account TEXT NOT NULL,
+    os_user TEXT,
+    via TEXT NOT NULL,
+    recorded_at TEXT NOT NULL,
+    ref TEXT,
+    reverses TEXT,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE
+);
+CREATE TRIGGER IF NOT EXISTS adjustments_never_updated BEFORE UPDATE ON adjustments
+BEGIN SELECT RAISE(ABORT, 'adjustments are append-only: a correction reverses one'); END;
+CREATE TRIGGER IF NOT EXISTS adjustments_never_deleted BEFORE DELETE ON adjustments
+BEGIN SELECT RAISE(ABORT, 'adjustments are append-only: a correction reverses one'); END;
+"""
+"""The books' adjustments a manager records (issue 31, :mod:`audit.review.adjustments`):
+append-only and chained like the decisions, in the ``adjustments`` chain of the ledger file."""
+
 
 def trail_path(db: str | PathLike[str]) -> Path:
     """The review file beside an audit database (``audit.duckdb``: ``audit.reviews.sqlite``)."""
@@ -393,7 +421,7 @@ class ReviewTrail:
         try:
             con.execute("PRAGMA journal_mode = WAL")
             if write:
-                con.executescript(_DDL)
+                con.executescript(_DDL + ADJUSTMENTS_DDL)
                 _migrate(con)
                 con.execute("BEGIN IMMEDIATE")
                 try:

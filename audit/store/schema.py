@@ -8,8 +8,9 @@ the table id is ``table_id``); quote ``"by"``, ``"to"``, ``"order"``,
 from __future__ import annotations
 
 from audit.store.fields import COLUMN_TYPES
+from audit.store.periods import PERIODS_DDL
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 APP_ID = "shoe-audit"
 
 _TYPED = ",\n    ".join(f'"{name}" {sql_type}' for name, sql_type in COLUMN_TYPES.items())
@@ -245,6 +246,7 @@ CREATE TABLE findings ({_FINDING_COLUMNS},
 {_V4}
 {_PARQUET_DDL}
 {_FAILURES_DDL}
+{PERIODS_DDL}
 """
 """The current schema, created in one transaction on a new database."""
 
@@ -307,6 +309,8 @@ MIGRATIONS: dict[int, str] = {
     """,
     # Version 8: the shoes whose replay failed (a shoe costs only itself, issue 28).
     8: _FAILURES_DDL,
+    # Version 9: the table's books, one row per period as run reconciled it (issue 31).
+    9: PERIODS_DDL,
 }
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""
 

@@ -12,6 +12,7 @@ from audit.store import open_store
 from audit.store.schema import SCHEMA_VERSION
 
 V4_ONLY = """
+DROP TABLE periods;
 DROP TABLE shoe_failures;
 ALTER TABLE shoe_audits DROP COLUMN prefix_ranks;
 ALTER TABLE shoe_audits DROP COLUMN context_first_shoe;
@@ -86,7 +87,7 @@ def test_version_1_database_gains_wagers_and_handle(tmp_path: Path) -> None:
         tables = {
             t for (t,) in store.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
         }
-    assert {"rounds", "wagers", "parquet_files", "shoe_failures"} <= tables
+    assert {"rounds", "wagers", "parquet_files", "shoe_failures", "periods"} <= tables
 
 
 def test_read_only_open_of_an_old_database_asks_for_a_migration(tmp_path: Path) -> None:
@@ -115,6 +116,7 @@ def test_a_version_6_database_gains_the_stored_prefixes_and_run_fills_them(
     for column in ("prefix_ranks", "context_first_shoe", "context_banker", "context_banker_rounds"):
         con.execute(f"ALTER TABLE shoe_audits DROP COLUMN {column}")
     con.execute("DROP TABLE shoe_failures")
+    con.execute("DROP TABLE periods")
     con.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     con.close()
 
