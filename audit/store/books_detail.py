@@ -290,3 +290,35 @@ def load_books_findings(con: Any, first: dt.date, last: dt.date) -> list[Finding
         [first, last],
     ).fetchall()
     return [finding_of(r[0]) for r in rows]
+
+
+def period_rounds(
+    con: Any,
+    table: str,
+    gaming_day: dt.date,
+    windows: Sequence[tuple[dt.datetime, dt.datetime | None]],
+) -> list[tuple[str, int, str | None, int]]:
+    """The rounds of a period: those of ``table`` opened within one of its sessions'
+    ``windows`` (opener to closer; an open end: none), or, with no window, those of its
+    gaming day. Each as (shoe, round, opened table-local, findings), in order."""
+    if windows:
+        conds = " OR ".join(
+            "(r.opened_at >= ? AND r.opened_at <= ?)" if end is not None else "(r.opened_at >= ?)"
+            for _, end in windows
+        )
+        params: list[Any] = [table]
+        for start, end in windows:
+            params.extend([start] if end is None else [start, end])
+        where = f"r.table_id = ? AND ({conds})"
+    else:
+        where, params = "r.table_id = ? AND r.gaming_day = ?", [table, gaming_day]
+    rows = con.execute(
+        f"""SELECT r.shoe, r.round, strftime(e.ts_local, '%Y-%m-%d %H:%M:%S'), r.findings
+            FROM rounds r
+            LEFT JOIN events e ON e.table_id = r.table_id AND e.shoe = r.shoe
+                               AND e.round = r.round AND e.seq = r.first_seq
+            WHERE {where}
+            ORDER BY r.opened_at, r.shoe, r.round""",
+        params,
+    ).fetchall()
+    return [(str(s), int(n), opened, int(f)) for s, n, opened, f in rows]
