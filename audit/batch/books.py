@@ -284,6 +284,8 @@ def report_books(
     reviews: Mapping[str, str] | None = None,
     hand_link: Callable[[str, str, int], str | None] = lambda t, s, r: None,
     statistics: Any = None,
+    link: Callable[[str, Any, str], str] | None = None,
+    every: bool = False,
 ) -> Any:
     """The compliance report's books section of ``days``
     (:class:`audit.reports.books.BooksSection`), or None when no table kept books those
@@ -292,9 +294,10 @@ def report_books(
     Reads the stored periods (back to the 1st of January, for MTD and YTD), their records
     and ``ACCT_`` findings (:mod:`audit.store.books_detail`), with the trail's and the
     log's ``adjustments``; a flagged period gets its page, its rounds linked by
-    ``hand_link(table, shoe, round)``."""
+    ``hand_link(table, shoe, round)``. ``link`` makes a period page's link (default: the
+    report folder's); with ``every``, each period of the days gets a page (``serve``)."""
     from audit.books.mgr import adjustment_log, mgr_rows
-    from audit.reports.books import books_section, period_page, stat_flags
+    from audit.reports.books import books_section, period_href, period_page, stat_flags
     from audit.store.books_detail import load_books_findings, load_records, period_rounds
     from audit.store.periods import load_periods
 
@@ -312,7 +315,8 @@ def report_books(
         return None
     findings = load_books_findings(store.con, first, last)
     flagged = {(f.table, f.gaming_day, f.shift) for f in findings}
-    to_page = [p for p in selected if (p.table, p.gaming_day, p.shift) in flagged]
+    to_page = [p for p in selected if every or (p.table, p.gaming_day, p.shift) in flagged]
+    link = link or period_href
     # Each flagged period's records, and its table's previous period's (its last closer).
     earlier: dict[str, list[Any]] = {}
     for s in stored:
@@ -352,6 +356,7 @@ def report_books(
                 hand_link=hand_link,
                 reviews=reviews,
                 records_stored=bool(p.sessions or p.slips or p.buy_ins or p.counts),
+                link=link,
             )
         )
     codes = {s.key: len(s.acct_codes) for s in stored}
@@ -367,6 +372,8 @@ def report_books(
         pages=pages,
         flags=stat_flags(statistics),
         reviews=reviews,
+        link=link,
+        every=every,
     )
 
 

@@ -92,23 +92,23 @@ def write_report(
     """
     from audit.batch.books import report_books
     from audit.batch.pages import PageOptions, plan_pages
-    from audit.books.house import load_house
-    from audit.reports.paths import hand_href
-    from audit.review import ReviewTrail
-    from audit.review.adjustments import trail_adjustments
     from audit.batch.statistics import report_statistics
+    from audit.books.house import load_house
     from audit.integrity.trail import store_trail_check, trusted_reviews
     from audit.profiles import load_registry
     from audit.reports import build_report_context
     from audit.reports.evidence import HEADS_FILE, heads_text, report_evidence, write_sums
     from audit.reports.folder import Swap, report_folder
     from audit.reports.masking import hide_ids
+    from audit.reports.paths import hand_href
     from audit.reports.report import (
         build_flagged_page,
         check_format,
         report_sources,
         write_report_files,
     )
+    from audit.review import ReviewTrail
+    from audit.review.adjustments import trail_adjustments
     from audit.store.lookup import player_dealers
 
     check_format(fmt)

@@ -345,10 +345,15 @@ def identity_lines(period: Period) -> tuple[tuple[IdentityLine, ...], tuple[str,
     return tuple(lines), tuple(named)
 
 
-def acct_row(f: Finding, reviews: Mapping[str, str] | None = None) -> AcctRow:
+PeriodLink = Callable[[str, "dt.date | str", str], str]
+
+
+def acct_row(
+    f: Finding, reviews: Mapping[str, str] | None = None, link: PeriodLink = period_href
+) -> AcctRow:
     """An ``ACCT_`` finding as the report lists it, linked to its period's page."""
     href = (
-        period_href(f.table, f.gaming_day, f.shift)
+        link(f.table, f.gaming_day, f.shift)
         if f.table is not None and f.gaming_day is not None and f.shift is not None
         else None
     )
@@ -376,6 +381,7 @@ def period_page(
     hand_link: Callable[[str, str, int], str | None],
     reviews: Mapping[str, str] | None = None,
     records_stored: bool = True,
+    link: PeriodLink = period_href,
 ) -> PeriodPage:
     """The page of ``period`` (with its records): ``previous`` is the table's inventory
     before its first opener (the previous closer, where there is one); ``rounds`` (shoe,
@@ -391,7 +397,7 @@ def period_page(
     lines, named = identity_lines(period)
     day = period.gaming_day.isoformat()
     return PeriodPage(
-        href=period_href(period.table, day, period.shift),
+        href=link(period.table, day, period.shift),
         title=f"Books of {period.table}, gaming day {day}, shift {period.shift}",
         table=period.table,
         gaming_day=day,
@@ -433,7 +439,7 @@ def period_page(
         identity=lines,
         differences=named,
         adjustments=tuple(adjustments),
-        findings=tuple(acct_row(f, reviews) for f in findings),
+        findings=tuple(acct_row(f, reviews, link) for f in findings),
         records_stored=records_stored,
     )
 
@@ -482,10 +488,10 @@ def first_rows(flagged_rounds: Sequence[Any], acct: Sequence[AcctRow]) -> tuple[
 
 
 def pit_blocks(
-    rows: Sequence[dict[str, Any]],
+    rows: Sequence[dict[str, Any]], link: PeriodLink = period_href, every: bool = False
 ) -> tuple[tuple[PitBlock, ...], tuple[dict[str, Any], ...]]:
     """The MGR rows split by pit (each period row gaining ``href``, its page's link when
-    it has findings), and the casino's rows."""
+    it has findings, or ``every`` period's), and the casino's rows."""
     pits: dict[str | None, list[dict[str, Any]]] = {}
     casino = []
     for r in rows:
@@ -494,8 +500,8 @@ def pit_blocks(
             continue
         row = dict(r)
         row["href"] = (
-            period_href(r["table"], r["gaming_day"], r["shift"])
-            if r["level"] == "shift" and r["findings"]
+            link(r["table"], r["gaming_day"], r["shift"])
+            if r["level"] == "shift" and (r["findings"] or every)
             else None
         )
         pits.setdefault(r["pit"], []).append(row)
@@ -514,6 +520,8 @@ def books_section(
     pages: Sequence[PeriodPage] = (),
     flags: Iterable[str] = (),
     reviews: Mapping[str, str] | None = None,
+    link: PeriodLink = period_href,
+    every: bool = False,
 ) -> BooksSection:
     """The report's books section of the selected days: ``periods`` (theirs only),
     ``findings`` (``ACCT_``, ranked), ``rows`` (:func:`audit.books.mgr.mgr_rows`),
@@ -524,8 +532,8 @@ def books_section(
         for f in findings
         if f.table is not None and f.gaming_day is not None and f.shift is not None
     }
-    acct = tuple(acct_row(f, reviews) for f in findings)
-    pits, casino = pit_blocks(rows)
+    acct = tuple(acct_row(f, reviews, link) for f in findings)
+    pits, casino = pit_blocks(rows, link, every)
     discrepancies = tuple(
         Discrepancy(
             table=f.table,
@@ -535,7 +543,7 @@ def books_section(
             actual=f.actual,
             impact=money_str(f.impact),
             regulator=f.code == Code.ACCT_INVENTORY_REPORTABLE,
-            period_href=acct_row(f).period_href,
+            period_href=acct_row(f, link=link).period_href,
         )
         for f in findings
         if f.code in DISCREPANCY_CODES

@@ -7,8 +7,8 @@ the table id is ``table_id``); quote ``"by"``, ``"to"``, ``"order"``,
 
 from __future__ import annotations
 
-from audit.store.fields import COLUMN_TYPES
 from audit.store.books_detail import BOOKS_DETAIL_DDL
+from audit.store.fields import COLUMN_TYPES
 from audit.store.periods import PERIODS_DDL
 
 SCHEMA_VERSION = 9

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from audit.books.house import load_house
 from audit.books.model import Chip, Chips, HandsMoney, Place
-from audit.books.reconcile import Books, reconcile
+from audit.books.reconcile import Books
 from audit.store import open_store
 from audit.store.books_detail import store_books_detail
 from audit.store.periods import store_periods
