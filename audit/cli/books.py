@@ -109,7 +109,6 @@ def books_cmd(
 
     \b
     Examples:
-      shoe-audit books
       shoe-audit books --date 2026-11-28 --pit P1 --format table
       shoe-audit books --from 2026-11-01 --to 2026-11-30 --level table --format csv > mgr.csv
       shoe-audit books --adjustments --date 2026-11-28
@@ -346,8 +345,7 @@ def adjust_cmd(
     \b
     Examples:
       shoe-audit adjust T07 2026-11-28 --line closer --amount 25 --reason "recount" --by boss
-      shoe-audit adjust T07 2026-11-28 --line drop_cash --amount -100 --shift night \\
-          --reason "count sheet 4411 re-added" --ref CS-4411 --by boss --password-stdin < pw
+      shoe-audit adjust T07 2026-11-28 --line drop_cash --amount -100 --reason "sheet" --by boss
       shoe-audit adjust T07 2026-11-28 --reverses ADJ-3 --reason "keyed twice" --by boss
     """
     from audit.batch.books import (
