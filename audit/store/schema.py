@@ -7,6 +7,7 @@ the table id is ``table_id``); quote ``"by"``, ``"to"``, ``"order"``,
 
 from __future__ import annotations
 
+from audit.store.books_detail import BOOKS_DETAIL_DDL
 from audit.store.fields import COLUMN_TYPES
 from audit.store.periods import PERIODS_DDL
 
@@ -247,6 +248,7 @@ CREATE TABLE findings ({_FINDING_COLUMNS},
 {_PARQUET_DDL}
 {_FAILURES_DDL}
 {PERIODS_DDL}
+{BOOKS_DETAIL_DDL}
 """
 """The current schema, created in one transaction on a new database."""
 
@@ -310,7 +312,7 @@ MIGRATIONS: dict[int, str] = {
     # Version 8: the shoes whose replay failed (a shoe costs only itself, issue 28).
     8: _FAILURES_DDL,
     # Version 9: the table's books, one row per period as run reconciled it (issue 31).
-    9: PERIODS_DDL,
+    9: PERIODS_DDL + BOOKS_DETAIL_DDL,
 }
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""
 
