@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -270,3 +270,113 @@ def require_manager(role: str, name: str) -> None:
             f"the account {name!r} is a {role}: adjustments are recorded by a manager "
             "account only (`shoe-audit users add NAME --role manager`)"
         )
+
+
+# --------------------------------------------------------------------------- the report's
+
+
+def report_books(
+    store: Store,
+    house: House,
+    days: Sequence[dt.date],
+    *,
+    adjustments: Sequence[Adjustment] = (),
+    reviews: Mapping[str, str] | None = None,
+    hand_link: Callable[[str, str, int], str | None] = lambda t, s, r: None,
+    statistics: Any = None,
+    link: Callable[[str, Any, str], str] | None = None,
+    every: bool = False,
+) -> Any:
+    """The compliance report's books section of ``days``
+    (:class:`audit.reports.books.BooksSection`), or None when no table kept books those
+    days (the report then shows no Master Game Report, and is otherwise unchanged).
+
+    Reads the stored periods (back to the 1st of January, for MTD and YTD), their records
+    and ``ACCT_`` findings (:mod:`audit.store.books_detail`), with the trail's and the
+    log's ``adjustments``; a flagged period gets its page, its rounds linked by
+    ``hand_link(table, shoe, round)``. ``link`` makes a period page's link (default: the
+    report folder's); with ``every``, each period of the days gets a page (``serve``)."""
+    from audit.books.mgr import adjustment_log, mgr_rows
+    from audit.reports.books import books_section, period_href, period_page, stat_flags
+    from audit.store.books_detail import load_books_findings, load_records, period_rounds
+    from audit.store.periods import load_periods
+
+    first, last = days[0], days[-1]
+    resolved = _with_shift(adjustments, house)
+    stored = load_periods(
+        store.con,
+        first=_year_start(first),
+        last=last,
+        house_sha256=house.sha256,
+        adjustments=resolved,
+    )
+    selected = [s.period for s in stored if first <= s.period.gaming_day <= last]
+    if not selected:
+        return None
+    findings = load_books_findings(store.con, first, last)
+    flagged = {(f.table, f.gaming_day, f.shift) for f in findings}
+    to_page = [p for p in selected if every or (p.table, p.gaming_day, p.shift) in flagged]
+    link = link or period_href
+    # Each flagged period's records, and its table's previous period's (its last closer).
+    earlier: dict[str, list[Any]] = {}
+    for s in stored:
+        earlier.setdefault(s.period.table, []).append(s.period)
+    previous = {}
+    for p in to_page:
+        at = (p.gaming_day, _shift_rank(house, p.shift))
+        before = sorted(
+            (q for q in earlier[p.table] if (q.gaming_day, _shift_rank(house, q.shift)) < at),
+            key=lambda q: (q.gaming_day, _shift_rank(house, q.shift)),
+        )
+        if before:
+            previous[(p.table, p.gaming_day, p.shift)] = before[-1]
+    load_records(store.con, [*to_page, *previous.values()])
+    log = adjustment_log(resolved, house)
+    pages = []
+    for p in to_page:
+        key = (p.table, p.gaming_day, p.shift)
+        prior = previous.get(key)
+        last_inv = None
+        if prior is not None and prior.sessions:
+            s = prior.sessions[-1]
+            last_inv = s.closer or s.opener
+        windows = [(s.opener.at.ts, s.closer.at.ts if s.closer else None) for s in p.sessions]
+        pages.append(
+            period_page(
+                p,
+                previous=last_inv,
+                findings=[f for f in findings if (f.table, f.gaming_day, f.shift) == key],
+                adjustments=[
+                    a
+                    for a in log
+                    if (a["table"], a["gaming_day"], a["shift"])
+                    == (p.table, p.gaming_day.isoformat(), p.shift)
+                ],
+                rounds=period_rounds(store.con, p.table, p.gaming_day, windows),
+                hand_link=hand_link,
+                reviews=reviews,
+                records_stored=bool(p.sessions or p.slips or p.buy_ins or p.counts),
+                link=link,
+            )
+        )
+    codes = {s.key: len(s.acct_codes) for s in stored}
+    rows = mgr_rows([s.period for s in stored], house, adjustments=resolved, findings=codes,
+                    first=first, last=last)  # fmt: skip
+    return books_section(
+        house=house,
+        house_path=house.path,
+        periods=selected,
+        findings=findings,
+        rows=rows,
+        adjustments=[a for a in log if first.isoformat() <= a["gaming_day"] <= last.isoformat()],
+        pages=pages,
+        flags=stat_flags(statistics),
+        reviews=reviews,
+        link=link,
+        every=every,
+    )
+
+
+def _shift_rank(house: House, shift: str) -> int:
+    names = house.shift_names()
+    return names.index(shift) if shift in names else len(names)

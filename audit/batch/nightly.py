@@ -18,6 +18,7 @@ from audit.store import Store
 
 if TYPE_CHECKING:
     from audit.batch.pages import PageOptions, Plan
+    from audit.books.house import House
     from audit.reports.context import FlaggedPage, ReportContext
     from audit.reports.sources import Sources
     from audit.review import Review
@@ -71,6 +72,7 @@ def write_report(
     show_players: bool = False,
     generated_at: str | None = None,
     workers: int | None = None,
+    house: House | None = None,
 ) -> Path:
     """Render the compliance report for ``days`` (default: the latest) into ``out``.
 
@@ -85,22 +87,28 @@ def write_report(
     and ran alone after the last page (50.7 s for the report of a 1,000,000-round
     night; at once, 43.8 s). ``generated_at`` defaults to now (UTC). Raises
     :class:`audit.reports.report.NothingAuditedError` when no round of those
-    days was audited (cli.md: exit 1).
+    days was audited (cli.md: exit 1). ``house`` (default: :func:`audit.books.house.load_house`)
+    is the house file whose SHA-256 the report pins beside the Master Game Report.
     """
+    from audit.batch.books import report_books
     from audit.batch.pages import PageOptions, plan_pages
     from audit.batch.statistics import report_statistics
+    from audit.books.house import load_house
     from audit.integrity.trail import store_trail_check, trusted_reviews
     from audit.profiles import load_registry
     from audit.reports import build_report_context
     from audit.reports.evidence import HEADS_FILE, heads_text, report_evidence, write_sums
     from audit.reports.folder import Swap, report_folder
     from audit.reports.masking import hide_ids
+    from audit.reports.paths import hand_href
     from audit.reports.report import (
         build_flagged_page,
         check_format,
         report_sources,
         write_report_files,
     )
+    from audit.review import ReviewTrail
+    from audit.review.adjustments import trail_adjustments
     from audit.store.lookup import player_dealers
 
     check_format(fmt)
@@ -159,7 +167,18 @@ def write_report(
             stage.add(written)
             stage.write(HEADS_FILE, heads_text(store, trail, stamp))  # verify --report reads it
             stats = hide_ids(stats, bankers)
-            ctx = dataclasses.replace(ctx, statistics=stats, integrity=evidence)
+            books = report_books(
+                store,
+                house or load_house(),
+                chosen,
+                adjustments=trail_adjustments(ReviewTrail.beside(store.path)),
+                reviews={fid: str(r.state) for fid, r in reviews.items()},
+                hand_link=lambda t, s, r: (
+                    hand_href(t, s, r) if hand_href(t, s, r) in written else None
+                ),
+                statistics=stats,
+            )
+            ctx = dataclasses.replace(ctx, statistics=stats, integrity=evidence, books=books)
             name = write_report_files(
                 stage,
                 ctx,

@@ -17,15 +17,18 @@ import dataclasses
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from audit.books.house import House
 from audit.books.mgr import period_shift
 from audit.books.model import Adjustment
 from audit.books.reconcile import Books, reconcile
-from audit.findings import Finding
 from audit.store import Store
-from audit.store.book_records import BookRecords, load_book_records
+from audit.store.book_records import (
+    BookRecords,
+    clear_books,
+    has_stored_books,
+    load_book_records,
+)
 
 
 @dataclass(slots=True)
@@ -54,16 +57,16 @@ def reconcile_books(
     """Reconcile every table's books, and store the periods and ``ACCT_`` findings."""
     import time
 
+    from audit.store.books_detail import store_books_detail
     from audit.store.periods import store_periods
 
     t0 = time.perf_counter()
     records = load_book_records(store.con, house)
     summary = BooksSummary()
     if records.empty() and not house.books_required:
-        if _has_stored_books(store):
+        if has_stored_books(store.con):
             with store.transaction() as con:
-                con.execute("DELETE FROM periods")
-                con.execute("DELETE FROM books_findings")
+                clear_books(con)
         summary.seconds = time.perf_counter() - t0
         return summary
     books = _reconcile(records, house, trail)
@@ -76,11 +79,11 @@ def reconcile_books(
         p.currency = records.currencies.get(p.table)
     stamp = at or dt.datetime.now(dt.UTC)
     with store.transaction() as con:
-        con.execute("DELETE FROM periods")
+        clear_books(con)  # the whole store is reconciled: what it no longer yields goes
         store_periods(
             con, books.periods, digests=digests, findings=acct, house_sha256=house.sha256, at=stamp
         )
-        _replace_findings(con, books.findings)
+        store_books_detail(con, books.periods, books.findings)
     for p in books.periods:
         summary.periods[p.status] = summary.periods.get(p.status, 0) + 1
     for f in books.findings:
@@ -104,46 +107,3 @@ def _reconcile(records: BookRecords, house: House, trail: list[Adjustment]) -> B
         adjustments=adjustments,
         hands=records.hands,
     )
-
-
-def _has_stored_books(store: Store) -> bool:
-    row = store.con.execute(
-        "SELECT (SELECT count(*) FROM periods) + (SELECT count(*) FROM books_findings)"
-    ).fetchone()
-    return bool(row and row[0])
-
-
-def _replace_findings(con: Any, findings: list[Finding]) -> None:
-    con.execute("DELETE FROM books_findings")
-    rows = [
-        (
-            str(f.code),
-            str(f.severity),
-            f.table,
-            f.shoe,
-            f.round,
-            f.box,
-            f.hand,
-            f.spot,
-            f.expected,
-            f.actual,
-            f.impact,
-            f.rule,
-            list(f.events),
-            f.source,
-            f.message,
-            f.gaming_day,
-            i,
-            f.id,
-            f.shift,
-        )
-        for i, f in enumerate(findings)
-    ]
-    if rows:
-        con.executemany(
-            """INSERT INTO books_findings
-                 (code, severity, table_id, shoe, round, box, hand, spot, expected, actual,
-                  impact, rule, events, source, message, gaming_day, ordinal, id, shift)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            rows,
-        )

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from audit.cli.app import app
+from audit.cli.books import HouseOption
 from audit.cli.common import (
     DEFAULT_DB_PATH,
     NOTE_PREFIX,
@@ -784,9 +785,13 @@ def _report(
     templates: Path | None,
     profiles: Path | None = None,
     show_players: bool = False,
+    house: Path | None = None,
 ) -> Path:
     from audit.batch.nightly import write_report
+    from audit.books.house import load_house
     from audit.profiles import load_registry
+
+    the_house = load_house(house, profiles)
 
     with open_db(db, read_only=True) as store:
         try:
@@ -798,6 +803,7 @@ def _report(
                 templates,
                 load_registry(profiles),
                 show_players=show_players,
+                house=the_house,
             )
         except OSError as exc:  # name the --out asked for, not the folder being swapped in
             if isinstance(exc, (FileExistsError, NotADirectoryError)) and out.is_file():
@@ -841,6 +847,7 @@ def report_cmd(
     templates: TemplatesOption = None,
     profiles: ProfilesOption = None,
     show_players: ShowPlayersOption = False,
+    house: HouseOption = None,
 ) -> None:
     """Render the compliance report.
 
@@ -857,7 +864,9 @@ def report_cmd(
     """
     from audit.batch.nightly import day_range
 
-    path = _report(db, day_range(date, from_, to), out, fmt, templates, profiles, show_players)
+    path = _report(
+        db, day_range(date, from_, to), out, fmt, templates, profiles, show_players, house
+    )
     say(f"report: {path}")
 
 
@@ -888,6 +897,7 @@ def nightly_cmd(
     day_start: DayStartOption = "06:00",
     profiles: ProfilesOption = None,
     show_players: ShowPlayersOption = False,
+    house: HouseOption = None,
     json: JsonOption = False,
 ) -> None:
     """The nightly job: ingest, run, and report every gaming day the given files hold.
@@ -912,7 +922,7 @@ def nightly_cmd(
         summary = _ingest(db, paths, day_start, quiet=json)
         run = _run(db, profiles, quiet=json)
         days = _nightly_days(db, summary)
-        path = _report(db, days, out, fmt, templates, profiles, show_players)
+        path = _report(db, days, out, fmt, templates, profiles, show_players, house)
         bad = 0
         from audit.batch.nightly import failing_findings, tally_findings
 

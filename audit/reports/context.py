@@ -921,6 +921,10 @@ class ReportContext:
             was built without them.
         dismissed: the findings a review dismissed (issue 12), out of every count and
             total above, listed by gaming day, table, shoe and round.
+        books: the table's books (issue 31: the ``ACCT_`` findings among what to look at
+            first, the periods' tile, the Master Game Report by pit, the flagged periods'
+            pages; :class:`audit.reports.books.BooksSection`), or None when no table kept
+            books those days (the report is then as before).
     """
 
     title: str
@@ -951,6 +955,7 @@ class ReportContext:
     statistics: Any = None
     integrity: Evidence | None = None
     dismissed: tuple[DismissedRow, ...] = ()
+    books: Any = None
 
 
 # --------------------------------------------------------------------------- JSON

@@ -783,6 +783,8 @@ def write_report_files(
         )
         done.add(page.href)
     ctx = _keep_links(ctx, done)
+    if ctx.books is not None:
+        ctx = _with_books_pages(stage, ctx, fmt, templates_dir)
     full = flagged or FlaggedPage(
         title=ctx.title.replace("Compliance report", "Every flagged round"),
         report_title=ctx.title,
@@ -816,6 +818,25 @@ def write_report_files(
     if seal is not None:
         seal(stage)
     return index
+
+
+def _with_books_pages(
+    stage: Staging, ctx: ReportContext, fmt: ReportFormat, templates_dir: Path | None
+) -> ReportContext:
+    """Write the flagged periods' pages (HTML; a Markdown report lists the same tables
+    and names each period instead of linking), and rank the ``ACCT_`` findings among the
+    flagged rounds on the first screen."""
+    from audit.reports.books import first_rows
+
+    books = ctx.books
+    if fmt == "html":
+        for page in books.pages:
+            stage.write(
+                page.href,
+                render("compliance/period.html.j2", "html", page, templates_dir=templates_dir),
+            )
+    books = dataclasses.replace(books, first=first_rows(ctx.flagged, books.findings))
+    return dataclasses.replace(ctx, books=books)
 
 
 def _unlink(r: FlaggedRound, written: set[str]) -> FlaggedRound:

@@ -316,3 +316,19 @@ def _hands_money(con: Any, house: House) -> list[HandsMoney]:
             )
         )
     return out
+
+
+def has_stored_books(con: Any) -> bool:
+    """Whether a reconciliation stored any period or ``ACCT_`` finding."""
+    row = con.execute(
+        "SELECT (SELECT count(*) FROM periods) + (SELECT count(*) FROM books_findings)"
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def clear_books(con: Any) -> None:
+    """Remove the stored reconciliation (periods, their records, ``ACCT_`` findings), inside
+    the caller's transaction, before the new one is stored."""
+    con.execute("DELETE FROM periods")
+    con.execute("DELETE FROM period_records")
+    con.execute("DELETE FROM books_findings")

@@ -7,10 +7,11 @@ the table id is ``table_id``); quote ``"by"``, ``"to"``, ``"order"``,
 
 from __future__ import annotations
 
+from audit.store.books_detail import BOOKS_DETAIL_DDL
 from audit.store.fields import COLUMN_TYPES, TABLE_TYPES, TYPES
 from audit.store.periods import PERIODS_DDL
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 10
 APP_ID = "shoe-audit"
 
 _V11_COLUMNS = {
@@ -177,14 +178,6 @@ CREATE TABLE parquet_files (
 in the export folder, its partition, its SHA-256 (workers check it before reading), and the
 digest of its partition's shoes when it was written (a stale export is refused)."""
 
-_BOOKS_FINDINGS_DDL = f"""
-CREATE TABLE books_findings ({_FINDING_COLUMNS},
-    shift VARCHAR
-);
-"""
-"""The ``ACCT_`` findings of ``run``'s last reconciliation of the books (accounting.md),
-replaced with the ``periods`` in one transaction (:mod:`audit.batch.reconcile_books`)."""
-
 _FAILURES_DDL = """
 CREATE TABLE shoe_failures (
     table_id VARCHAR NOT NULL,
@@ -290,7 +283,7 @@ CREATE TABLE findings ({_FINDING_COLUMNS},
 {_PARQUET_DDL}
 {_FAILURES_DDL}
 {PERIODS_DDL}
-{_BOOKS_FINDINGS_DDL}
+{BOOKS_DETAIL_DDL}
 {_BOOKS_DDL}
 {_V12_DDL}
 """
@@ -357,7 +350,7 @@ MIGRATIONS: dict[int, str] = {
     # Version 8: the shoes whose replay failed (a shoe costs only itself, issue 28).
     8: _FAILURES_DDL,
     # Version 9: the table's books, one row per period as run reconciled it (issue 31).
-    9: PERIODS_DDL,
+    9: PERIODS_DDL + BOOKS_DETAIL_DDL,
     # Version 10: TEL/1 v1.2's books (issue 31): the new events' typed columns and their
     # stream; a table-level event has no shoe; the day start of each stored gaming day.
     # Every stored (v1.1) event reads as before: its new columns are NULL.
@@ -365,8 +358,6 @@ MIGRATIONS: dict[int, str] = {
     + _V12_DDL
     + _BOOKS_DDL
     + "ALTER TABLE log_findings ADD COLUMN stream VARCHAR;\n",
-    # Version 11: the books' ACCT_ findings, with their shift (issue 31).
-    11: _BOOKS_FINDINGS_DDL,
 }
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""
 

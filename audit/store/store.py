@@ -541,9 +541,14 @@ class Store:
           SELECT code, severity, {_FINDING_SELECT.replace("code,", "", 1)}, gaming_day, 0, ordinal,
                  NULL
           FROM integrity_findings
-          UNION ALL  -- ACCT_, from run's last reconciliation of the books (accounting.md)
-          SELECT code, severity, {_FINDING_SELECT.replace("code,", "", 1)}, gaming_day, 2, ordinal,
-                 shift
+          UNION ALL  -- ACCT_, from run's last reconciliation (audit.store.books_detail)
+          SELECT code, severity, table_id, NULL, NULL, NULL, NULL, NULL,
+                 json_extract_string(finding, '$.expected'),
+                 json_extract_string(finding, '$.actual'), impact,
+                 json_extract_string(finding, '$.rule'),
+                 CAST(json_extract(finding, '$.events') AS VARCHAR[]),
+                 json_extract_string(finding, '$.source'),
+                 json_extract_string(finding, '$.message'), id, gaming_day, 2, 0, shift
           FROM books_findings
         )
         SELECT {_FINDING_SELECT}, shift, gaming_day, {FINDING_DEALER_SQL},

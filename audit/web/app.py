@@ -51,6 +51,7 @@ from audit.review.service import review_finding
 from audit.store import Store
 from audit.store.browse import filter_choices
 from audit.web import finder, pages
+from audit.web.books import books_routes
 from audit.web.data import RETRY_AFTER_S, Busy, Read, Reader
 from audit.web.session import COOKIE, MAX_AGE_S, Session, Signer, new_session
 from audit.web.throttle import SignInThrottle
@@ -663,6 +664,7 @@ def create_app(config: ServeConfig, registry: ProfileRegistry | None = None) -> 
         Route("/reports", _latest),
         Route("/reports/{rest:path}", report),
         Route("/reviews", reviews_page),
+        *books_routes(state),
         Route("/login", login_page, methods=["GET", "HEAD"]),
         Route("/login", login, methods=["POST"]),
         Route("/logout", logout, methods=["POST"]),

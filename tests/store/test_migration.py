@@ -13,6 +13,8 @@ from audit.store.schema import SCHEMA_VERSION
 
 V4_ONLY = """
 DROP TABLE periods;
+DROP TABLE period_records;
+DROP TABLE books_findings;
 DROP TABLE shoe_failures;
 ALTER TABLE shoe_audits DROP COLUMN prefix_ranks;
 ALTER TABLE shoe_audits DROP COLUMN context_first_shoe;
@@ -87,7 +89,15 @@ def test_version_1_database_gains_wagers_and_handle(tmp_path: Path) -> None:
         tables = {
             t for (t,) in store.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
         }
-    assert {"rounds", "wagers", "parquet_files", "shoe_failures", "periods"} <= tables
+    assert {
+        "rounds",
+        "wagers",
+        "parquet_files",
+        "shoe_failures",
+        "periods",
+        "period_records",
+        "books_findings",
+    } <= tables
 
 
 def test_read_only_open_of_an_old_database_asks_for_a_migration(tmp_path: Path) -> None:
@@ -117,6 +127,8 @@ def test_a_version_6_database_gains_the_stored_prefixes_and_run_fills_them(
         con.execute(f"ALTER TABLE shoe_audits DROP COLUMN {column}")
     con.execute("DROP TABLE shoe_failures")
     con.execute("DROP TABLE periods")
+    con.execute("DROP TABLE period_records")
+    con.execute("DROP TABLE books_findings")
     con.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     con.close()
 

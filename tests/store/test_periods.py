@@ -113,6 +113,8 @@ def test_a_version_8_database_gains_the_periods_table(tmp_path: Path) -> None:
     open_store(db).close()
     con = duckdb.connect(str(db))
     con.execute("DROP TABLE periods")
+    con.execute("DROP TABLE period_records")  # schema 9's tables beside the periods
+    con.execute("DROP TABLE books_findings")
     con.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")
     con.close()
     write(db, [period("T01")])
