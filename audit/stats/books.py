@@ -106,6 +106,8 @@ def hold_drop_tests(
         return
     days = counted_days(data.periods)
     units = round_units(data, registry, paytables)
+    if units.is_empty():
+        return
     per_day = units.group_by("table_id", "gaming_day").agg(
         pl.len().alias("n"),
         pl.col("win").sum().alias("won"),
@@ -254,8 +256,9 @@ def payout_rows(periods: pl.DataFrame, house: House, day: dt.date) -> Iterator[S
         yield _payout_row(r, house, day, start)
 
 
-def _payout(win: Decimal, drop: Decimal) -> float | None:
-    return 100 * (1 - float(win) / float(drop)) if drop > 0 else None
+def _payout(win: Decimal, drop: Decimal) -> Decimal | None:
+    # exact: "more than four percent" is judged on the money, not on a float's last bit
+    return 100 * (1 - win / drop) if drop > 0 else None
 
 
 def _payout_row(r: dict[str, object], house: House, day: dt.date, start: dt.date) -> StatRow:
@@ -264,14 +267,14 @@ def _payout_row(r: dict[str, object], house: House, day: dt.date, start: dt.date
     zero = Decimal(0)
     observed = _payout(Decimal(r["W"] or zero), Decimal(r["D"] or zero))  # type: ignore[arg-type]
     expected = _payout(Decimal(r["W_life"] or zero), Decimal(r["D_life"] or zero))  # type: ignore[arg-type]
-    points = float(house.payout_points)
+    points = house.payout_points
     needed = house.payout_history_days
     window = f"the {house.payout_window_days} days to {day}"
     head = f"{subject_words('table', table)}: "
+    diff: Decimal | None = None
     if observed is None or expected is None:
         head += f"no drop counted over {window} ({_days(n)}), so no payout"
         why = f"no drop counted over {window}"
-        diff = None
     else:
         diff = observed - expected
         head += (
@@ -286,18 +289,18 @@ def _payout_row(r: dict[str, object], house: House, day: dt.date, start: dt.date
     if not judged:
         tail = f"not judged: {why}"
     elif flag:
-        tail = f"over {points:g} points ({OHIO_RULE}: compare and explain): a reason to look"
+        tail = f"over {points} points ({OHIO_RULE}: compare and explain): a reason to look"
     else:
-        tail = f"within {points:g} points ({OHIO_RULE})"
+        tail = f"within {points} points ({OHIO_RULE})"
     return StatRow(
         PAYOUT_30D.name,
         "table",
         table,
         n,
-        diff,
+        None if diff is None else float(diff),
         None,
-        expected,
-        observed,
+        None if expected is None else float(expected),
+        None if observed is None else float(observed),
         f"{head}; {tail}",
         judged,
         flag=flag,
@@ -307,7 +310,7 @@ def _payout_row(r: dict[str, object], house: House, day: dt.date, start: dt.date
             "window_start": start,
             "history": history,
             "history_needed": needed,
-            "points": points,
+            "points": float(points),
             "since": r["since"],
         },
     )
