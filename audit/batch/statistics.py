@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from audit.errors import AuditError
 
 if TYPE_CHECKING:
+    from audit.books.house import House
     from audit.profiles import ProfileRegistry
     from audit.reports.statistics import StatisticsSection
+    from audit.sidebets.paytables import PayTableRegistry
     from audit.stats import Correction
     from audit.stats.suite import StatsResult
     from audit.store import Store
@@ -24,8 +26,16 @@ def stats_for_days(
     *,
     alpha: float,
     correction: Correction,
+    house: House | None = None,
+    paytables: PayTableRegistry | None = None,
 ) -> StatsResult:
-    """Every test over the audited rounds of ``days`` (default: the latest audited day)."""
+    """Every test over the audited rounds of ``days`` (default: the latest audited day).
+
+    The books' tests read the stored periods as counted, a period reconciled under a house
+    file other than ``house`` (default: the one :func:`audit.books.house.load_house` reads)
+    as not audited; ``paytables`` price the side bets (default: the packaged ones).
+    """
+    from audit.books.house import load_house
     from audit.stats.frames import StatsData
     from audit.stats.suite import run_stats
     from audit.store.stats_frames import audited_days, load_stats_frames
@@ -38,8 +48,17 @@ def stats_for_days(
     if not any(first <= d <= last for d in audited):
         span = str(first) if first == last else f"{first} to {last}"
         raise AuditError(f"no audited rounds in gaming day(s) {span}")
-    data = StatsData.of(*load_stats_frames(store, first, last))
-    return run_stats(data, registry, alpha=alpha, correction=correction)
+    the_house = house if house is not None else load_house()
+    frames = load_stats_frames(store, first, last, house_sha256=the_house.sha256)
+    data = StatsData.of(*frames, last_day=last)
+    return run_stats(
+        data,
+        registry,
+        alpha=alpha,
+        correction=correction,
+        paytables=paytables,
+        house=the_house,
+    )
 
 
 def report_statistics(
@@ -48,16 +67,57 @@ def report_statistics(
     registry: ProfileRegistry,
     *,
     show_players: bool = False,
+    house: House | None = None,
 ) -> StatisticsSection | None:
-    """The report's statistics section for ``days`` at the default alpha (None: no rounds)."""
+    """The report's statistics section for ``days`` at the default alpha (None: no rounds);
+    ``house``: the house file the books' tests read (default: :func:`load_house`'s)."""
     from audit.reports.statistics import mask_id, statistics_section
     from audit.stats import Correction
     from audit.stats.suite import DEFAULT_ALPHA
 
     try:
         result = stats_for_days(
-            store, days, registry, alpha=DEFAULT_ALPHA, correction=Correction.holm
+            store, days, registry, alpha=DEFAULT_ALPHA, correction=Correction.holm, house=house
         )
     except AuditError:
         return None
-    return statistics_section(result, mask=None if show_players else mask_id)
+    month_ends = _month_end_payouts(store, days, house)
+    return statistics_section(result, mask=None if show_players else mask_id, month_ends=month_ends)
+
+
+def _month_end_payouts(store: Store, days: list[dt.date], house: House | None) -> list[Any]:
+    """``payout_30d`` at each month's end inside ``days`` but their last (whose rows the
+    run has): Ohio compares each table's payout monthly (accounting.md "In the compliance
+    report": "Ohio rows at each month's end")."""
+    from audit.books.house import load_house
+    from audit.stats.books import payout_rows
+    from audit.stats.frames import StatsData
+    from audit.store.stats_frames import load_period_books
+
+    if not days:
+        return []
+    first, last = min(days), max(days)
+    ends = [
+        d - dt.timedelta(days=1)
+        for d in (dt.date(y, m, 1) for y, m in _months_after(first, last))
+        if first <= d - dt.timedelta(days=1) < last
+    ]
+    if not ends:
+        return []
+    the_house = house if house is not None else load_house()
+    periods = load_period_books(store, last, house_sha256=the_house.sha256)
+    if periods is None:
+        return []
+    frame = StatsData.of(periods=periods).periods
+    return [row for end in ends for row in payout_rows(frame, the_house, end)]
+
+
+def _months_after(first: dt.date, last: dt.date) -> list[tuple[int, int]]:
+    """(year, month) of each first of a month after ``first``, up to the month after
+    ``last``."""
+    out = []
+    y, m = first.year, first.month
+    while (y, m) <= (last.year, last.month):
+        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+        out.append((y, m))
+    return out

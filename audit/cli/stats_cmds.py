@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 import typer
 
 from audit.cli.app import app
+from audit.cli.books import HouseOption
 from audit.cli.common import (
     DEFAULT_DB_PATH,
     DbOption,
@@ -196,6 +197,7 @@ def stats_cmd(
     show_players: Annotated[
         bool, typer.Option("--show-players", help="Show player ids (masked by default).")
     ] = False,
+    house: HouseOption = None,
 ) -> None:
     """Statistical tests of the audited rounds against exact theory.
 
@@ -203,7 +205,10 @@ def stats_cmd(
     totals by up card (each round's exact chances for the cards left in its
     shoe), naturals, the ranks of the cards seen, the house's result against
     the profile's expected edge, shuffles that keep neighbours together, and
-    stakes that follow the count. P-values are corrected together (Holm by
+    stakes that follow the count. Where the books are reconciled: the win over
+    the drop against the hands' expected hold (hold_drop), and each table's
+    payout of the last 30 days against its lifetime (payout_30d, Ohio's 4
+    points, outside the correction). P-values are corrected together (Holm by
     default); a flag is a reason to look, never a finding. A test below its
     stated minimum sample is printed but not judged. Exit 0, or 3 with
     --fail-on-flag when a test flags.
@@ -216,13 +221,19 @@ def stats_cmd(
     """
     from audit.batch.nightly import day_range
     from audit.batch.statistics import stats_for_days
+    from audit.books.house import load_house
     from audit.cli.commands import _date
     from audit.profiles import load_registry
     from audit.reports.masking import hide_ids
+    from audit.sidebets.paytables import load_paytables
     from audit.stats import Correction
     from audit.store.lookup import player_dealers
 
     days = day_range(_date(date, "--date"), _date(from_, "--from"), _date(to, "--to"))
+    the_house = load_house(house, profiles)
+    paytables = load_paytables(profiles)
+    for problem in paytables.problems:
+        warn(problem)
     with open_db(db, read_only=True) as store:
         result = stats_for_days(
             store,
@@ -230,6 +241,8 @@ def stats_cmd(
             load_registry(profiles),
             alpha=alpha,
             correction=Correction(correction.value),
+            house=the_house,
+            paytables=paytables,
         )
         if not show_players:  # a player's id, and a home-game banker's (issue 30)
             players = {r.subject for r in result.rows if r.scope == "player"}
@@ -293,8 +306,22 @@ def _write_table(result: StatsResult, out: TextIO) -> None:
         ("adjusted", "right"),
     ):
         table.add_column(col, justify=justify, no_wrap=col != "subject", overflow="fold")  # type: ignore[arg-type]
-    judged = [r for r in result.rows if r.adjusted_p is not None]
-    for r in sorted(judged, key=lambda r: (not r.flag, r.adjusted_p, r.test, r.scope, r.subject)):
+    # rows in the correction, and those judged by a fixed threshold (payout_30d: no p)
+    judged = [
+        r for r in result.rows if r.adjusted_p is not None or (r.judged and r.p_value is None)
+    ]
+    order = sorted(
+        judged,
+        key=lambda r: (
+            not r.flag,
+            r.adjusted_p is None,
+            r.adjusted_p or 0.0,
+            r.test,
+            r.scope,
+            r.subject,
+        ),
+    )
+    for r in order:
         table.add_row(
             Text("FLAG", style="bold red") if r.flag else Text(""),
             Text(r.test),
@@ -302,7 +329,7 @@ def _write_table(result: StatsResult, out: TextIO) -> None:
             Text(safe_line(r.subject)),
             Text(f"{r.n:,}"),
             Text(f"{r.p_value:.2g}" if r.p_value is not None else ""),
-            Text(f"{r.adjusted_p:.2g}"),
+            Text(f"{r.adjusted_p:.2g}" if r.adjusted_p is not None else "–"),
         )
     console.print(table)
     for r in result.flags:

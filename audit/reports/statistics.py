@@ -6,7 +6,10 @@ one sentence with its numbers; the dealer's bust rate by up card against the
 exact expectation with its 95% band; the house result per table and per
 dealer inside its band, with what Maryland (COMAR 36.05.03.25: outside the 95%
 band) and Kansas (K.A.R. 112-108-51: over 3 points) would mark, as reference
-bands, each only on the sample it needs (else "too few rounds to judge"); the ranks of
+bands, each only on the sample it needs (else "too few rounds to judge"); where the
+books are reconciled, the hold through the books (win over drop, ``hold_drop``) per
+table in its band, and Ohio's payout of the last 30 days against each table's
+lifetime (``payout_30d``), on the last gaming day and at each month's end; the ranks of
 the cards seen against a full shoe. Chart geometry is given in percent of the
 plot (0-100), so templates only place it. Nothing is recomputed from rounds:
 every figure comes from the rows the tests wrote.
@@ -29,6 +32,7 @@ __all__ = [
     "Bar",
     "FlagLine",
     "HoldRow",
+    "PayoutRow",
     "StatisticsSection",
     "TestCount",
     "mask_id",
@@ -43,6 +47,23 @@ class FlagLine:
     subject: str
     message: str
     adjusted_p: str
+    """"" for a test outside the correction (``payout_30d``: a fixed threshold)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PayoutRow:
+    """One table's Ohio comparison (3772-10-08) on one gaming day: the payout of the window
+    ending on it against the table's lifetime, in percent and points."""
+
+    table: str
+    day: str
+    days: int
+    window: str
+    lifetime: str
+    points: str
+    judged: bool
+    flag: bool
+    says: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +158,13 @@ class StatisticsSection:
     ranks: tuple[Bar, ...]
     rank_axis: int
     note: str | None = None
+    holds_by_books: tuple[HoldRow, ...] = ()
+    """``hold_drop`` per table: the win over the drop in its band (reconciled books only)."""
+    books_axis: float = 0.0
+    """Half the x axis of the books' hold chart, in percentage points around zero."""
+    payouts: tuple[PayoutRow, ...] = ()
+    """``payout_30d`` per table on the selection's last day, then at each month's end in it."""
+    payout_points: str = ""
     maryland_rule: str = MARYLAND_RULE
     kansas_rule: str = KANSAS_RULE
     reference: str = REFERENCE
@@ -151,22 +179,33 @@ def _scale(x: float, top: float) -> float:
 
 
 def statistics_section(
-    result: StatsResult, *, mask: Callable[[str], str] | None = None
+    result: StatsResult,
+    *,
+    mask: Callable[[str], str] | None = None,
+    month_ends: Iterable[StatRow] = (),
 ) -> StatisticsSection:
-    """The section for one ``stats`` run; ``mask`` hides player ids (default: shown)."""
+    """The section for one ``stats`` run; ``mask`` hides player ids (default: shown);
+    ``month_ends``: ``payout_30d`` rows of each month's end in the selection (Ohio's
+    monthly comparison), shown after the last day's."""
     hide = mask or (lambda s: s)
     rows = result.rows
-    flags = sorted((r for r in rows if r.flag), key=lambda r: (r.adjusted_p or 0.0, r.test))
+    flags = sorted(
+        (r for r in rows if r.flag),
+        key=lambda r: (r.adjusted_p is None, r.adjusted_p or 0.0, r.test),
+    )
     lines = tuple(
         FlagLine(
             r.test,
             r.scope,
             hide(r.subject) if r.scope == "player" else r.subject,
             r.message.replace(r.subject, hide(r.subject)) if r.scope == "player" else r.message,
-            f"{r.adjusted_p:.2g}",
+            f"{r.adjusted_p:.2g}" if r.adjusted_p is not None else "",
         )
         for r in flags
     )
+    books = [r for r in rows if r.test == "hold_drop"]
+    books_half = _hold_axis(books, floor=0.0)
+    payouts = [r for r in rows if r.test == "payout_30d"]
     upcards, axis = _upcards(r for r in rows if r.test == "dealer_bust_by_upcard")
     holds = [r for r in rows if r.test == "house_result"]
     half = _hold_axis(holds)
@@ -189,10 +228,19 @@ def statistics_section(
             _hold(r, half)
             for r in holds
             if r.scope in ("table", "day") and (r.detail.get("maryland") or r.detail.get("kansas"))
+        )
+        + tuple(
+            _hold(r, books_half)
+            for r in books
+            if r.detail.get("maryland") or r.detail.get("kansas")
         ),
         ranks=ranks,
         rank_axis=rank_axis,
         note=None if rows else "no test had rounds to look at",
+        holds_by_books=tuple(_hold(r, books_half) for r in books if r.scope == "table"),
+        books_axis=round(100 * books_half, 2),
+        payouts=tuple(_payout(r) for r in [*payouts, *month_ends]),
+        payout_points=next((f"{r.detail['points']:g}" for r in payouts), ""),
     )
 
 
@@ -263,15 +311,31 @@ def _bars(figures: list[Figure], step: int) -> tuple[tuple[Bar, ...], int]:
     return bars, axis
 
 
-def _hold_axis(rows: list[StatRow]) -> float:
+def _hold_axis(rows: list[StatRow], floor: float = KANSAS_POINTS) -> float:
     """Half the x axis: what the judged rows reach (a small table's wide band is cut)."""
     shown = [r for r in rows if r.scope in ("table", "dealer")]
     judged = [r for r in shown if r.adjusted_p is not None] or shown
-    reach = [KANSAS_POINTS]
+    reach = [floor]
     for r in judged:
         low, high = r.detail["band"]
-        reach += [abs(low), abs(high), abs(r.detail["hold"])]
+        reach += [abs(x) for x in (low, high, r.detail["hold"]) if math.isfinite(x)]
     return math.ceil(max(reach) * 100 + 0.5) / 100
+
+
+def _payout(r: StatRow) -> PayoutRow:
+    d = r.detail
+    observed, expected = r.observed, r.expected
+    return PayoutRow(
+        table=r.subject,
+        day=str(d["day"]),
+        days=r.n,
+        window=f"{observed:.2f}%" if isinstance(observed, float) else "–",
+        lifetime=f"{expected:.2f}%" if isinstance(expected, float) else "–",
+        points=f"{r.statistic:+.2f}" if r.statistic is not None else "–",
+        judged=r.judged,
+        flag=r.flag,
+        says=r.message.split("; ", 1)[-1],
+    )
 
 
 def _hold(r: StatRow, half: float) -> HoldRow:

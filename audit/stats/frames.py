@@ -9,6 +9,7 @@ the same frames by hand.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 import polars as pl
@@ -17,8 +18,10 @@ from audit.stats.dealer import RANKS
 
 __all__ = [
     "ORDER_SCHEMA",
+    "PERIOD_SCHEMA",
     "ROUND_SCHEMA",
     "SHOE_CARDS_SCHEMA",
+    "SIDE_BET_SCHEMA",
     "WAGER_SCHEMA",
     "StatsData",
     "rank_columns",
@@ -86,6 +89,32 @@ ORDER_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
 }
 """One row per shoe whose shuffle recorded the order it will be drawn in."""
 
+SIDE_BET_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "rid": pl.Int64,
+    "table_id": pl.String,
+    "shoe": pl.String,
+    "round": pl.Int64,
+    "kind": pl.String,
+    "stake": pl.Decimal(18, 2),
+    "settled": pl.Decimal(18, 2),
+}
+"""The side bets among the ``wagers`` (games.md §2: a wager whose ``kind`` is a side-bet id,
+not ``main``, ``insurance`` or ``bonus``): their stake and settlement, which the house tests
+count at the side bet's own edge, not in the main game's (accounting.md "Statistics over
+time")."""
+
+PERIOD_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "table_id": pl.String,
+    "gaming_day": pl.Date,
+    "shift": pl.String,
+    "status": pl.String,
+    "win": pl.Decimal(38, 2),
+    "drop": pl.Decimal(38, 2),
+}
+"""The stored periods (``periods``: one row per table, gaming day and shift, the books as
+counted), of every gaming day up to the selection's last: ``hold_drop`` reads those of the
+selection, ``payout_30d`` a table's lifetime."""
+
 ROUND_KEY = ("table_id", "shoe", "round")
 ROUND_ID = "rid"
 """A round's integer id: what the statistics join rounds and wagers by."""
@@ -102,6 +131,10 @@ class StatsData:
     wagers: pl.DataFrame
     shoe_cards: pl.DataFrame
     orders: pl.DataFrame
+    side_bets: pl.DataFrame
+    periods: pl.DataFrame
+    last_day: dt.date | None = None
+    """The selection's last gaming day (``payout_30d`` is judged on it); None: the rounds'."""
 
     @classmethod
     def of(
@@ -110,25 +143,50 @@ class StatsData:
         wagers: pl.DataFrame | None = None,
         shoe_cards: pl.DataFrame | None = None,
         orders: pl.DataFrame | None = None,
+        side_bets: pl.DataFrame | None = None,
+        periods: pl.DataFrame | None = None,
+        *,
+        last_day: dt.date | None = None,
     ) -> StatsData:
         """Frames with every column the statistics use (empty where not given).
 
         Frames built by hand may leave out ``rid`` and ``sid``: they are numbered
-        here, a wager's from its round's key (a wager of no round given has none).
+        here, a wager's (and a side bet's) from its round's key (one of no round
+        given has none).
         """
         rounds, renumbered = _numbered(rounds)
-        if wagers is not None and _has(wagers, ROUND_KEY) and (renumbered or not _ids(wagers)):
-            schema = {**{k: ROUND_SCHEMA[k] for k in ROUND_KEY}, ROUND_ID: pl.Int64}
-            ids = pl.DataFrame(schema=schema)
-            if rounds is not None and ROUND_ID in rounds.columns:
-                ids = rounds.select(*ROUND_KEY, ROUND_ID).unique().cast(schema)  # type: ignore[arg-type]
-            wagers = wagers.drop(ROUND_ID, strict=False).join(ids, on=list(ROUND_KEY), how="left")
+        wagers = _with_round_ids(wagers, rounds, renumbered)
+        side_bets = _with_round_ids(side_bets, rounds, renumbered)
         return cls(
             _conform(rounds, ROUND_SCHEMA),
             _conform(wagers, WAGER_SCHEMA),
             _conform(shoe_cards, SHOE_CARDS_SCHEMA),
             _conform(orders, ORDER_SCHEMA),
+            _conform(side_bets, SIDE_BET_SCHEMA),
+            _conform(periods, PERIOD_SCHEMA),
+            last_day,
         )
+
+    @property
+    def selection_last_day(self) -> dt.date | None:
+        """The selection's last gaming day: as given, else the rounds' latest."""
+        if self.last_day is not None:
+            return self.last_day
+        day: dt.date | None = self.rounds.get_column("gaming_day").max()  # type: ignore[assignment]
+        return day
+
+
+def _with_round_ids(
+    frame: pl.DataFrame | None, rounds: pl.DataFrame | None, renumbered: bool
+) -> pl.DataFrame | None:
+    """``frame`` (wagers, side bets) with its rounds' ``rid``, when built by hand without."""
+    if frame is None or not _has(frame, ROUND_KEY) or not (renumbered or not _ids(frame)):
+        return frame
+    schema = {**{k: ROUND_SCHEMA[k] for k in ROUND_KEY}, ROUND_ID: pl.Int64}
+    ids = pl.DataFrame(schema=schema)
+    if rounds is not None and ROUND_ID in rounds.columns:
+        ids = rounds.select(*ROUND_KEY, ROUND_ID).unique().cast(schema)  # type: ignore[arg-type]
+    return frame.drop(ROUND_ID, strict=False).join(ids, on=list(ROUND_KEY), how="left")
 
 
 def _has(frame: pl.DataFrame, columns: tuple[str, ...]) -> bool:

@@ -1,8 +1,10 @@
 """``house_result``: the house's net win over the handle, against the profile's expected edge.
 
 Per table, dealer and gaming day: hold = Σ house win / Σ handle (house win of
-a round = −``rounds.settled``, insurance and bonus settlements included;
-handle = the main stakes, doubles and splits included). The 95% band is
+a round = −``rounds.settled``, insurance and bonus settlements included, side
+bets' left out: accounting.md "Statistics over time", so that the test does not
+depend on how often players bet them; handle = the main stakes, doubles and
+splits included). The 95% band is
 drawn from the rounds' own variance (the ratio estimator's:
 Σ (w − hold·h)² / H²) around the profile's ``house_edge``.
 
@@ -27,15 +29,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 from decimal import Decimal
 
 import polars as pl
 
 from audit.profiles import ProfileRegistry
+from audit.sidebets.paytables import PayTableRegistry
 from audit.stats.distributions import normal_two_sided
 from audit.stats.frames import StatsData
 from audit.stats.rows import StatRow, TestSpec
 from audit.stats.scopes import scope_rows
+from audit.stats.side_bets_priced import priced_side_bets
 from audit.stats.wording import percent, subject_words
 
 __all__ = [
@@ -45,9 +50,12 @@ __all__ = [
     "MARYLAND_RULE",
     "REFERENCE",
     "Z95",
+    "Marks",
     "house_tests",
     "kansas_needed",
+    "round_units",
     "too_few",
+    "z_score",
 ]
 
 HOUSE_RESULT = TestSpec(
@@ -88,26 +96,88 @@ def _won(d: Decimal) -> str:
     return f"won {_money(d)}" if d >= 0 else f"lost {_money(-d)}"
 
 
-def house_tests(data: StatsData, registry: ProfileRegistry) -> Iterator[StatRow]:
-    """``house_result`` per table, dealer and gaming day."""
+@dataclass(frozen=True, slots=True)
+class Marks:
+    """What the reference bands mark on a hold ``observed`` against ``expected`` whose
+    standard error is ``se`` over ``n`` rounds (uncorrected, each on the sample it needs)."""
+
+    maryland: bool
+    kansas: bool
+    maryland_needed: int
+    kansas_needed: int
+    words: tuple[str, ...]
+
+    @classmethod
+    def of(
+        cls, n: int, observed: float, expected: float, se: float, *, what: str = "edge"
+    ) -> Marks:
+        judged = n >= HOUSE_RESULT.min_n and se > 0
+        md_needed, ks_needed = HOUSE_RESULT.min_n, kansas_needed(n, se)
+        outside = judged and abs(observed - expected) > Z95 * se
+        kansas = n >= ks_needed and se > 0 and abs(observed - expected) > KANSAS_POINTS
+        words = []
+        if outside:
+            words.append(f"outside the 95% band ({MARYLAND_RULE}: investigate; {REFERENCE})")
+        if kansas:
+            words.append(
+                f"{100 * abs(observed - expected):.1f} points from the expected {what} "
+                f"({KANSAS_RULE}: over 3; {REFERENCE})"
+            )
+        if n < md_needed:
+            words.append(f"the Maryland 95% band: {too_few(n, md_needed)}")
+        if n < ks_needed:
+            words.append(f"the Kansas 3-point band: {too_few(n, ks_needed)}")
+        return cls(outside, kansas, md_needed, ks_needed, tuple(words))
+
+
+def z_score(won: float, expected: float, var: float) -> float:
+    """(won − expected) / √var, 0 when the rounds never vary: one expression for
+    ``house_result`` and ``hold_drop``, so that with W = R the two agree exactly."""
+    return (won - expected) / math.sqrt(var) if var > 0 else 0.0
+
+
+def round_units(
+    data: StatsData, registry: ProfileRegistry, paytables: PayTableRegistry | None = None
+) -> pl.DataFrame:
+    """The rounds the house tests read, one row each: ``w`` (the house's win on the main
+    game, insurance and bonus included, side bets left out), ``h`` (the main handle),
+    ``edge`` (the profile's ``house_edge``), and the side bets' ``side_won`` (the house's
+    win on them) and ``side_expected`` (each side stake times its pay table's exact edge;
+    a side bet the profile does not price is taken at its own result, ``side_unpriced``
+    counts them). Closed rounds with a handle, under a profile with an expected edge."""
     edges = {}
     for pid in data.rounds.get_column("profile_id").unique().drop_nulls().to_list():
         edge = registry.get(pid).rules.house_edge if pid in registry else None
         if edge is not None:
             edges[pid] = float(edge)
-    units = (
+    side = priced_side_bets(data, registry, paytables)
+    return (
         data.rounds.filter(
             (pl.col("status") == "closed")
             & (pl.col("handle") > 0)
             & pl.col("settled").is_not_null()
             & pl.col("profile_id").is_in(list(edges))
         )
+        .join(side, on="rid", how="left")
         .with_columns(
-            win=-pl.col("settled"),
+            pl.col("side_settled").fill_null(Decimal(0)),
+            pl.col("side_expected").fill_null(0.0),
+            pl.col("side_unpriced").fill_null(0),
+        )
+        .with_columns(
+            win=-(pl.col("settled") - pl.col("side_settled")),
+            side_won=-pl.col("side_settled"),
             edge=pl.col("profile_id").replace_strict(edges, return_dtype=pl.Float64),
         )
         .with_columns(w=pl.col("win").cast(pl.Float64), h=pl.col("handle").cast(pl.Float64))
     )
+
+
+def house_tests(
+    data: StatsData, registry: ProfileRegistry, paytables: PayTableRegistry | None = None
+) -> Iterator[StatRow]:
+    """``house_result`` per table, dealer and gaming day."""
+    units = round_units(data, registry, paytables)
     aggs = [
         pl.len().alias("n"),
         pl.col("win").sum().alias("won"),
@@ -124,23 +194,9 @@ def house_tests(data: StatsData, registry: ProfileRegistry) -> Iterator[StatRow]
         hold, edge = r["sw"] / sh, r["e"] / sh
         var = max(r["sww"] - 2 * hold * r["swh"] + hold * hold * r["shh"], 0.0)
         se = math.sqrt(var) / sh
-        z = (hold - edge) / se if se > 0 else 0.0
+        z = z_score(r["sw"], r["e"], var)
         judged = n >= HOUSE_RESULT.min_n and se > 0
-        md_needed, ks_needed = HOUSE_RESULT.min_n, kansas_needed(n, se)
-        outside = judged and abs(hold - edge) > Z95 * se
-        kansas = n >= ks_needed and se > 0 and abs(hold - edge) > KANSAS_POINTS
-        marks = []
-        if outside:
-            marks.append(f"outside the 95% band ({MARYLAND_RULE}: investigate; {REFERENCE})")
-        if kansas:
-            marks.append(
-                f"{100 * abs(hold - edge):.1f} points from the expected edge "
-                f"({KANSAS_RULE}: over 3; {REFERENCE})"
-            )
-        if n < md_needed:
-            marks.append(f"the Maryland 95% band: {too_few(n, md_needed)}")
-        if n < ks_needed:
-            marks.append(f"the Kansas 3-point band: {too_few(n, ks_needed)}")
+        marks = Marks.of(n, hold, edge, se)
         yield StatRow(
             HOUSE_RESULT.name,
             scope,
@@ -153,7 +209,7 @@ def house_tests(data: StatsData, registry: ProfileRegistry) -> Iterator[StatRow]
             f"{subject_words(scope, subject)}: the house {_won(r['won'])} on a handle of "
             f"{_money(r['handled'])} over {n:,} rounds, a hold of {percent(hold, 2)} against "
             f"an expected edge of {percent(edge, 2)} ± {percent(Z95 * se, 2)} (95% band)"
-            + "".join(f"; {m}" for m in marks),
+            + "".join(f"; {m}" for m in marks.words),
             judged,
             detail={
                 "won": r["won"],
@@ -161,9 +217,9 @@ def house_tests(data: StatsData, registry: ProfileRegistry) -> Iterator[StatRow]
                 "hold": hold,
                 "edge": edge,
                 "band": (edge - Z95 * se, edge + Z95 * se),
-                "maryland": outside,
-                "kansas": kansas,
-                "maryland_needed": md_needed,
-                "kansas_needed": ks_needed,
+                "maryland": marks.maryland,
+                "kansas": marks.kansas,
+                "maryland_needed": marks.maryland_needed,
+                "kansas_needed": marks.kansas_needed,
             },
         )

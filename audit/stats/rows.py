@@ -46,6 +46,9 @@ class TestSpec:
     scopes: tuple[Scope, ...]
     min_n: int
     summary: str
+    corrected: bool = True
+    """Whether the row's p-value joins the correction; a test judged by a regulator's fixed
+    threshold (``payout_30d``) has none, and flags by its own rule."""
 
 
 @dataclass(frozen=True, slots=True)

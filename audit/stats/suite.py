@@ -3,8 +3,10 @@
 :func:`run_stats` runs the tests of :data:`TESTS` on the frames of
 :class:`~audit.stats.frames.StatsData`, then adjusts the p-values of every
 row that met its test's minimum sample (:mod:`audit.stats.correction`), and
-flags a row whose adjusted p is at most ``alpha`` (default 0.001). A flag is
-a reason to look, never a finding.
+flags a row whose adjusted p is at most ``alpha`` (default 0.001). A test
+judged by a regulator's fixed threshold (``payout_30d``: :attr:`TestSpec.corrected`
+false) has no p-value, stays outside the correction and keeps the flag it set.
+A flag is a reason to look, never a finding.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from audit.books.house import House
 from audit.profiles import ProfileRegistry
+from audit.sidebets.paytables import PayTableRegistry
+from audit.stats.books import HOLD_DROP, PAYOUT_30D, hold_drop_tests, payout_tests
 from audit.stats.cards import CARD_RANKS, card_rank_tests
 from audit.stats.correction import Correction, adjust
 from audit.stats.counting import COUNT_BETTING, count_tests
@@ -30,6 +35,8 @@ TESTS: tuple[TestSpec, ...] = (
     *DEALER_TESTS,
     CARD_RANKS,
     HOUSE_RESULT,
+    HOLD_DROP,
+    PAYOUT_30D,
     SHUFFLE,
     COUNT_BETTING,
 )
@@ -54,11 +61,18 @@ class StatsResult:
         return sum(r.adjusted_p is not None for r in self.rows)
 
 
-def _raw_rows(data: StatsData, registry: ProfileRegistry) -> Iterator[StatRow]:
+def _raw_rows(
+    data: StatsData,
+    registry: ProfileRegistry,
+    paytables: PayTableRegistry | None,
+    house: House | None,
+) -> Iterator[StatRow]:
     yield from dealer_tests(dealer_rounds(data, registry))
     yield from natural_tests(data)
     yield from card_rank_tests(data)
-    yield from house_tests(data, registry)
+    yield from house_tests(data, registry, paytables)
+    yield from hold_drop_tests(data, registry, paytables)
+    yield from payout_tests(data, house)
     yield from shuffle_tests(data)
     yield from count_tests(data)
 
@@ -69,18 +83,31 @@ def run_stats(
     *,
     alpha: float = DEFAULT_ALPHA,
     correction: Correction = Correction.holm,
+    paytables: PayTableRegistry | None = None,
+    house: House | None = None,
 ) -> StatsResult:
-    """Every test over ``data``, p-values adjusted together, rows flagged at ``alpha``."""
+    """Every test over ``data``, p-values adjusted together, rows flagged at ``alpha``.
+
+    ``paytables`` price the side bets (default: the packaged pay tables); ``house`` gives
+    ``payout_30d``'s window, points and history (default: the packaged house file's).
+    """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha is a probability between 0 and 1, got {alpha}")
-    rows = list(_raw_rows(data, registry))
-    family = [i for i, r in enumerate(rows) if r.judged and r.p_value is not None]
+    rows = list(_raw_rows(data, registry, paytables, house))
+    family = [
+        i
+        for i, r in enumerate(rows)
+        if r.judged and r.p_value is not None and _SPECS[r.test].corrected
+    ]
     adjusted = dict(
         zip(family, adjust([rows[i].p_value or 0.0 for i in family], correction), strict=True)
     )
     out = []
     for i, r in enumerate(rows):
         spec = _SPECS[r.test]
+        if not spec.corrected:
+            out.append(r)  # judged and worded by its own threshold
+            continue
         adj = adjusted.get(i)
         flag = adj is not None and adj <= alpha
         clause = verdict(

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from audit.store.store import Store
 
-__all__ = ["StatsFrames", "audited_days", "load_stats_frames"]
+__all__ = ["StatsFrames", "audited_days", "load_period_books", "load_stats_frames"]
 
 _RANK_OF = (
     "CASE WHEN substr(card, 1, 1) IN ('T', 'J', 'Q', 'K') THEN 'T' ELSE substr(card, 1, 1) END"
@@ -101,6 +101,29 @@ FROM sel JOIN seen USING (sid)
 GROUP BY ALL
 """
 
+# The side bets: wagers of a side-bet id (games.md §2), neither the main stake nor insurance
+# nor the three-sevens bonus. ``stake`` and ``settled`` are what the house tests price.
+_SIDE_BETS = """
+SELECT r.rowid AS rid, w.table_id, w.shoe, w.round, w.kind, w.stake, w.settled
+FROM wagers w JOIN rounds r USING (table_id, shoe, round)
+WHERE w.gaming_day BETWEEN ? AND ? AND w.kind NOT IN ('main', 'insurance', 'bonus')
+"""
+
+# The books as counted, every gaming day up to the selection's last (payout_30d reads a
+# table's lifetime). A period reconciled under another house file reads as not audited
+# (accounting.md "When a period is judged"), as ``books`` reads it.
+_PERIODS = """
+SELECT table_id, gaming_day, shift,
+       CASE WHEN ? IS NOT NULL AND house_sha256 IS DISTINCT FROM ? THEN 'not_audited'
+            ELSE status END AS status,
+       win,
+       CASE WHEN drop_cash IS NULL THEN NULL
+            ELSE drop_cash + COALESCE(drop_markers, 0) + COALESCE(drop_other, 0) END AS "drop"
+FROM periods
+WHERE gaming_day <= ?
+ORDER BY table_id, gaming_day, shift
+"""
+
 _ORDERS = """
 SELECT e.table_id, e.shoe, s.gaming_day, s.first_seq, arg_max(e."order", e.seq) AS "order"
 FROM events e JOIN shoes s USING (table_id, shoe)
@@ -120,27 +143,52 @@ class StatsFrames(NamedTuple):
     wagers: pl.DataFrame
     shoe_cards: pl.DataFrame
     orders: pl.DataFrame
+    side_bets: pl.DataFrame
+    periods: pl.DataFrame | None
+    """None: a database without the ``periods`` table (before schema 9)."""
 
 
-def load_stats_frames(store: Store, first: dt.date, last: dt.date) -> StatsFrames:
-    """The rounds, wagers, shoe prefixes and shuffle orders of gaming days ``first``..``last``."""
+def load_stats_frames(
+    store: Store, first: dt.date, last: dt.date, *, house_sha256: str | None = None
+) -> StatsFrames:
+    """The rounds, wagers, shoe prefixes and shuffle orders of gaming days ``first``..``last``;
+    their side bets; and the stored periods of every gaming day up to ``last``, each read as
+    ``not_audited`` when reconciled under a house file other than ``house_sha256``."""
     import polars as pl
 
     days = (first, last)
+    periods = load_period_books(store, last, house_sha256=house_sha256)
     return StatsFrames(
         _frame(store, _ROUNDS, days),
         _frame(store, _WAGERS, days),
         pl.concat([_frame(store, _STORED_SHOE_CARDS, days), _frame(store, _SHOE_CARDS, days)]),
         _frame(store, _ORDERS, days),
+        _frame(store, _SIDE_BETS, days),
+        periods,
     )
+
+
+def load_period_books(
+    store: Store, last: dt.date, *, house_sha256: str | None = None
+) -> pl.DataFrame | None:
+    """The stored periods (:data:`audit.stats.frames.PERIOD_SCHEMA`) of every gaming day up
+    to ``last``; None for a database without the ``periods`` table."""
+    if not _has_table(store, "periods"):
+        return None
+    frame: pl.DataFrame = store.con.sql(_PERIODS, params=[house_sha256, house_sha256, last]).pl()
+    return frame
+
+
+def _has_table(store: Store, name: str) -> bool:
+    rows = store.con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]
+    ).fetchall()  # every row fetched: the connection is free for the relations that follow
+    return bool(rows and rows[0][0])
 
 
 def audited_days(store: Store) -> list[dt.date]:
     """The gaming days that have replayed rounds, in order (none before ``run`` stores any)."""
-    has = store.con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'rounds'"
-    ).fetchone()
-    if not has or not has[0]:
+    if not _has_table(store, "rounds"):
         return []
     rows = store.con.execute(
         "SELECT DISTINCT gaming_day FROM rounds WHERE gaming_day IS NOT NULL ORDER BY 1"

@@ -22,6 +22,7 @@ from audit.profiles import ProfileRegistry, load_registry
 from audit.stats.dealer import RANKS, rank_index
 from audit.stats.frames import (
     ORDER_SCHEMA,
+    PERIOD_SCHEMA,
     ROUND_SCHEMA,
     SHOE_CARDS_SCHEMA,
     WAGER_SCHEMA,
@@ -230,13 +231,43 @@ def _deal_shoe(
             )
 
 
-def data(n: Night) -> StatsData:
-    """The night as the statistics read it."""
+def books(
+    n: Night,
+    *,
+    short: dict[str, Decimal] | None = None,
+    status: str = "reconciled",
+    handle_over_drop: Decimal = Decimal(5),
+) -> list[dict[str, Any]]:
+    """One reconciled period per table and gaming day of the night whose books agree with
+    its hands (W = R, the hands' result), but ``short[table]`` missing from the win; the
+    drop is the handle over ``handle_over_drop``."""
+    short = short or {}
+    sums: dict[tuple[str, dt.date], list[Decimal]] = {}
+    for r in n.rounds:
+        acc = sums.setdefault((r["table_id"], r["gaming_day"]), [Decimal(0), Decimal(0)])
+        acc[0] -= r["settled"]
+        acc[1] += r["handle"]
+    return [
+        {
+            "table_id": table,
+            "gaming_day": day,
+            "shift": "day",
+            "status": status,
+            "win": result - short.get(table, Decimal(0)),
+            "drop": (handle / handle_over_drop).quantize(Decimal("0.01")),
+        }
+        for (table, day), (result, handle) in sorted(sums.items())
+    ]
+
+
+def data(n: Night, periods: list[dict[str, Any]] | None = None) -> StatsData:
+    """The night as the statistics read it (with the books' ``periods`` when given)."""
     return StatsData.of(
         pl.DataFrame(n.rounds, schema=ROUND_SCHEMA),
         pl.DataFrame(n.wagers, schema=WAGER_SCHEMA),
         pl.DataFrame(n.shoes, schema=SHOE_CARDS_SCHEMA),
         pl.DataFrame(n.orders, schema=ORDER_SCHEMA),
+        periods=None if periods is None else pl.DataFrame(periods, schema=PERIOD_SCHEMA),
     )
 
 
