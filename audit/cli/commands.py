@@ -462,6 +462,7 @@ def run_cmd(
         ),
     ] = None,
     profiles: ProfilesOption = None,
+    house: HouseOption = None,
     json: JsonOption = False,
     cluster: ClusterOption = None,
     source: SourceOption = None,
@@ -485,6 +486,9 @@ def run_cmd(
     """
     if source is not None and cluster is None:
         raise UsageError("--source needs --cluster (the workers of a Dask cluster read it)")
+    # The house file the books are reconciled under (accounting.md): read first, so a
+    # bad one is one line naming file, line and key (exit 1) before anything is done.
+    house_and_day_start(house, profiles)
     summary = _run(
         db,
         profiles,
@@ -837,6 +841,7 @@ def report_cmd(
     out: OutOption = Path("audit-reports"),
     templates: TemplatesOption = None,
     profiles: ProfilesOption = None,
+    house: HouseOption = None,
     show_players: ShowPlayersOption = False,
 ) -> None:
     """Render the compliance report.
@@ -854,6 +859,7 @@ def report_cmd(
     """
     from audit.batch.nightly import day_range
 
+    house_and_day_start(house, profiles)  # a bad house file: one line, exit 1, nothing written
     path = _report(db, day_range(date, from_, to), out, fmt, templates, profiles, show_players)
     say(f"report: {path}")
 

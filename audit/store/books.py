@@ -95,7 +95,7 @@ def load_books(store: Store, tables: Sequence[str] | None = None) -> Books:
     books = Books()
     where, params = _table_filter(tables)
     named = {"tables": params[0]} if params else {}
-    rows = store.con.execute(
+    rows = store.con.sql(
         f"""SELECT e.id, e.table_id, {_STREAM} AS stream_id, e.seq, e.ts_local,
                    e.utc_offset_min, e.type, e.kind, e.chips, e.signers, e.slip, e.side,
                    e.series, e."of", e.reason, e.requested_by, e.amount, e."method", e.box,
@@ -104,7 +104,7 @@ def load_books(store: Store, tables: Sequence[str] | None = None) -> Books:
             FROM events e LEFT JOIN input_files f USING (file_id)
             WHERE e.type IN (SELECT unnest($types::VARCHAR[])){where}
             ORDER BY stream_id, e.seq, e.id""",
-        {"types": list(BOOK_TYPES), **named},
+        params={"types": list(BOOK_TYPES), **named},
     ).to_arrow_table()
     for row in rows.to_pylist():
         _add(books, row)
@@ -186,12 +186,20 @@ def _add(books: Books, r: dict[str, Any]) -> None:
 
 # The hands' money: each settle and round_open of a table, numbered by the table's
 # inventories lying before it (accounting.md "The table's timeline": by seq in one
-# stream, else by ts, an event at an opener's ts lying after it and at a closer's
-# before it), then summed per round and stretch between two inventories.
+# stream, else by ts, an event at an opener's ts lying after it, at a lone closer's
+# before it, at a shift change's after both), then summed per round and stretch
+# between two inventories.
 _HANDS_SQL = """
-WITH inv AS (
+WITH inv0 AS (
   SELECT table_id, COALESCE(stream, table_id) AS stream_id, seq, ts, kind
   FROM events e WHERE type = 'inventory'{where}
+), inv AS (
+  -- at a tie an event lies after an opener, before a lone closer, and after a shift
+  -- change (a closer and an opener at one ts): in the later session
+  SELECT i.*, i.kind = 'opener' OR EXISTS (
+    SELECT 1 FROM inv0 o WHERE o.table_id = i.table_id AND o.ts = i.ts AND o.kind = 'opener'
+  ) AS tie_before
+  FROM inv0 i
 ), hands AS (
   SELECT e.table_id, e.shoe, e.round, e.id, COALESCE(e.stream, e.table_id) AS stream_id,
          e.seq, e.ts, e.ts_local, e.utc_offset_min, e.type,
@@ -202,7 +210,7 @@ WITH inv AS (
     (SELECT count(*) FROM inv i
      WHERE i.table_id = h.table_id
        AND CASE WHEN i.stream_id = h.stream_id THEN i.seq < h.seq
-                ELSE i.ts < h.ts OR (i.ts = h.ts AND i.kind = 'opener') END) AS stretch
+                ELSE i.ts < h.ts OR (i.ts = h.ts AND i.tie_before) END) AS stretch
   FROM hands h
 )
 SELECT p.table_id, p.shoe, p.round, p.stretch,
@@ -229,7 +237,7 @@ def load_hands_money(store: Store, tables: Sequence[str] | None = None) -> list[
     round's ``round_open`` lies, with the round's handle as ``run`` stored it."""
     where, params = _table_filter(tables)
     named = {"tables": params[0]} if params else {}
-    table = store.con.execute(_HANDS_SQL.format(where=where), named).to_arrow_table()
+    table = store.con.sql(_HANDS_SQL.format(where=where), params=named or None).to_arrow_table()
     out: list[HandsMoney] = []
     for r in table.to_pylist():
         ts = r["ts_local"].replace(tzinfo=utc_offset(r["utc_offset_min"]))
