@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -20,8 +20,8 @@ from audit.cli.common import (
     NOTE_PREFIX,
     DateOption,
     DayStartOption,
-    HouseOption,
     DbOption,
+    HouseOption,
     JsonOption,
     ProfilesOption,
     RowsFormat,
@@ -280,9 +280,7 @@ def _ingest(
         progress_bar("reading logs", total=progress.total, unit="bytes") as tick,
     ):
         progress.tick = tick
-        summary = ingest_paths(
-            store, paths, day_start=house[1], on_batch=progress, house=house[0]
-        )
+        summary = ingest_paths(store, paths, day_start=house[1], on_batch=progress, house=house[0])
     if not quiet:
         _print_ingest(summary)
     if summary.files and all(f.error and not f.lines for f in summary.files):

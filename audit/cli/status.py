@@ -48,9 +48,9 @@ def status_cmd(
       shoe-audit status --json | jq .findings
     """
     from audit.batch.nightly import tally_findings
+    from audit.books.house import load_house
     from audit.engine import ENGINE_VERSION
     from audit.profiles import load_registry
-    from audit.books.house import load_house
     from audit.store.books import day_cuts
     from audit.store.status import database_status
 
@@ -101,9 +101,7 @@ def house_rows(
             f" .. {last.gaming_day}" if last.gaming_day != first.gaming_day else ""
         )
         source = (
-            f"house file sha256 {first.house_sha256[:12]}"
-            if first.house_sha256
-            else "--day-start"
+            f"house file sha256 {first.house_sha256[:12]}" if first.house_sha256 else "--day-start"
         )
         lines.append(("day start", f"{first.day_start} for {span} (from {source})"))
     if not cuts:

@@ -18,6 +18,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from audit.books.model import (
+    Adjustment as AdjustmentRecord,
+)
+from audit.books.model import (
     BuyIn,
     Chip,
     Chips,
@@ -28,9 +31,6 @@ from audit.books.model import (
     Signer,
     SlipCopy,
     SlipVoid,
-)
-from audit.books.model import (
-    Adjustment as AdjustmentRecord,
 )
 from audit.store.rows import utc_offset
 
@@ -147,8 +147,15 @@ def _add(books: Books, r: dict[str, Any]) -> None:
         )
     elif kind == "buy_in":
         books.buy_ins.append(
-            BuyIn(at, table, _money(r["amount"]) or Decimal(0), r["method"], r["box"],
-                  r["player"], r["ref"])  # fmt: skip
+            BuyIn(
+                at,
+                table,
+                _money(r["amount"]) or Decimal(0),
+                r["method"],
+                r["box"],
+                r["player"],
+                r["ref"],
+            )
         )
     elif kind == "drop_count":
         books.counts.append(

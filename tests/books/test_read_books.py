@@ -42,20 +42,36 @@ VALID = {
         slip=77,
     ),
     "fill": line(
-        type="fill", stream="CAGE", side="cage", slip=88412,
-        chips=[{"denomination": 25, "count": 40}], signers=CAGE, requested_by="S-118",
-    ),  # fmt: skip
+        type="fill",
+        stream="CAGE",
+        side="cage",
+        slip=88412,
+        chips=[{"denomination": 25, "count": 40}],
+        signers=CAGE,
+        requested_by="S-118",
+    ),
     "credit": line(type="credit", slip=3, chips=[], signers=[]),
     "slip_void": line(type="slip_void", of="fill", slip=88413, reason="", signers=CAGE),
     "buy_in": line(type="buy_in", amount=500, method="cash", box=1, player="P-1881"),
     "drop_count": line(
-        type="drop_count", stream="COUNT", gaming_day="2026-11-28", cash=500, tips=12.5,
-        signers=[{"id": "K-12", "role": "count"}], drop_box="B-7",
-    ),  # fmt: skip
+        type="drop_count",
+        stream="COUNT",
+        gaming_day="2026-11-28",
+        cash=500,
+        tips=12.5,
+        signers=[{"id": "K-12", "role": "count"}],
+        drop_box="B-7",
+    ),
     "adjustment": line(
-        type="adjustment", stream="ACCOUNTING", gaming_day="2026-11-28", shift="day",
-        line="drop_cash", amount=-20, reason="count sheet re-added", by="ACC-3",
-    ),  # fmt: skip
+        type="adjustment",
+        stream="ACCOUNTING",
+        gaming_day="2026-11-28",
+        shift="day",
+        line="drop_cash",
+        amount=-20,
+        reason="count sheet re-added",
+        by="ACC-3",
+    ),
 }
 
 
@@ -141,10 +157,13 @@ def test_each_refused_line_is_one_line_with_file_line_and_why(tmp_path: Path) ->
 def test_ingest_stores_what_validate_accepts_and_quarantines_the_rest(tmp_path: Path) -> None:
     good = tmp_path / "good.jsonl"
     good.write_text(
-        "\n".join(t.replace('"id":"x1","seq":1', f'"id":"e{i}","seq":{i}')
-                  for i, t in enumerate(VALID.values(), start=1)) + "\n",
+        "\n".join(
+            t.replace('"id":"x1","seq":1', f'"id":"e{i}","seq":{i}')
+            for i, t in enumerate(VALID.values(), start=1)
+        )
+        + "\n",
         encoding="utf-8",
-    )  # fmt: skip
+    )
     bad = tmp_path / "bad.jsonl"
     bad.write_text(REFUSED[0][0] + "\n", encoding="utf-8")
     with open_store(tmp_path / "a.duckdb") as store:
@@ -201,13 +220,25 @@ def _books_night(tmp_path: Path) -> Path:
         obj["seq"] += 1
         obj["id"] = f"H-{obj['seq']}"
         out.append(json.dumps(obj))
-    opener = json.loads(VALID["inventory"]) | {"id": "T07-O", "seq": 1,
-                                               "ts": "2026-11-28T19:59:00+01:00"}
-    buy = json.loads(VALID["buy_in"]) | {"id": "T07-B", "seq": 28, "ts": "2026-11-28T20:05:00+01:00"}
-    closer = json.loads(VALID["inventory"]) | {"id": "T07-C", "seq": 29, "kind": "closer",
-                                               "ts": "2026-11-28T20:06:00+01:00"}
-    cage = [json.loads(VALID["fill"]) | {"id": f"CG-{s}", "seq": s, "slip": s}
-            for s in (77121, 77124)]
+    opener = json.loads(VALID["inventory"]) | {
+        "id": "T07-O",
+        "seq": 1,
+        "ts": "2026-11-28T19:59:00+01:00",
+    }
+    buy = json.loads(VALID["buy_in"]) | {
+        "id": "T07-B",
+        "seq": 28,
+        "ts": "2026-11-28T20:05:00+01:00",
+    }
+    closer = json.loads(VALID["inventory"]) | {
+        "id": "T07-C",
+        "seq": 29,
+        "kind": "closer",
+        "ts": "2026-11-28T20:06:00+01:00",
+    }
+    cage = [
+        json.loads(VALID["fill"]) | {"id": f"CG-{s}", "seq": s, "slip": s} for s in (77121, 77124)
+    ]
     count = json.loads(VALID["drop_count"]) | {"id": "CR-1", "seq": 412}
     path = tmp_path / "night.jsonl"
     lines = [json.dumps(opener), *out, json.dumps(buy), json.dumps(closer),
@@ -258,9 +289,7 @@ def test_a_gap_in_a_tables_stream_counts_its_books_and_hands_together(tmp_path: 
     ]
     # the missing line arrives later, alone: the gap is judged again, and closes
     late = tmp_path / "late.jsonl"
-    late.write_text(
-        json.dumps(json.loads(VALID["buy_in"]) | {"id": "T07-B", "seq": 28}) + "\n"
-    )
+    late.write_text(json.dumps(json.loads(VALID["buy_in"]) | {"id": "T07-B", "seq": 28}) + "\n")
     assert cli("ingest", "--db", str(tmp_path / "a.duckdb"), str(late)).exit_code == 0
     assert _gaps(tmp_path / "a.duckdb") == []
 
@@ -284,13 +313,18 @@ def test_the_loader_reads_each_record_back_with_its_place(tmp_path: Path) -> Non
     assert [(b.amount, b.method, b.box) for b in books.buy_ins] == [(Decimal(500), "cash", 1)]
     (count,) = books.counts
     assert (count.gaming_day, count.cash, count.tips, count.at.stream) == (
-        dt.date(2026, 11, 28), Decimal(500), Decimal("12.5"), "COUNT"
-    )  # fmt: skip
+        dt.date(2026, 11, 28),
+        Decimal(500),
+        Decimal("12.5"),
+        "COUNT",
+    )
     # the worked example's round: settlements +30, +75, 0: R = -105, one round, in one item
     (hands,) = books.hands
     assert (hands.result, hands.rounds, hands.first_round) == (
-        Decimal(-105), 1, ("T07-20261128-01", 1)
-    )  # fmt: skip
+        Decimal(-105),
+        1,
+        ("T07-20261128-01", 1),
+    )
     assert hands.at.id == "H-8"  # its round_open
 
 
@@ -330,10 +364,17 @@ def test_a_bad_house_file_is_one_line_naming_file_line_and_key(tmp_path: Path) -
     ):
         result = cli(*args, "--db", str(tmp_path / "a.duckdb"))
         assert result.exit_code == 1
-        assert result.stderr == f"Error: {house}:3: win_tolerance: an amount of 0 or more, got '-1'\n"
+        assert (
+            result.stderr == f"Error: {house}:3: win_tolerance: an amount of 0 or more, got '-1'\n"
+        )
         assert not (tmp_path / "a.duckdb").exists()
-    result = cli("ingest", "--db", str(tmp_path / "a.duckdb"), str(night),
-                 env={"SHOE_AUDIT_HOUSE": str(house)})  # fmt: skip
+    result = cli(
+        "ingest",
+        "--db",
+        str(tmp_path / "a.duckdb"),
+        str(night),
+        env={"SHOE_AUDIT_HOUSE": str(house)},
+    )
     assert result.exit_code == 1 and f"{house}:3: win_tolerance" in result.stderr
 
 
@@ -348,13 +389,27 @@ def test_a_day_start_that_breaks_the_shifts_order_is_a_usage_error(tmp_path: Pat
     (profiles / "house.toml").write_text(SHIFTS, encoding="utf-8")
     night = _books_night(tmp_path)
     db = tmp_path / "a.duckdb"
-    result = cli("ingest", "--db", str(db), "--day-start", "15:00", str(night),
-                 env={"SHOE_AUDIT_PROFILES": str(profiles)})  # fmt: skip
+    result = cli(
+        "ingest",
+        "--db",
+        str(db),
+        "--day-start",
+        "15:00",
+        str(night),
+        env={"SHOE_AUDIT_PROFILES": str(profiles)},
+    )
     assert result.exit_code == 2
     assert result.stderr.startswith("Error: --day-start 15:00: shift 'grave' starts at 22:00")
     assert result.stderr.count("\n") == 1 and not db.exists()
-    ok = cli("ingest", "--db", str(db), "--day-start", "05:00", str(night),
-             env={"SHOE_AUDIT_PROFILES": str(profiles)})  # fmt: skip
+    ok = cli(
+        "ingest",
+        "--db",
+        str(db),
+        "--day-start",
+        "05:00",
+        str(night),
+        env={"SHOE_AUDIT_PROFILES": str(profiles)},
+    )
     assert ok.exit_code == 0, ok.output
 
 
@@ -369,14 +424,22 @@ def test_status_names_each_days_day_start_and_the_house_files_sha256(tmp_path: P
     assert cli("ingest", "--db", db, "--house", str(house), str(night)).exit_code == 0
     # a later night cut with --day-start over the house file's
     later = tmp_path / "later.jsonl"
-    later.write_text(json.dumps(json.loads(VALID["buy_in"]) | {
-        "id": "L-1", "seq": 100, "ts": "2026-11-30T12:00:00+01:00"}) + "\n")  # fmt: skip
+    later.write_text(
+        json.dumps(
+            json.loads(VALID["buy_in"])
+            | {"id": "L-1", "seq": 100, "ts": "2026-11-30T12:00:00+01:00"}
+        )
+        + "\n"
+    )
     assert cli("ingest", "--db", db, "--house", str(house), str(later)).exit_code == 0
     text = cli("status", "--db", db, "--house", str(house))
     assert text.exit_code == 0
     lines = text.stdout.splitlines()
     assert f"house file   {house} (sha256 {sha})" in lines
-    assert f"day start    05:00 for 2026-11-28 .. 2026-11-30 (from house file sha256 {sha[:12]})" in lines  # noqa: E501
+    assert (
+        f"day start    05:00 for 2026-11-28 .. 2026-11-30 (from house file sha256 {sha[:12]})"
+        in lines
+    )
     data = json.loads(cli("status", "--db", db, "--house", str(house), "--json").stdout)
     assert data["house"] == {"path": str(house), "sha256": sha}
     assert data["day_cuts"][0] == {
