@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter
 
-from audit.events.models import EVENT_TYPES, Event, UnknownEvent
+from audit.events.models import EVENT_TYPES, Event, TableEvent, UnknownEvent
 from audit.findings import FINDING_KEYS, Code, Severity
 
 EVENT_SCHEMA_FILE = "tel1-event.schema.json"
@@ -23,7 +23,7 @@ FINDING_SCHEMA_FILE = "finding.schema.json"
 
 def event_schema() -> dict[str, Any]:
     """The JSON Schema of one TEL/1 line: a known event, or an event of an unknown type."""
-    known = TypeAdapter(Annotated[Event, Field(discriminator="type")]).json_schema(
+    known = TypeAdapter(Annotated[Event | TableEvent, Field(discriminator="type")]).json_schema(
         ref_template="#/$defs/{model}"
     )
     unknown = UnknownEvent.model_json_schema(ref_template="#/$defs/{model}")

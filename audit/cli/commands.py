@@ -10,12 +10,11 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from audit.cli.app import app
-from audit.cli.books import HouseOption
 from audit.cli.common import (
     DEFAULT_DB_PATH,
     NOTE_PREFIX,
@@ -29,6 +28,7 @@ from audit.cli.common import (
     boundary,
     fail,
     gaming_day_option,
+    house_and_day_start,
     is_terminal,
     no_new_files_on_failure,
     open_db,
@@ -264,7 +264,12 @@ class _ByteProgress:
             self.tick(self.done, self.total)
 
 
-def _ingest(db: Path, paths: list[Path], day_start: str, *, quiet: bool = False) -> IngestSummary:
+def _ingest(
+    db: Path, paths: list[Path], house: tuple[Any, str], *, quiet: bool = False
+) -> IngestSummary:
+    """Ingest with ``house``, the house file and the day start (:func:`house_and_day_start`):
+    the day start cuts the gaming days, the file's ``complete_streams`` are judged for
+    sequence gaps."""
     from audit.cli.output import progress_bar
     from audit.ingest import ingest_paths
 
@@ -275,7 +280,7 @@ def _ingest(db: Path, paths: list[Path], day_start: str, *, quiet: bool = False)
         progress_bar("reading logs", total=progress.total, unit="bytes") as tick,
     ):
         progress.tick = tick
-        summary = ingest_paths(store, paths, day_start=day_start, on_batch=progress)
+        summary = ingest_paths(store, paths, day_start=house[1], on_batch=progress, house=house[0])
     if not quiet:
         _print_ingest(summary)
     if summary.files and all(f.error and not f.lines for f in summary.files):
@@ -294,7 +299,8 @@ EXIT_UNREAD = 5
 def ingest_cmd(
     paths: PathsArg,
     db: DbOption = DEFAULT_DB_PATH,
-    day_start: DayStartOption = "06:00",
+    day_start: DayStartOption = None,
+    house: HouseOption = None,
     json: JsonOption = False,
 ) -> None:
     """Read TEL/1 files or folders into the database.
@@ -313,8 +319,10 @@ def ingest_cmd(
       shoe-audit ingest sample_logs/2026-11-28/
       shoe-audit ingest --db audit-nightly.duckdb sample_logs/2026-11-28/
       shoe-audit ingest --json --quiet /var/log/tables/2026-11-28/
+      shoe-audit ingest --house /etc/casino/house.toml /var/log/tables/2026-11-28/
     """
-    summary = _ingest(db, paths, day_start, quiet=json)
+    settings = house_and_day_start(house, None, day_start)
+    summary = _ingest(db, paths, settings, quiet=json)
     if json:
         print_json(_ingest_json(summary))
     if summary.errors:
@@ -464,10 +472,10 @@ def run_cmd(
         ),
     ] = None,
     profiles: ProfilesOption = None,
+    house: HouseOption = None,
     json: JsonOption = False,
     cluster: ClusterOption = None,
     source: SourceOption = None,
-    house: HouseOption = None,
 ) -> None:
     """Audit the shoes not yet audited (or changed since).
 
@@ -488,6 +496,9 @@ def run_cmd(
     """
     if source is not None and cluster is None:
         raise UsageError("--source needs --cluster (the workers of a Dask cluster read it)")
+    # The house file the books are reconciled under (accounting.md): read first, so a
+    # bad one is one line naming file, line and key (exit 1) before anything is done.
+    house_and_day_start(house, profiles)
     summary = _run(
         db,
         profiles,
@@ -846,8 +857,8 @@ def report_cmd(
     out: OutOption = Path("audit-reports"),
     templates: TemplatesOption = None,
     profiles: ProfilesOption = None,
-    show_players: ShowPlayersOption = False,
     house: HouseOption = None,
+    show_players: ShowPlayersOption = False,
 ) -> None:
     """Render the compliance report.
 
@@ -864,6 +875,7 @@ def report_cmd(
     """
     from audit.batch.nightly import day_range
 
+    house_and_day_start(house, profiles)  # a bad house file: one line, exit 1, nothing written
     path = _report(
         db, day_range(date, from_, to), out, fmt, templates, profiles, show_players, house
     )
@@ -894,10 +906,10 @@ def nightly_cmd(
         FailOn | None,
         typer.Option("--fail-on", help="Exit 3 when findings this severe (or worse) exist."),
     ] = None,
-    day_start: DayStartOption = "06:00",
+    day_start: DayStartOption = None,
     profiles: ProfilesOption = None,
-    show_players: ShowPlayersOption = False,
     house: HouseOption = None,
+    show_players: ShowPlayersOption = False,
     json: JsonOption = False,
 ) -> None:
     """The nightly job: ingest, run, and report every gaming day the given files hold.
@@ -916,10 +928,11 @@ def nightly_cmd(
     from audit.store.intent import writing
 
     check_out(out)  # before anything is ingested: a refused --out leaves nothing done
+    settings = house_and_day_start(house, profiles, day_start)  # a bad one: nothing done
     # The intent to write is held from the ingest to the last read (issue 29, point 8):
     # `serve` opens nothing in between, so no request can take the file from the run.
     with writing(db):
-        summary = _ingest(db, paths, day_start, quiet=json)
+        summary = _ingest(db, paths, settings, quiet=json)
         run = _run(db, profiles, quiet=json)
         days = _nightly_days(db, summary)
         path = _report(db, days, out, fmt, templates, profiles, show_players, house)

@@ -108,15 +108,63 @@ ProfilesOption = Annotated[
     ),
 ]
 DayStartOption = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--day-start",
         metavar="HH:MM",
         parser=parse_day_start,
-        help="When a gaming day starts, in table-local time.",
-        show_default=True,
+        help="When a gaming day starts, in table-local time "
+        "[default: the house file's day_start, 06:00 in the packaged one].",
+        show_default=False,
     ),
 ]
+HouseOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--house",
+        envvar="SHOE_AUDIT_HOUSE",
+        metavar="FILE",
+        help="The house file (day start, shifts, pits, accounting thresholds) "
+        "[default: house.toml in --profiles, else the packaged one].",
+        show_envvar=False,
+    ),
+]
+
+
+def house_settings(
+    house: Path | None, profiles: Path | None = None, day_start: str | None = None
+) -> Any:
+    """The house file a command reads (``--house``, ``$SHOE_AUDIT_HOUSE``, ``house.toml`` in
+    the profiles folder, else the packaged one), with ``--day-start`` over its ``day_start``.
+
+    A bad file is a one-line :class:`~audit.errors.ProfileError` naming file, line and key
+    (exit 1); a ``--day-start`` that breaks the shifts' order is a usage error (exit 2).
+    """
+    from audit.books.house import load_house
+
+    settings = load_house(house, profiles)
+    if day_start is None:
+        return settings
+    hh, mm = day_start.split(":")
+    try:
+        return settings.with_day_start(dt.time(int(hh), int(mm)))
+    except ValueError as exc:
+        raise UsageError(f"--day-start {day_start}: {exc} (house file {settings.path})") from None
+
+
+def house_and_day_start(
+    house: Path | None, profiles: Path | None = None, day_start: str | None = None
+) -> tuple[Any, str]:
+    """The house file as written, and the day start ingest cuts gaming days with:
+    ``--day-start`` (checked against the shifts, as :func:`house_settings` does),
+    else the file's ``day_start``."""
+    settings = house_settings(house, profiles, day_start)
+    start: dt.time = settings.day_start
+    if day_start is None:
+        return settings, f"{start:%H:%M}"
+    from audit.books.house import load_house
+
+    return load_house(house, profiles), f"{start:%H:%M}"
 
 
 def gaming_day_option(name: str, help: str) -> typer.models.OptionInfo:
@@ -351,16 +399,3 @@ def _siblings(db: Path) -> Iterator[Path]:
 
 def is_terminal() -> bool:
     return sys.stdout.isatty()
-
-
-HouseOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--house",
-        envvar="SHOE_AUDIT_HOUSE",
-        metavar="FILE",
-        help="The house file (shifts, pits, thresholds); default: house.toml in the "
-        "profiles folder, else the packaged one.",
-        show_envvar=False,
-    ),
-]

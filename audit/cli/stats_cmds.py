@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 import typer
 
 from audit.cli.app import app
-from audit.cli.books import HouseOption
 from audit.cli.common import (
     DEFAULT_DB_PATH,
     DbOption,
+    HouseOption,
     ProfilesOption,
     RowsFormat,
     boundary,

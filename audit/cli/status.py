@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from audit.cli.app import app
 from audit.cli.common import (
     DEFAULT_DB_PATH,
     DbOption,
+    HouseOption,
     JsonOption,
     ProfilesOption,
     boundary,
@@ -18,21 +19,27 @@ from audit.cli.common import (
 from audit.cli.output import print_json, say
 
 if TYPE_CHECKING:
+    from audit.store.books import DayCut
     from audit.store.status import DatabaseStatus
 
 
 @app.command("status")
 @boundary
 def status_cmd(
-    db: DbOption = DEFAULT_DB_PATH, json: JsonOption = False, profiles: ProfilesOption = None
+    db: DbOption = DEFAULT_DB_PATH,
+    json: JsonOption = False,
+    profiles: ProfilesOption = None,
+    house: HouseOption = None,
 ) -> None:
     """What the database holds.
 
     Gaming days, tables, shoes, rounds, findings by severity, the last ingest
     and run, and the engine version. Shoes are audited (and current), not yet
     audited, or out of date (their events, the engine or their profile changed
-    since: `run` redoes them); open shoes have no shoe_close yet. Exit 1 when
-    there is no database.
+    since: `run` redoes them); open shoes have no shoe_close yet. The house file
+    (--house, else house.toml in --profiles, else the packaged one) with its
+    SHA-256, and the day start each stored gaming day was cut with at ingest.
+    Exit 1 when there is no database.
 
     \b
     Examples:
@@ -41,19 +48,65 @@ def status_cmd(
       shoe-audit status --json | jq .findings
     """
     from audit.batch.nightly import tally_findings
+    from audit.books.house import load_house
     from audit.engine import ENGINE_VERSION
     from audit.profiles import load_registry
+    from audit.store.books import day_cuts
     from audit.store.status import database_status
 
     digests = {p.id: p.digest for p in load_registry(profiles).all()}
+    settings = load_house(house, profiles)
     with open_db(db, read_only=True) as store:
         status = database_status(store, ENGINE_VERSION, digests)
         reviews = tally_findings(store).by_review  # issue 30: reviews count
+        cuts = day_cuts(store)
     if json:
-        print_json({**status.to_dict(), "reviews": reviews})
+        print_json(
+            {
+                **status.to_dict(),
+                "reviews": reviews,
+                "house": {"path": settings.path, "sha256": settings.sha256},
+                "day_cuts": [
+                    {
+                        "gaming_day": c.gaming_day.isoformat(),
+                        "day_start": c.day_start,
+                        "house_sha256": c.house_sha256,
+                    }
+                    for c in cuts
+                ],
+            }
+        )
     else:
-        for line in status_lines(status, reviews):
+        for line in status_lines(status, reviews, house_rows(settings.path, settings.sha256, cuts)):
             say(line)
+
+
+def house_rows(
+    path: str | None, sha256: str | None, cuts: Sequence[DayCut]
+) -> list[tuple[str, str]]:
+    """``status``'s rows on the house file and the day starts: the stored gaming days
+    grouped in runs cut with one day start (and where it came from)."""
+    runs: list[tuple[DayCut, DayCut]] = []
+    for c in cuts:
+        if runs and (runs[-1][1].day_start, runs[-1][1].house_sha256) == (
+            c.day_start,
+            c.house_sha256,
+        ):
+            runs[-1] = (runs[-1][0], c)
+        else:
+            runs.append((c, c))
+    lines = [("house file", f"{path} (sha256 {sha256})")]
+    for first, last in runs:
+        span = str(first.gaming_day) + (
+            f" .. {last.gaming_day}" if last.gaming_day != first.gaming_day else ""
+        )
+        source = (
+            f"house file sha256 {first.house_sha256[:12]}" if first.house_sha256 else "--day-start"
+        )
+        lines.append(("day start", f"{first.day_start} for {span} (from {source})"))
+    if not cuts:
+        lines.append(("day start", "no gaming day noted (cut before shoe-audit noted them)"))
+    return lines
 
 
 def _when(value: dt.datetime | None) -> str:
@@ -62,9 +115,14 @@ def _when(value: dt.datetime | None) -> str:
     return value.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def status_lines(s: DatabaseStatus, reviews: Mapping[str, int] | None = None) -> list[str]:
+def status_lines(
+    s: DatabaseStatus,
+    reviews: Mapping[str, int] | None = None,
+    extra: Sequence[tuple[str, str]] = (),
+) -> list[str]:
     """The text form of ``status``: one figure a line, labels aligned; ``reviews``, the
-    findings by review state, on the line after the findings by severity."""
+    findings by review state, on the line after the findings by severity; ``extra`` rows
+    (the house file and day starts) last."""
     days = (
         f"{len(s.gaming_days):,} ({s.gaming_days[0]} .. {s.gaming_days[-1]})"
         if s.gaming_days
@@ -113,6 +171,7 @@ def status_lines(s: DatabaseStatus, reviews: Mapping[str, int] | None = None) ->
                 else ""
             ),
         ),
+        *extra,
     ]
     width = max(len(label) for label, _ in rows)
     return [f"{label:<{width}}  {value}" for label, value in rows]

@@ -667,17 +667,14 @@ Event = (
     | Settle
     | Void
     | RoundClose
-    | Inventory
-    | Fill
-    | Credit
-    | SlipVoid
-    | BuyIn
-    | DropCount
-    | Adjustment
 )
-"""Any TEL/1 event a known type defines (the rules replay the shoe and round events)."""
+"""Any TEL/1 event the rules replay: the shoe and round events."""
 
 TableEvent = Inventory | Fill | Credit | SlipVoid | BuyIn | DropCount | Adjustment
-"""A table-level event of the books (TEL/1 v1.2)."""
+"""A table-level event of the books (TEL/1 v1.2): read by the reconciliation, never replayed."""
 
 AnyEvent = Event | UnknownEvent
+"""What a shoe's replay reads: its events, of known types or not."""
+
+LogEvent = Event | TableEvent | UnknownEvent
+"""Any line of a TEL/1 file, as the models read it."""

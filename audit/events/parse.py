@@ -12,8 +12,8 @@ from audit.errors import MalformedEventError
 from audit.events.models import (
     EVENT_TYPES,
     INT_MAX,
-    AnyEvent,
     Envelope,
+    LogEvent,
     TableEnvelope,
     UnknownEvent,
 )
@@ -90,7 +90,7 @@ def _describe(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def parse_object(obj: Any) -> AnyEvent:
+def parse_object(obj: Any) -> LogEvent:
     """Validate a decoded JSON value as a TEL/1 event.
 
     Raises :class:`MalformedEventError` with every reason at once.
@@ -128,6 +128,6 @@ def decode_line(line: str | bytes) -> Any:
         raise MalformedEventError("not JSON: a number out of range") from None
 
 
-def parse_line(line: str | bytes) -> AnyEvent:
+def parse_line(line: str | bytes) -> LogEvent:
     """Parse one line of a TEL/1 file (without its newline)."""
     return parse_object(decode_line(line))

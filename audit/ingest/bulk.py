@@ -372,9 +372,7 @@ def select_sql(source: str) -> str:
     envelope = [f.name for f in ENVELOPE_FIELDS]
 
     compact_len = (
-        " + ".join(_field_len(n) for n in envelope)
-        + " + "
-        + _by_type(_own_len, _field_len("shoe"))
+        " + ".join(_field_len(n) for n in envelope) + " + " + _by_type(_own_len, _field_len("shoe"))
     )
     # Only money can hold a float, whose text could have grown from an
     # exponent form; look for one only when such a field has a fraction.
@@ -383,19 +381,23 @@ def select_sql(source: str) -> str:
 
     checks = [_field_ok(f) for f in ENVELOPE_FIELDS if f.name != "type"]
     checks.append(_by_type(_own_checks, _unknown_checks()))
-    nulls = [
-        f"NOT ({_x(n)} IS NULL AND {_for_types(ts)} AND list_contains(keys, {_lit(n)}))"
-        for n, v in variants.items()
-        for f, ts in v.items()
-        if f.presence == "default"
-    ] + [
-        f"NOT ({_x(f.name)} IS NULL AND list_contains(keys, {_lit(f.name)}))"
-        for f in ENVELOPE_FIELDS
-        if f.presence == "default"
-    ] + [
-        # an unknown type's shoe may be missing, but not null (as v1.1 had it)
-        f"NOT ({_x('shoe')} IS NULL AND tyc = 0 AND list_contains(keys, 'shoe'))"
-    ]
+    nulls = (
+        [
+            f"NOT ({_x(n)} IS NULL AND {_for_types(ts)} AND list_contains(keys, {_lit(n)}))"
+            for n, v in variants.items()
+            for f, ts in v.items()
+            if f.presence == "default"
+        ]
+        + [
+            f"NOT ({_x(f.name)} IS NULL AND list_contains(keys, {_lit(f.name)}))"
+            for f in ENVELOPE_FIELDS
+            if f.presence == "default"
+        ]
+        + [
+            # an unknown type's shoe may be missing, but not null (as v1.1 had it)
+            f"NOT ({_x('shoe')} IS NULL AND tyc = 0 AND list_contains(keys, 'shoe'))"
+        ]
+    )
     slow = _all_of(
         [
             "len(keys) = len(list_distinct(keys))",

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from audit.errors import NoLogsError
 from audit.ingest import reader as _reader
@@ -60,8 +60,12 @@ from audit.ingest.storing import (
 )
 from audit.ingest.summary import FileSummary, IngestSummary, ValidationReport
 from audit.store import Store, ledger
+from audit.store.books import note_day_cuts
 from audit.store.failures import plain_failures
 from audit.store.store import day_start_minutes
+
+if TYPE_CHECKING:
+    from audit.books.house import House
 
 StrPath = str | PathLike[str]
 
@@ -215,8 +219,14 @@ def ingest_paths(
     day_start: str = "06:00",
     *,
     on_batch: BatchHook | None = None,
+    house: House | None = None,
 ) -> IngestSummary:
     """Read TEL/1 files and folders into ``store``; idempotent.
+
+    Gaming days are cut with ``day_start`` (the command's ``--day-start``, else the house
+    file's), and each stored day notes the start it was cut with (``day_cuts``, which
+    ``status`` prints). ``house`` (the house file) names the streams other than tables'
+    that are judged for ``LOG_SEQ_GAP`` (``complete_streams``, accounting.md).
 
     Raises :class:`audit.errors.NoLogsError` when a path does not exist, a
     folder holds no ``*.jsonl``/``*.jsonl.gz``, or no file could be read at
@@ -229,10 +239,12 @@ def ingest_paths(
     from audit.integrity.continuity import before_writing
 
     before_writing(store)  # issue 29: the ledger file continues the chain; the trail's head
-    if store.meta("day_start") != day_start:
+    recut = store.meta("day_start") != day_start
+    if recut:
         with store.transaction():
             store.set_meta("day_start", day_start)
             store.refresh_shoes()
+    complete = house.complete_streams if house is not None else ()
     session = Session(store.con)
     summary = IngestSummary()
     summary.files += [FileSummary(str(d), error=why) for d, why in found.unlisted]
@@ -242,11 +254,13 @@ def ingest_paths(
         with store.transaction() as con:
             con.execute(TOUCHED)
             summary.files += _ingest_group(store, session, group, on_batch, now)
-            days.update(refresh_derived(store))
+            days.update(refresh_derived(store, complete))
     if found.unlisted:
         with store.transaction():
             ledger.append(store, note_unread(store, summary.files[: len(found.unlisted)], now))
     summary.gaming_days = sorted(days)
+    with store.transaction():
+        note_day_cuts(store, days, day_start, house, now, everything=recut)
     summary.file_days = gaming_days_of_files(
         store, [f.file_id for f in summary.files if f.file_id is not None]
     )

@@ -450,7 +450,7 @@ def _refresh_seq_gaps(con: Any, band: tuple[int, int], complete_streams: Sequenc
     """
     start = _day_start_sql(con)
     con.execute(
-        f"""DELETE FROM log_findings f WHERE code = 'LOG_SEQ_GAP' AND EXISTS (
+        """DELETE FROM log_findings f WHERE code = 'LOG_SEQ_GAP' AND EXISTS (
              SELECT 1 FROM _seq_window w
              WHERE w.table_id = COALESCE(f.stream, f.table_id)
                AND f.ordinal >= w.lo AND f.ordinal < w.hi)"""

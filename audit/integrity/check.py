@@ -356,7 +356,7 @@ def _order(d: IngestDifference) -> tuple[bool, str, str, int]:
 def _ids(con: Any, ingest: int | None, table: str, shoe: str) -> list[str]:
     rows = con.execute(
         """SELECT id FROM events WHERE ingest_id IS NOT DISTINCT FROM ? AND table_id = ?
-           AND shoe = ? ORDER BY seq, id""",
+           AND shoe IS NOT DISTINCT FROM ? ORDER BY seq, id""",
         [ingest, table, shoe],
     ).fetchall()
     return [r for (r,) in rows]

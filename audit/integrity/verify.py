@@ -279,7 +279,7 @@ def _events(store: Store, anchor: list[Record], out: Verification) -> None:
                 i
                 for (i,) in con.execute(
                     """SELECT id FROM events WHERE ingest_id IS NOT DISTINCT FROM ?
-                       AND table_id = ? AND shoe = ? ORDER BY seq, id""",
+                       AND table_id = ? AND shoe IS NOT DISTINCT FROM ? ORDER BY seq, id""",
                     [ingest, table, shoe],
                 ).fetchall()
             ]

@@ -158,7 +158,12 @@ def events_entries(con: Any, ingest_id: int) -> list[list[Any]]:
 def many_events_entries(con: Any, ingest_ids: Sequence[int]) -> dict[int, list[list[Any]]]:
     """:func:`events_entries` of several ingests, in one scan of ``events``."""
     out: dict[int, list[list[Any]]] = {i: [] for i in ingest_ids}
-    for (i, t, s), (n, typed) in sorted(typed_fingerprints(con, ingest_ids=ingest_ids).items()):
+    # a table's books events (TEL/1 v1.2) have no shoe: one entry per ingest and table,
+    # shoe null, sorted after its shoes
+    for (i, t, s), (n, typed) in sorted(
+        typed_fingerprints(con, ingest_ids=ingest_ids).items(),
+        key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] is None, kv[0][2] or ""),
+    ):
         out[i].append([t, s, n, typed])
     return out
 
@@ -474,7 +479,8 @@ def ingest_differences(
             SELECT COALESCE(s.ingest_id, r.ingest_id), COALESCE(s.table_id, r.table_id),
                    COALESCE(s.shoe, r.shoe), s.n, s.typed, r.no, r.n, r.typed, r.duckdb
             FROM stored s FULL OUTER JOIN recorded r
-              ON s.ingest_id = r.ingest_id AND s.table_id = r.table_id AND s.shoe = r.shoe
+              ON s.ingest_id = r.ingest_id AND s.table_id = r.table_id
+                 AND s.shoe IS NOT DISTINCT FROM r.shoe
             WHERE r.no IS NULL OR s.n IS NULL OR s.n <> r.n
                OR (r.duckdb = ? AND s.typed IS DISTINCT FROM r.typed)""",
         [*params, *params, version],

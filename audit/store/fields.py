@@ -254,7 +254,8 @@ ENVELOPE = ("v", "id", "seq", "ts", "table", "shoe", "type", "stream")
 CHIPS_SQL_TYPE = "STRUCT(denomination DECIMAL(18,2), count BIGINT)[]"
 """A chip list as stored: a LIST of STRUCT, so SQL sums a tray's value without parsing JSON."""
 SIGNERS_SQL_TYPE = "STRUCT(id VARCHAR, role VARCHAR)[]"
-"""Signers as stored, in the order written (the same id twice is kept: the reader counts it once)."""
+"""Signers as stored, in the order written (an id given twice is kept: the reader counts
+it once)."""
 
 # The typed columns of ``events``, in table order, with their DuckDB type.
 # Several types share a column when the field means the same thing

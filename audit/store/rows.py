@@ -19,6 +19,7 @@ from audit.events.models import (
     AnyEvent,
     ChipCount,
     Envelope,
+    LogEvent,
     Signer,
     TableEnvelope,
     UnknownEvent,
@@ -48,7 +49,7 @@ EVENT_COLUMNS: tuple[str, ...] = (*ENVELOPE_COLUMNS, *TYPED_COLUMNS, "has_extra"
 _ENVELOPE = ("id", "seq", "table", "shoe", "type")
 
 
-def event_row(event: AnyEvent, raw: str) -> dict[str, Any]:
+def event_row(event: LogEvent, raw: str) -> dict[str, Any]:
     """The ``events`` row of a validated event (used for lines only Python accepts)."""
     etype = event.type
     known = etype in EVENT_TYPES
@@ -98,25 +99,24 @@ def _money(d: Decimal | None) -> Decimal | None:
     return d.normalize()
 
 
-_MONEY = frozenset(
-    {"amount", "min_bet", "max_bet", "cash", "markers", "other", "tips"}
-)
+_MONEY = frozenset({"amount", "min_bet", "max_bet", "cash", "markers", "other", "tips"})
+ZERO = Decimal(0)
 _OBJECT_LISTS = frozenset({"chips", "signers"})
 """Kinds stored as a LIST of STRUCT: rows hold dicts, models hold their records."""
-_ITEM_MODEL: dict[str, type[ChipCount] | type[Signer]] = {"chips": ChipCount, "signers": Signer}
 
 
 def _items(name: str, value: list[dict[str, Any]] | None) -> list[Any] | None:
     """A stored chip list or signers as the model's records (no re-validation)."""
     if value is None:
         return None
-    model = _ITEM_MODEL[name]
     if name == "chips":
         return [
-            model.model_construct(denomination=_money(v["denomination"]), count=v["count"])
+            ChipCount.model_construct(
+                denomination=_money(v["denomination"]) or ZERO, count=v["count"]
+            )
             for v in value
         ]
-    return [model.model_construct(**v) for v in value]
+    return [Signer.model_construct(**v) for v in value]
 
 
 @cache

@@ -46,9 +46,9 @@ CREATE TABLE day_cuts (
 """
 """Schema 9 (issue 31): the ``seq`` of every stored event that no ``shoes`` row bounds (a
 table-level event, or one in a stream other than its table's), so that ``LOG_SEQ_GAP``
-finds a stream's neighbours of new events without scanning ``events``; the day start each stored gaming day was cut with at ingest (``status``
-names it), and the SHA-256 of the house file it came from (NULL: ``--day-start``, or a
-database cut before house files)."""
+finds a stream's neighbours of new events without scanning ``events``; the day start
+each stored gaming day was cut with at ingest (``status`` names it), and the SHA-256 of
+the house file it came from (NULL: ``--day-start`` chose another start)."""
 
 _FINDING_COLUMNS = """
     code VARCHAR NOT NULL,

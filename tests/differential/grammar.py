@@ -33,7 +33,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from audit.events.cards import full_deck
-from audit.events.models import EVENT_TYPES, ROUND_EVENT_TYPES, Envelope
+from audit.events.models import EVENT_TYPES, ROUND_EVENT_TYPES, TABLE_EVENT_TYPES, Envelope
 from audit.profiles import Rules, load_registry
 
 REGISTRY = load_registry()
@@ -97,6 +97,8 @@ def model_vocabulary() -> set[tuple[str, ...]]:
     the envelope's fields)."""
     out: set[tuple[str, ...]] = set()
     for name, model in EVENT_TYPES.items():
+        if name in TABLE_EVENT_TYPES:
+            continue  # the books (TEL/1 v1.2) are not replayed: tests/books and the bulk test
         out.add((name,))
         for f, info in model.model_fields.items():
             if f == "type":
@@ -895,6 +897,9 @@ def night(specs: list[ShoeSpec], tables: int, seed: int) -> Night:
                     "shoe": shoe,
                     **e,
                 }
+                if rnd.random() < 0.01:
+                    line["stream"] = table  # TEL/1 v1.2: the table's own stream, named
+                    out.tags.add("stream named")
                 out.lines.append(line)
                 if spec.hostility and rnd.random() < 0.01:
                     out.tags.add("id repeated")

@@ -9,7 +9,18 @@ import pytest
 
 from audit.errors import StoreError
 from audit.store import open_store
-from audit.store.schema import SCHEMA_VERSION
+from audit.store.schema import SCHEMA_VERSION, V12_EVENT_COLUMNS
+
+V9_ONLY = (
+    "".join(f'ALTER TABLE events DROP COLUMN "{c}";\n' for c in V12_EVENT_COLUMNS)
+    + """
+ALTER TABLE events ALTER COLUMN shoe SET NOT NULL;
+ALTER TABLE log_findings DROP COLUMN stream;
+DROP TABLE day_cuts; DROP TABLE stream_marks;
+UPDATE meta SET value = '8' WHERE key = 'schema_version';
+"""
+)
+"""What schema 9 (issue 31, TEL/1 v1.2's books) added, undone: a database as schema 8 left it."""
 
 V4_ONLY = """
 DROP TABLE periods;
@@ -40,8 +51,15 @@ added, undone: a
 database as schema 3 left it."""
 
 
-def make_v3(path: Path) -> None:
+def make_v8(path: Path) -> None:
     open_store(path).close()
+    con = duckdb.connect(str(path))
+    con.execute(V9_ONLY)
+    con.close()
+
+
+def make_v3(path: Path) -> None:
+    make_v8(path)
     con = duckdb.connect(str(path))
     con.execute(V4_ONLY)
     con.close()
@@ -123,6 +141,7 @@ def test_a_version_6_database_gains_the_stored_prefixes_and_run_fills_them(
         ingest_paths(store, [tmp_path / "logs"])
         run_audit(store, load_registry(), workers=1)
     con = duckdb.connect(str(db))
+    con.execute(V9_ONLY)
     for column in ("prefix_ranks", "context_first_shoe", "context_banker", "context_banker_rounds"):
         con.execute(f"ALTER TABLE shoe_audits DROP COLUMN {column}")
     con.execute("DROP TABLE shoe_failures")
@@ -144,3 +163,40 @@ def test_a_version_6_database_gains_the_stored_prefixes_and_run_fills_them(
         after = prefixes(store)
     assert before and before == [None] * len(before)
     assert len(after) == len(before) and all(len(p) == 10 and sum(p) > 0 for p in after)
+
+
+BOOKS_LINES = """\
+{"id":"T07-O","seq":1,"ts":"2026-11-28T19:55:00+01:00","table":"T07","type":"inventory","kind":"opener","chips":[{"denomination":5,"count":200}],"signers":[{"id":"D042","role":"dealer"},{"id":"S-118","role":"supervisor"}]}
+{"id":"CAGE-1","seq":77121,"ts":"2026-11-28T21:28:40+01:00","stream":"CAGE","table":"T07","type":"fill","side":"cage","slip":88412,"chips":[{"denomination":25,"count":40}],"signers":[{"id":"C-311","role":"cashier"}]}
+"""
+
+
+def test_a_version_8_database_with_v11_events_verifies_unchanged_and_takes_the_books(
+    tmp_path: Path,
+) -> None:
+    """Schema 9 (TEL/1 v1.2): a database of v1.1 events gains the books' columns, NULL on
+    every stored event, whose typed fingerprints (the ledger's, recorded before) still
+    hold: ``verify`` finds it intact; then v1.2 lines go in beside them."""
+    from audit.ingest import ingest_paths
+    from audit.integrity.verify import verify
+    from audit.simulate import simulate
+
+    simulate(tmp_path / "logs", tables=1, shoes=1, rounds=4, profiles=["it-casino-6d"], seed=3)
+    db = tmp_path / "old.duckdb"
+    with open_store(db) as store:
+        ingest_paths(store, [tmp_path / "logs"])
+    con = duckdb.connect(str(db))
+    con.execute(V9_ONLY)
+    con.close()
+    with open_store(db) as store:
+        assert store.meta("schema_version") == str(SCHEMA_VERSION)
+        nulls = store.con.execute(
+            "SELECT count(*) FROM events WHERE stream IS NULL AND chips IS NULL"
+        ).fetchall()[0][0]
+        assert nulls == store.con.execute("SELECT count(*) FROM events").fetchall()[0][0] > 0
+        assert verify(store).differences == []
+        books = tmp_path / "books.jsonl"
+        books.write_text(BOOKS_LINES, encoding="utf-8")
+        summary = ingest_paths(store, [books])
+        assert summary.files[0].new == 2 and summary.files[0].rejected == 0
+        assert verify(store).differences == []

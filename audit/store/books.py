@@ -1,0 +1,323 @@
+"""The table's books as stored: TEL/1 v1.2's table-level events read back as the records
+the reconciliation reads (:mod:`audit.books.model`), and the day cuts ``status`` names.
+
+``shared/spec/accounting.md``. The hands' money comes from the stored ``settle`` and
+``round_open`` events (R, and where each round counts) and the stored rounds' handle
+(``run``'s ``rounds`` table: never by replaying again), summed in SQL per round and per
+stretch between two of the table's inventories, so that a round dealt across a shift
+change is split where the inventories lie and a night of a million rounds comes back as
+one row per round, not one per settlement.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from audit.books.model import (
+    Adjustment as AdjustmentRecord,
+)
+from audit.books.model import (
+    BuyIn,
+    Chip,
+    Chips,
+    DropCount,
+    HandsMoney,
+    Inventory,
+    Place,
+    Signer,
+    SlipCopy,
+    SlipVoid,
+)
+from audit.store.rows import utc_offset
+
+if TYPE_CHECKING:
+    from audit.books.house import House
+    from audit.store.store import Store
+
+BOOK_TYPES = ("inventory", "fill", "credit", "slip_void", "buy_in", "drop_count", "adjustment")
+"""TEL/1 v1.2's table-level types, as stored in ``events.type``."""
+
+_STREAM = "COALESCE(e.stream, e.table_id)"
+
+
+@dataclass
+class Books:
+    """A table set's book records, each list in the order the events were written
+    (stream, then ``seq``)."""
+
+    inventories: list[Inventory] = field(default_factory=list)
+    slips: list[SlipCopy] = field(default_factory=list)
+    voids: list[SlipVoid] = field(default_factory=list)
+    buy_ins: list[BuyIn] = field(default_factory=list)
+    counts: list[DropCount] = field(default_factory=list)
+    adjustments: list[AdjustmentRecord] = field(default_factory=list)
+    hands: list[HandsMoney] = field(default_factory=list)
+
+
+def _money(d: Decimal | None) -> Decimal | None:
+    if d is None:
+        return None
+    return Decimal(int(d)) if d == d.to_integral_value() else d.normalize()
+
+
+def _place(row: dict[str, Any]) -> Place:
+    ts = row["ts_local"].replace(tzinfo=utc_offset(row["utc_offset_min"]))
+    source = f"{row['path']}:{row['line_no']}" if row.get("path") is not None else None
+    return Place(row["id"], row["stream_id"], row["seq"], ts, source)
+
+
+def _chips(items: list[dict[str, Any]] | None) -> Chips:
+    return Chips(
+        tuple(Chip(_money(c["denomination"]) or Decimal(0), int(c["count"])) for c in items or ())
+    )
+
+
+def _signers(items: list[dict[str, Any]] | None) -> tuple[Signer, ...]:
+    return tuple(Signer(s["id"], s["role"]) for s in items or ())
+
+
+def _table_filter(tables: Sequence[str] | None, alias: str = "e") -> tuple[str, list[Any]]:
+    if tables is None:
+        return "", []
+    return f" AND {alias}.table_id IN (SELECT unnest($tables::VARCHAR[]))", [list(tables)]
+
+
+def load_books(store: Store, tables: Sequence[str] | None = None) -> Books:
+    """Every book record of ``tables`` (all tables when None) and their hands' money.
+
+    Reads the stored events only (and ``run``'s ``rounds`` for the handle): a round
+    not yet audited counts its settlements and round open, with handle 0.
+    """
+    books = Books()
+    where, params = _table_filter(tables)
+    named = {"tables": params[0]} if params else {}
+    rows = store.con.sql(
+        f"""SELECT e.id, e.table_id, {_STREAM} AS stream_id, e.seq, e.ts_local,
+                   e.utc_offset_min, e.type, e.kind, e.chips, e.signers, e.slip, e.side,
+                   e.series, e."of", e.reason, e.requested_by, e.amount, e."method", e.box,
+                   e.player, e."ref", e.gaming_day, e.shift, e.cash, e.markers, e."other",
+                   e.tips, e.drop_box, e."line", e."by", e.reverses, f.path, e.line_no
+            FROM events e LEFT JOIN input_files f USING (file_id)
+            WHERE e.type IN (SELECT unnest($types::VARCHAR[])){where}
+            ORDER BY stream_id, e.seq, e.id""",
+        params={"types": list(BOOK_TYPES), **named},
+    ).to_arrow_table()
+    for row in rows.to_pylist():
+        _add(books, row)
+    books.hands = load_hands_money(store, tables)
+    return books
+
+
+def _add(books: Books, r: dict[str, Any]) -> None:
+    at, table, kind = _place(r), r["table_id"], r["type"]
+    if kind == "inventory":
+        books.inventories.append(
+            Inventory(at, table, r["kind"], _chips(r["chips"]), _signers(r["signers"]), r["slip"])
+        )
+    elif kind in ("fill", "credit"):
+        books.slips.append(
+            SlipCopy(
+                at,
+                table,
+                kind,
+                r["side"],
+                r["series"],
+                r["slip"],
+                _chips(r["chips"]),
+                _signers(r["signers"]),
+                r["requested_by"],
+            )
+        )
+    elif kind == "slip_void":
+        books.voids.append(
+            SlipVoid(
+                at,
+                table,
+                r["of"],
+                r["side"],
+                r["series"] or r["of"],  # a void's series defaults to the voided slip's type
+                r["slip"],
+                r["reason"],
+                _signers(r["signers"]),
+            )
+        )
+    elif kind == "buy_in":
+        books.buy_ins.append(
+            BuyIn(
+                at,
+                table,
+                _money(r["amount"]) or Decimal(0),
+                r["method"],
+                r["box"],
+                r["player"],
+                r["ref"],
+            )
+        )
+    elif kind == "drop_count":
+        books.counts.append(
+            DropCount(
+                at,
+                table,
+                r["gaming_day"],
+                r["shift"],
+                _money(r["cash"]) or Decimal(0),
+                _money(r["markers"]) or Decimal(0),
+                _money(r["other"]) or Decimal(0),
+                _money(r["tips"]),
+                _signers(r["signers"]),
+                r["drop_box"],
+            )
+        )
+    else:
+        books.adjustments.append(
+            AdjustmentRecord(
+                r["id"],
+                "log",
+                table,
+                r["gaming_day"],
+                r["shift"],
+                r["line"],
+                _money(r["amount"]) or Decimal(0),
+                r["reason"],
+                r["by"],
+                r["reverses"],
+                r["ref"],
+                at=at,
+            )
+        )
+
+
+# The hands' money: each settle and round_open of a table, numbered by the table's
+# inventories lying before it (accounting.md "The table's timeline": by seq in one
+# stream, else by ts, an event at an opener's ts lying after it, at a lone closer's
+# before it, at a shift change's after both), then summed per round and stretch
+# between two inventories.
+_HANDS_SQL = """
+WITH inv0 AS (
+  SELECT table_id, COALESCE(stream, table_id) AS stream_id, seq, ts, kind
+  FROM events e WHERE type = 'inventory'{where}
+), inv AS (
+  -- at a tie an event lies after an opener, before a lone closer, and after a shift
+  -- change (a closer and an opener at one ts): in the later session
+  SELECT i.*, i.kind = 'opener' OR EXISTS (
+    SELECT 1 FROM inv0 o WHERE o.table_id = i.table_id AND o.ts = i.ts AND o.kind = 'opener'
+  ) AS tie_before
+  FROM inv0 i
+), hands AS (
+  SELECT e.table_id, e.shoe, e.round, e.id, COALESCE(e.stream, e.table_id) AS stream_id,
+         e.seq, e.ts, e.ts_local, e.utc_offset_min, e.type,
+         CASE WHEN e.type = 'settle' THEN e.amount ELSE 0 END AS amount
+  FROM events e WHERE e.type IN ('settle', 'round_open'){where}
+), placed AS (
+  SELECT h.*,
+    (SELECT count(*) FROM inv i
+     WHERE i.table_id = h.table_id
+       AND CASE WHEN i.stream_id = h.stream_id THEN i.seq < h.seq
+                ELSE i.ts < h.ts OR (i.ts = h.ts AND i.tie_before) END) AS stretch
+  FROM hands h
+)
+SELECT p.table_id, p.shoe, p.round, p.stretch,
+       arg_min(p.id, p.seq) AS id, arg_min(p.stream_id, p.seq) AS stream_id,
+       min(p.seq) AS seq, arg_min(p.ts_local, p.seq) AS ts_local,
+       arg_min(p.utc_offset_min, p.seq) AS utc_offset_min,
+       -sum(p.amount) AS result,
+       count(*) FILTER (WHERE p.type = 'round_open') AS rounds,
+       CASE WHEN count(*) FILTER (WHERE p.type = 'round_open') > 0
+            THEN COALESCE(any_value(r.handle), 0) ELSE 0 END AS handle
+FROM placed p
+LEFT JOIN rounds r ON r.table_id = p.table_id AND r.shoe = p.shoe AND r.round = p.round
+GROUP BY p.table_id, p.shoe, p.round, p.stretch
+ORDER BY p.table_id, min(p.ts), p.shoe, p.round, p.stretch
+"""
+
+
+def load_hands_money(store: Store, tables: Sequence[str] | None = None) -> list[HandsMoney]:
+    """The hands' money of ``tables`` (all when None): one item per round and stretch
+    of the table's timeline between two inventories (one per round, but where an
+    inventory lies within a round), at the place of its first event.
+
+    ``result`` is R's share (minus the settlements' amounts); ``rounds`` 1 where the
+    round's ``round_open`` lies, with the round's handle as ``run`` stored it."""
+    where, params = _table_filter(tables)
+    named = {"tables": params[0]} if params else {}
+    table = store.con.sql(_HANDS_SQL.format(where=where), params=named or None).to_arrow_table()
+    out: list[HandsMoney] = []
+    for r in table.to_pylist():
+        ts = r["ts_local"].replace(tzinfo=utc_offset(r["utc_offset_min"]))
+        out.append(
+            HandsMoney(
+                Place(r["id"], r["stream_id"], r["seq"], ts),
+                r["table_id"],
+                _money(r["result"]) or Decimal(0),
+                int(r["rounds"]),
+                _money(r["handle"]) or Decimal(0),
+                (r["shoe"], int(r["round"])),
+            )
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- day cuts
+
+
+def note_day_cuts(
+    store: Store,
+    days: Iterable[dt.date],
+    day_start: str,
+    house: House | None,
+    now: dt.datetime,
+    *,
+    everything: bool = False,
+) -> None:
+    """Note the day start ``days`` were cut with at this ingest (``everything``: the day
+    start changed, so every stored day was cut again), and the house file's SHA-256
+    when its ``day_start`` is the one used (NULL: ``--day-start`` chose another)."""
+    con = store.con
+    sha = None
+    if house is not None and f"{house.day_start:%H:%M}" == day_start:
+        sha = house.sha256
+    wanted = sorted(set(days))
+    if everything:
+        con.execute("DELETE FROM day_cuts")
+        from audit.store.store import day_start_minutes
+
+        start = day_start_minutes(day_start)
+        wanted = [
+            d
+            for (d,) in con.execute(
+                f"""SELECT gaming_day FROM shoes WHERE gaming_day IS NOT NULL
+                    UNION SELECT CAST(ts_local - to_minutes({start}) AS DATE) FROM events
+                    WHERE shoe IS NULL ORDER BY 1"""
+            ).fetchall()
+        ]
+    if not wanted:
+        return
+    con.execute(
+        """INSERT OR REPLACE INTO day_cuts
+           SELECT unnest($1::DATE[]), $2, $3, $4""",
+        [wanted, day_start, sha, now],
+    )
+
+
+@dataclass(frozen=True)
+class DayCut:
+    """A stored gaming day, the day start it was cut with, and the house file's SHA-256
+    when that start came from it."""
+
+    gaming_day: dt.date
+    day_start: str
+    house_sha256: str | None
+
+
+def day_cuts(store: Store) -> list[DayCut]:
+    """Every stored gaming day's cut, by day (days cut before schema 9 are not listed)."""
+    return [
+        DayCut(d, s, h)
+        for d, s, h in store.con.execute(
+            "SELECT gaming_day, day_start, house_sha256 FROM day_cuts ORDER BY 1"
+        ).fetchall()
+    ]
