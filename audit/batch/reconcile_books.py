@@ -1,7 +1,7 @@
 """``run``'s last step: reconcile the table's books with the audited hands (accounting.md).
 
 After the shoes are replayed (so every round's handle is stored), the stored book
-records and the hands' money (:func:`audit.store.book_records.load_book_records`)
+records and the hands' money (:func:`audit.store.books.load_books`)
 go through the pure reconciliation (:func:`audit.books.reconcile.reconcile`), and
 its periods and ``ACCT_`` findings replace the stored ones in one transaction: an
 interrupted run leaves the previous reconciliation whole. The figures come from
@@ -23,12 +23,8 @@ from audit.books.mgr import period_shift
 from audit.books.model import Adjustment
 from audit.books.reconcile import Books, reconcile
 from audit.store import Store
-from audit.store.book_records import (
-    BookRecords,
-    clear_books,
-    has_stored_books,
-    load_book_records,
-)
+from audit.store.books import Books as BookRecords
+from audit.store.books import clear_books, has_stored_books, load_books, table_currencies
 
 
 @dataclass(slots=True)
@@ -61,7 +57,7 @@ def reconcile_books(
     from audit.store.periods import store_periods
 
     t0 = time.perf_counter()
-    records = load_book_records(store.con, house)
+    records = load_books(store, house=house)
     summary = BooksSummary()
     if records.empty() and not house.books_required:
         if has_stored_books(store.con):
@@ -75,8 +71,9 @@ def reconcile_books(
     for f in books.findings:
         if f.table is not None and f.gaming_day is not None and f.shift is not None:
             acct.setdefault((f.table, f.gaming_day, f.shift), []).append(str(f.code))
+    currencies = table_currencies(store)
     for p in books.periods:
-        p.currency = records.currencies.get(p.table)
+        p.currency = currencies.get(p.table)
     stamp = at or dt.datetime.now(dt.UTC)
     with store.transaction() as con:
         clear_books(con)  # the whole store is reconciled: what it no longer yields goes

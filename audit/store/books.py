@@ -12,6 +12,7 @@ one row per round, not one per settlement.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -57,6 +58,37 @@ class Books:
     adjustments: list[AdjustmentRecord] = field(default_factory=list)
     hands: list[HandsMoney] = field(default_factory=list)
 
+    def empty(self) -> bool:
+        """No book record at all (the hands alone keep no books)."""
+        return not (
+            self.inventories
+            or self.slips
+            or self.voids
+            or self.buy_ins
+            or self.counts
+            or self.adjustments
+        )
+
+    def digest(self, table: str) -> str:
+        """A digest of everything stored of ``table`` its periods are judged on (its
+        records and the hands' sums): when it changes, they read ``not_audited``."""
+        h = hashlib.sha256()
+        for group in (
+            self.inventories,
+            self.slips,
+            self.voids,
+            self.buy_ins,
+            self.counts,
+            self.adjustments,
+        ):
+            for rec in group:
+                if rec.table == table:
+                    h.update(repr(rec).encode())
+        for m in self.hands:
+            if m.table == table:
+                h.update(f"{m.at.id}|{m.result}|{m.rounds}|{m.handle}".encode())
+        return h.hexdigest()[:32]
+
 
 def _money(d: Decimal | None) -> Decimal | None:
     if d is None:
@@ -86,7 +118,9 @@ def _table_filter(tables: Sequence[str] | None, alias: str = "e") -> tuple[str, 
     return f" AND {alias}.table_id IN (SELECT unnest($tables::VARCHAR[]))", [list(tables)]
 
 
-def load_books(store: Store, tables: Sequence[str] | None = None) -> Books:
+def load_books(
+    store: Store, tables: Sequence[str] | None = None, house: House | None = None
+) -> Books:
     """Every book record of ``tables`` (all tables when None) and their hands' money.
 
     Reads the stored events only (and ``run``'s ``rounds`` for the handle): a round
@@ -108,7 +142,8 @@ def load_books(store: Store, tables: Sequence[str] | None = None) -> Books:
     ).to_arrow_table()
     for row in rows.to_pylist():
         _add(books, row)
-    books.hands = load_hands_money(store, tables)
+    if not books.empty() or (house is not None and house.books_required):
+        books.hands = load_hands_money(store, tables, house)  # no books: no tray to judge
     return books
 
 
@@ -194,8 +229,9 @@ def _add(books: Books, r: dict[str, Any]) -> None:
 # The hands' money: each settle and round_open of a table, numbered by the table's
 # inventories lying before it (accounting.md "The table's timeline": by seq in one
 # stream, else by ts, an event at an opener's ts lying after it, at a lone closer's
-# before it, at a shift change's after both), then summed per round and stretch
-# between two inventories.
+# before it, at a shift change's after both), then summed per stretch between two
+# inventories, gaming day and shift (audit.books.reconcile accepts such runs): a night
+# of a million rounds is a few hundred items.
 _HANDS_SQL = """
 WITH inv0 AS (
   SELECT table_id, COALESCE(stream, table_id) AS stream_id, seq, ts, kind
@@ -210,41 +246,55 @@ WITH inv0 AS (
 ), hands AS (
   SELECT e.table_id, e.shoe, e.round, e.id, COALESCE(e.stream, e.table_id) AS stream_id,
          e.seq, e.ts, e.ts_local, e.utc_offset_min, e.type,
-         CASE WHEN e.type = 'settle' THEN e.amount ELSE 0 END AS amount
+         CASE WHEN e.type = 'settle' THEN e.amount ELSE 0 END AS amount,
+         (epoch(e.ts_local) - {start_min} * 60
+          - epoch(CAST(e.ts_local - to_minutes({start_min}) AS DATE)))::BIGINT AS since
   FROM events e WHERE e.type IN ('settle', 'round_open'){where}
 ), placed AS (
   SELECT h.*,
+    CAST(h.ts_local - to_minutes({start_min}) AS DATE) AS gaming_day,
+    {shift} AS shift,
     (SELECT count(*) FROM inv i
      WHERE i.table_id = h.table_id
        AND CASE WHEN i.stream_id = h.stream_id THEN i.seq < h.seq
                 ELSE i.ts < h.ts OR (i.ts = h.ts AND i.tie_before) END) AS stretch
   FROM hands h
 )
-SELECT p.table_id, p.shoe, p.round, p.stretch,
-       arg_min(p.id, p.seq) AS id, arg_min(p.stream_id, p.seq) AS stream_id,
-       min(p.seq) AS seq, arg_min(p.ts_local, p.seq) AS ts_local,
-       arg_min(p.utc_offset_min, p.seq) AS utc_offset_min,
+SELECT p.table_id, p.stretch, p.gaming_day, p.shift,
+       arg_min(p.id, (p.ts, p.seq)) AS id, arg_min(p.stream_id, (p.ts, p.seq)) AS stream_id,
+       arg_min(p.seq, (p.ts, p.seq)) AS seq, arg_min(p.ts_local, (p.ts, p.seq)) AS ts_local,
+       arg_min(p.utc_offset_min, (p.ts, p.seq)) AS utc_offset_min,
        -sum(p.amount) AS result,
        count(*) FILTER (WHERE p.type = 'round_open') AS rounds,
-       CASE WHEN count(*) FILTER (WHERE p.type = 'round_open') > 0
-            THEN COALESCE(any_value(r.handle), 0) ELSE 0 END AS handle
+       COALESCE(sum(r.handle) FILTER (WHERE p.type = 'round_open'), 0) AS handle,
+       arg_min(p.shoe, (p.ts, p.seq)) FILTER (WHERE p.type = 'round_open') AS shoe,
+       arg_min(p.round, (p.ts, p.seq)) FILTER (WHERE p.type = 'round_open') AS round
 FROM placed p
-LEFT JOIN rounds r ON r.table_id = p.table_id AND r.shoe = p.shoe AND r.round = p.round
-GROUP BY p.table_id, p.shoe, p.round, p.stretch
-ORDER BY p.table_id, min(p.ts), p.shoe, p.round, p.stretch
+LEFT JOIN rounds r ON p.type = 'round_open' AND r.table_id = p.table_id AND r.shoe = p.shoe
+     AND r.round = p.round
+GROUP BY p.table_id, p.stretch, p.gaming_day, p.shift
+ORDER BY p.table_id, min(p.ts), p.stretch, p.gaming_day, p.shift
 """
 
 
-def load_hands_money(store: Store, tables: Sequence[str] | None = None) -> list[HandsMoney]:
-    """The hands' money of ``tables`` (all when None): one item per round and stretch
-    of the table's timeline between two inventories (one per round, but where an
-    inventory lies within a round), at the place of its first event.
+def load_hands_money(
+    store: Store, tables: Sequence[str] | None = None, house: House | None = None
+) -> list[HandsMoney]:
+    """The hands' money of ``tables`` (all when None): one item per stretch of the
+    table's timeline between two inventories, gaming day and shift (``house``'s day
+    start and shifts; default the packaged ones), at the place of its first event.
 
-    ``result`` is R's share (minus the settlements' amounts); ``rounds`` 1 where the
-    round's ``round_open`` lies, with the round's handle as ``run`` stored it."""
+    ``result`` is R's share (minus the settlements' amounts); ``rounds`` the rounds
+    whose ``round_open`` lies there, with their handle as ``run`` stored it;
+    ``first_round`` the first of them."""
+    from audit.books.house import House
+
+    house = house or House()
+    start_min = house.day_start.hour * 60 + house.day_start.minute
     where, params = _table_filter(tables)
     named = {"tables": params[0]} if params else {}
-    table = store.con.sql(_HANDS_SQL.format(where=where), params=named or None).to_arrow_table()
+    sql = _HANDS_SQL.format(where=where, start_min=start_min, shift=_shift_sql(house))
+    table = store.con.sql(sql, params=named or None).to_arrow_table()
     out: list[HandsMoney] = []
     for r in table.to_pylist():
         ts = r["ts_local"].replace(tzinfo=utc_offset(r["utc_offset_min"]))
@@ -255,10 +305,50 @@ def load_hands_money(store: Store, tables: Sequence[str] | None = None) -> list[
                 _money(r["result"]) or Decimal(0),
                 int(r["rounds"]),
                 _money(r["handle"]) or Decimal(0),
-                (r["shoe"], int(r["round"])),
+                None if r["shoe"] is None else (r["shoe"], int(r["round"])),
             )
         )
     return out
+
+
+def _shift_sql(house: House) -> str:
+    """The shift of a hands event from ``since``, its seconds since its gaming day's start."""
+    first = house.shifts[0].name.replace("'", "''")
+    if len(house.shifts) == 1:
+        return f"'{first}'"
+    start = house.day_start.hour * 3600 + house.day_start.minute * 60
+    cases = []
+    for sh in reversed(house.shifts[1:]):
+        assert sh.start is not None
+        at = (sh.start.hour * 3600 + sh.start.minute * 60 - start) % 86400
+        cases.append(f"WHEN since >= {at} THEN '{sh.name.replace(chr(39), chr(39) * 2)}'")
+    return f"CASE {' '.join(cases)} ELSE '{first}' END"
+
+
+def table_currencies(store: Store) -> dict[str, str]:
+    """Each table's currency, from its shoes' ``shoe_open`` (the latest naming one)."""
+    return dict(
+        store.con.execute(
+            """SELECT table_id, arg_max(currency, ts) FROM events
+               WHERE type = 'shoe_open' AND currency IS NOT NULL GROUP BY table_id"""
+        ).fetchall()
+    )
+
+
+def has_stored_books(con: Any) -> bool:
+    """Whether a reconciliation stored any period or ``ACCT_`` finding."""
+    row = con.execute(
+        "SELECT (SELECT count(*) FROM periods) + (SELECT count(*) FROM books_findings)"
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def clear_books(con: Any) -> None:
+    """Remove the stored reconciliation (periods, their records, ``ACCT_`` findings), inside
+    the caller's transaction, before the new one is stored."""
+    con.execute("DELETE FROM periods")
+    con.execute("DELETE FROM period_records")
+    con.execute("DELETE FROM books_findings")
 
 
 # --------------------------------------------------------------------------- day cuts
