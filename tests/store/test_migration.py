@@ -22,7 +22,9 @@ UPDATE meta SET value = '8' WHERE key = 'schema_version';
 )
 """What schema 9 (issue 31, TEL/1 v1.2's books) added, undone: a database as schema 8 left it."""
 
-V4_ONLY = """
+V4_ONLY = (
+    V9_ONLY
+    + """
 DROP TABLE shoe_failures;
 ALTER TABLE shoe_audits DROP COLUMN prefix_ranks;
 ALTER TABLE shoe_audits DROP COLUMN context_first_shoe;
@@ -43,7 +45,8 @@ ALTER TABLE wagers ALTER due TYPE DECIMAL(18,4);
 ALTER TABLE wagers ALTER settled TYPE DECIMAL(18,2);
 UPDATE meta SET value = '3' WHERE key = 'schema_version';
 """
-"""What schemas 8 (failed shoes), 7 (stored shoe prefixes), 5 (issue 13) and 4 (issue 14)
+)
+"""What schemas 9 (the books), 8 (failed shoes), 7 (stored shoe prefixes), 5 (issue 13) and 4 (issue 14)
 added, undone: a
 database as schema 3 left it."""
 
@@ -56,7 +59,7 @@ def make_v8(path: Path) -> None:
 
 
 def make_v3(path: Path) -> None:
-    make_v8(path)
+    open_store(path).close()
     con = duckdb.connect(str(path))
     con.execute(V4_ONLY)
     con.close()
