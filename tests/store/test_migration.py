@@ -46,9 +46,8 @@ ALTER TABLE wagers ALTER settled TYPE DECIMAL(18,2);
 UPDATE meta SET value = '3' WHERE key = 'schema_version';
 """
 )
-"""What schemas 9 (the books), 8 (failed shoes), 7 (stored shoe prefixes), 5 (issue 13) and 4 (issue 14)
-added, undone: a
-database as schema 3 left it."""
+"""What schemas 9 (the books), 8 (failed shoes), 7 (stored shoe prefixes), 5 (issue 13)
+and 4 (issue 14) added, undone: a database as schema 3 left it."""
 
 
 def make_v8(path: Path) -> None:
