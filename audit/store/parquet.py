@@ -99,14 +99,17 @@ FROM shoes GROUP BY gaming_day, table_id
 
 _EXPORT_SQL = """
 COPY (
-  SELECT s.gaming_day, e.table_id AS "table", e.*
+  SELECT s.gaming_day, e.table_id AS "table", e.* RENAME (gaming_day AS event_gaming_day)
   FROM events e JOIN shoes s USING (table_id, shoe)
   SEMI JOIN _export_parts p ON p.gaming_day = s.gaming_day AND p.table_id = e.table_id
   ORDER BY e.table_id, e.shoe, e.seq, e.id
 ) TO '{folder}' (FORMAT PARQUET, PARTITION_BY (gaming_day, "table"), COMPRESSION zstd)
 """
 """Partition columns are not written into the files (DuckDB's default): the folders carry
-them, and ``table_id`` is in every row anyway."""
+them, and ``table_id`` is in every row anyway. The shoes' events only (a table's books,
+TEL/1 v1.2, belong to no shoe: the export is the replay's input); their own
+``gaming_day`` column (a count's or an adjustment's) is written as ``event_gaming_day``,
+apart from the partition's."""
 
 
 def partition_digests(store: Store) -> dict[Part, tuple[str, int]]:
@@ -389,6 +392,10 @@ def _events_table(pf: Any) -> pa.Table:
 
     names = [n for n in pf.schema_arrow.names if n != "raw"]
     table = pf.read(columns=names)
+    if "event_gaming_day" in names:  # the events' own column, apart from the partition's
+        table = table.rename_columns(
+            ["gaming_day" if n == "event_gaming_day" else n for n in table.column_names]
+        )
     if pc.any(table["has_extra"]).as_py():
         return table.append_column("raw", pf.read(columns=["raw"])["raw"])
     return table.append_column("raw", pa.nulls(table.num_rows, pf.schema_arrow.field("raw").type))

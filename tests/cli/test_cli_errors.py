@@ -62,7 +62,10 @@ def test_a_bad_day_start_is_one_line_and_exit_2(
             "Invalid value for '--date': a gaming day is YYYY-MM-DD, got '28/11/2026' "
             "(see 'shoe-audit findings --help')",
         ),
-        (["run", "--bogus"], "No such option: --bogus (see 'shoe-audit run --help')"),
+        (
+            ["run", "--bogus"],
+            "No such option: --bogus (Possible options: --house) (see 'shoe-audit run --help')",
+        ),
         (
             ["run", "--workers", "0"],
             "Invalid value for '--workers': Input should be greater than or equal to 1 "

@@ -42,6 +42,9 @@ Options:
   --workers N        Processes to replay on (default: one per core).
   --profiles DIR     A folder of extra or overriding rule profiles (*.toml).
                      [or $SHOE_AUDIT_PROFILES]
+  --house FILE       The house file (day start, shifts, pits, accounting
+                     thresholds) [default: house.toml in --profiles, else the
+                     packaged one].  [or $SHOE_AUDIT_HOUSE]
   --json             Print the summary as one JSON object on stdout.
   --cluster ADDRESS  Replay on a Dask cluster: its scheduler's tcp://host:port,
                      or local:N for N worker processes started for the run

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -77,8 +78,10 @@ def test_status_text(tmp_path: Path) -> None:
     assert cli("run", "--db", str(db), "--workers", "1").exit_code == 0
     result = cli("status", "--db", str(db))
     assert result.exit_code == 0
+    from audit.books.house import PACKAGED_HOUSE
     from audit.engine import ENGINE_VERSION
 
+    house_sha = hashlib.sha256(PACKAGED_HOUSE.read_bytes()).hexdigest()
     when = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC"
     text = re.sub(when, "<when>", result.stdout)
     assert text == (
@@ -93,6 +96,8 @@ def test_status_text(tmp_path: Path) -> None:
         "last ingest  <when>\n"
         "last run     <when>\n"
         f"engine       {ENGINE_VERSION} (shoes audited with: {ENGINE_VERSION} 1)\n"
+        f"house file   {PACKAGED_HOUSE} (sha256 {house_sha})\n"
+        f"day start    06:00 for 2026-11-28 (from house file sha256 {house_sha[:12]})\n"
     )
 
 

@@ -17,15 +17,16 @@ V9_ONLY = (
 ALTER TABLE events ALTER COLUMN shoe SET NOT NULL;
 ALTER TABLE log_findings DROP COLUMN stream;
 DROP TABLE day_cuts; DROP TABLE stream_marks;
+DROP TABLE periods; DROP TABLE period_records; DROP TABLE books_findings;
 UPDATE meta SET value = '8' WHERE key = 'schema_version';
 """
 )
-"""What schema 9 (issue 31, TEL/1 v1.2's books) added, undone: a database as schema 8 left it."""
+"""What schemas 10 (TEL/1 v1.2's book events) and 9 (the reconciled periods) added (issue
+31), undone: a database as schema 8 left it."""
 
-V4_ONLY = """
-DROP TABLE periods;
-DROP TABLE period_records;
-DROP TABLE books_findings;
+V4_ONLY = (
+    V9_ONLY
+    + """
 DROP TABLE shoe_failures;
 ALTER TABLE shoe_audits DROP COLUMN prefix_ranks;
 ALTER TABLE shoe_audits DROP COLUMN context_first_shoe;
@@ -46,9 +47,9 @@ ALTER TABLE wagers ALTER due TYPE DECIMAL(18,4);
 ALTER TABLE wagers ALTER settled TYPE DECIMAL(18,2);
 UPDATE meta SET value = '3' WHERE key = 'schema_version';
 """
-"""What schemas 8 (failed shoes), 7 (stored shoe prefixes), 5 (issue 13) and 4 (issue 14)
-added, undone: a
-database as schema 3 left it."""
+)
+"""What schemas 9 (the books), 8 (failed shoes), 7 (stored shoe prefixes), 5 (issue 13)
+and 4 (issue 14) added, undone: a database as schema 3 left it."""
 
 
 def make_v8(path: Path) -> None:
@@ -59,7 +60,7 @@ def make_v8(path: Path) -> None:
 
 
 def make_v3(path: Path) -> None:
-    make_v8(path)
+    open_store(path).close()
     con = duckdb.connect(str(path))
     con.execute(V4_ONLY)
     con.close()
@@ -145,9 +146,6 @@ def test_a_version_6_database_gains_the_stored_prefixes_and_run_fills_them(
     for column in ("prefix_ranks", "context_first_shoe", "context_banker", "context_banker_rounds"):
         con.execute(f"ALTER TABLE shoe_audits DROP COLUMN {column}")
     con.execute("DROP TABLE shoe_failures")
-    con.execute("DROP TABLE periods")
-    con.execute("DROP TABLE period_records")
-    con.execute("DROP TABLE books_findings")
     con.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     con.close()
 

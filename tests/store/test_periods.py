@@ -14,6 +14,7 @@ import pytest
 from audit.books.model import Adjustment, Figures, Period
 from audit.store import open_store
 from audit.store.periods import has_period, latest_books_day, load_periods, store_periods
+from tests.store.test_migration import V9_ONLY
 
 DAY = dt.date(2026, 11, 28)
 
@@ -112,10 +113,7 @@ def test_a_version_8_database_gains_the_periods_table(tmp_path: Path) -> None:
     db = tmp_path / "audit.duckdb"
     open_store(db).close()
     con = duckdb.connect(str(db))
-    con.execute("DROP TABLE periods")
-    con.execute("DROP TABLE period_records")  # schema 9's tables beside the periods
-    con.execute("DROP TABLE books_findings")
-    con.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")
+    con.execute(V9_ONLY)  # schemas 9 and 10 undone: a database as schema 8 left it
     con.close()
     write(db, [period("T01")])
     with open_store(db, read_only=True) as store:
