@@ -38,7 +38,7 @@ def stats_for_days(
     if not any(first <= d <= last for d in audited):
         span = str(first) if first == last else f"{first} to {last}"
         raise AuditError(f"no audited rounds in gaming day(s) {span}")
-    data = StatsData.of(*load_stats_frames(store, first, last))
+    data = StatsData.stored(load_stats_frames(store, first, last))
     return run_stats(data, registry, alpha=alpha, correction=correction)
 
 
