@@ -51,8 +51,10 @@ def count_tests(data: StatsData) -> Iterator[StatRow]:
     stakes = data.wager_facts().stakes.with_columns(pl.col("player").cast(pl.Categorical))
     seen = pl.col("ranks_before_round")
     shoe = 52 * pl.col("decks")
+    # lazily: an eager filter copied every column of a million rounds, rank lists too
     rounds = (
-        data.rounds.filter(pl.col("decks").is_not_null() & seen.is_not_null())
+        data.rounds.lazy()
+        .filter(pl.col("decks").is_not_null() & seen.is_not_null())
         .with_columns(
             k=seen.list.sum(),
             rc=pl.sum_horizontal(seen.list.get(i) * HI_LO[i] for i in range(len(RANKS))),
@@ -63,7 +65,7 @@ def count_tests(data: StatsData) -> Iterator[StatRow]:
         .filter(pl.col("k") < pl.col("big_n"))
         .select(ROUND_ID, SHOE_ID, "round", "gaming_day", "k", "big_n", "d", "tc")
     )
-    bets = stakes.join(rounds, on=ROUND_ID, how="inner")
+    bets = stakes.join(rounds.collect(), on=ROUND_ID, how="inner")
     # Each player's shoe is one run of rows, in the order of its bets (integer keys
     # only: the player id by its categorical code). The cumulative sum of each run is
     # the frame's running sum less the sum at the run's start: polars' cum_sum over

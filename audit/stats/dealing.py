@@ -128,6 +128,19 @@ def dealer_rounds(data: StatsData, registry: ProfileRegistry) -> pl.DataFrame:
         .filter(
             pl.all_horizontal(pl.col(c) >= 0 for c in REMAINING) & pl.col("upcard").is_not_null()
         )
+        # only what the rules below read: the rank lists and the cards-out columns of a
+        # million rounds were a gigabyte of the report's memory (issue 33)
+        .select(
+            *ROUND_KEY,
+            "profile_id",
+            "dealer",
+            "gaming_day",
+            "upcard",
+            "dealer_natural",
+            "dealer_bust",
+            "dealer_total",
+            *REMAINING,
+        )
         .collect()
     )
     parts = []
