@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import functools
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from pathlib import Path
@@ -79,13 +78,14 @@ def write_report(
     The folder is written whole and swapped in (:mod:`audit.reports.folder`):
     the report, the list of every flagged round, and a hand page for every
     flagged round of a replayed shoe (:func:`audit.batch.pages.write_hand_pages`:
-    one replay per shoe, on ``workers`` processes). Three things run at once,
-    each on a DuckDB connection of its own: a thread feeds the page workers,
-    another computes the statistics (polars and DuckDB release the GIL for most
-    of it), and this thread reads the report's figures and checks the evidence
-    (one core of Python, mostly): in turn, the statistics waited for the evidence
-    and ran alone after the last page (50.7 s for the report of a 1,000,000-round
-    night; at once, 43.8 s). ``generated_at`` defaults to now (UTC). Raises
+    one replay per shoe, on ``workers`` processes). The statistics come first,
+    alone: their polars frames grow with the rounds, and computed beside the rest
+    their peak added to everything else's (issue 33: 761 -> 533 MiB for the
+    report of the 100,000-round night; the 1,000,000-round night's 3.5-4.3 GB
+    were mostly that sum). Then two things run at once, each on a DuckDB
+    connection of its own: a thread feeds the page workers, and this thread
+    reads the report's figures and checks the evidence (one core of Python,
+    mostly). ``generated_at`` defaults to now (UTC). Raises
     :class:`audit.reports.report.NothingAuditedError` when no round of those
     days was audited (cli.md: exit 1). ``house`` (default: :func:`audit.books.house.load_house`)
     is the house file whose SHA-256 the report pins beside the Master Game Report.
@@ -143,6 +143,9 @@ def write_report(
         )
         return hide_ids(ctx, bankers), hide_ids(full, bankers)
 
+    # The statistics first, alone: their polars frames grow with the rounds, and beside
+    # the pages, the figures and the evidence check their peak added to everything else's
+    stats = report_statistics(store, chosen, registry, show_players=show_players)
     with report_sources(store, chosen, registry, reviews) as src:
         plan = plan_pages(store, src)
         # With pages to write, the figures are read while the first pages are: the page
@@ -151,18 +154,9 @@ def write_report(
         early = None if plan else figures(src)
         with report_folder(Path(out), swaps) as stage:
             options = PageOptions(stage.root, templates, show_players, bankers=bankers)
-            with (
-                _PagesBeside(store, plan, registry, options, workers) as pages,
-                _Beside(
-                    store,
-                    functools.partial(report_statistics, show_players=show_players),
-                    chosen,
-                    registry,
-                ) as statistics,
-            ):
+            with _PagesBeside(store, plan, registry, options, workers) as pages:
                 ctx, full = early or figures(src)
                 evidence = report_evidence(store, chosen, trail)
-                stats = statistics.result()
                 written = pages.result()
             stage.add(written)
             stage.write(HEADS_FILE, heads_text(store, trail, stamp))  # verify --report reads it
@@ -189,28 +183,6 @@ def write_report(
                 seal=write_sums,
             ).name
     return swaps[0].out / name
-
-
-class _Beside:
-    """``fn(store, *args)`` run in a thread of its own, on a DuckDB connection of its own
-    (a cursor of the store's), while the caller goes on; :meth:`result` waits for it."""
-
-    def __init__(self, store: Store, fn: Callable[..., Any], *args: Any) -> None:
-        self._own = Store(store.con.cursor(), store.path)
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix=getattr(fn, "__name__", "beside"))
-        self._done = self._pool.submit(fn, self._own, *args)
-
-    def __enter__(self) -> _Beside:
-        return self
-
-    def result(self) -> Any:
-        return self._done.result()
-
-    def __exit__(self, *exc: object) -> None:
-        with suppress(BaseException):
-            self._done.result()
-        self._pool.shutdown(wait=True)
-        self._own.close()
 
 
 class _PagesBeside:

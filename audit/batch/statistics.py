@@ -50,7 +50,7 @@ def stats_for_days(
         raise AuditError(f"no audited rounds in gaming day(s) {span}")
     the_house = house if house is not None else load_house()
     frames = load_stats_frames(store, first, last, house_sha256=the_house.sha256)
-    data = StatsData.of(*frames, last_day=last)
+    data = StatsData.stored(frames, last_day=last)
     return run_stats(
         data,
         registry,

@@ -46,21 +46,15 @@ SIGMA2 = 40 / 52
 
 def count_tests(data: StatsData) -> Iterator[StatRow]:
     """``count_betting`` for each player id logged."""
-    # One query, the player id as a categorical before grouping: hashing the id strings
-    # of 4M bets was most of the test's time (1.5 of 4.6 CPU-s, 1,000,000 rounds).
-    stakes = (
-        data.wagers.lazy()
-        .select(ROUND_ID, "kind", "hand", "player", "base_stake")  # then filter
-        .filter((pl.col("kind") == "main") & (pl.col("hand") == 0) & pl.col("player").is_not_null())
-        .with_columns(pl.col("player").cast(pl.Categorical))
-        .group_by([ROUND_ID, "player"])
-        .agg(pl.col("base_stake").cast(pl.Float64).sum().alias("s"))
-        .collect()
-    )
+    # each player's stake in a round, summed by the store (WagerFacts.stakes); the player
+    # id as a categorical: the runs below sort and compare its integer code
+    stakes = data.wager_facts().stakes.with_columns(pl.col("player").cast(pl.Categorical))
     seen = pl.col("ranks_before_round")
     shoe = 52 * pl.col("decks")
+    # lazily: an eager filter copied every column of a million rounds, rank lists too
     rounds = (
-        data.rounds.filter(pl.col("decks").is_not_null() & seen.is_not_null())
+        data.rounds.lazy()
+        .filter(pl.col("decks").is_not_null() & seen.is_not_null())
         .with_columns(
             k=seen.list.sum(),
             rc=pl.sum_horizontal(seen.list.get(i) * HI_LO[i] for i in range(len(RANKS))),
@@ -71,7 +65,7 @@ def count_tests(data: StatsData) -> Iterator[StatRow]:
         .filter(pl.col("k") < pl.col("big_n"))
         .select(ROUND_ID, SHOE_ID, "round", "gaming_day", "k", "big_n", "d", "tc")
     )
-    bets = stakes.join(rounds, on=ROUND_ID, how="inner")
+    bets = stakes.join(rounds.collect(), on=ROUND_ID, how="inner")
     # Each player's shoe is one run of rows, in the order of its bets (integer keys
     # only: the player id by its categorical code). The cumulative sum of each run is
     # the frame's running sum less the sum at the run's start: polars' cum_sum over

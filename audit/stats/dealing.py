@@ -103,15 +103,9 @@ def dealer_rounds(data: StatsData, registry: ProfileRegistry) -> pl.DataFrame:
         & pl.col("decks").is_not_null()
     )
     rules = _rules(registry, rounds.get_column("profile_id").unique().drop_nulls().to_list())
-    # the columns read, before the filter copies them: a night has millions of wagers
-    main = data.wagers.select(ROUND_ID, "kind", "natural", "bust", "surrendered").filter(
-        pl.col("kind") == "main"
-    )
     # the rounds with a player hand still open: a filter by id, not a join that would
     # gather every column of a million rounds (their rank lists too)
-    open_ids = main.filter(
-        ~pl.col("natural") & ~pl.col("bust") & ~pl.col("surrendered").fill_null(False)
-    ).select(ROUND_ID)
+    open_ids = data.wager_facts().open_rounds
     up = upcard_index(pl.col("dealer_upcard"))
     # a dealer who stood on his first card took no second: his cards out were those
     # before the round, and the up card (the players' cards are missed: a rule breach)
@@ -133,6 +127,19 @@ def dealer_rounds(data: StatsData, registry: ProfileRegistry) -> pl.DataFrame:
         .with_columns(_left(pl.col("decks"), "out"))
         .filter(
             pl.all_horizontal(pl.col(c) >= 0 for c in REMAINING) & pl.col("upcard").is_not_null()
+        )
+        # only what the rules below read: the rank lists and the cards-out columns of a
+        # million rounds were a gigabyte of the report's memory (issue 33)
+        .select(
+            *ROUND_KEY,
+            "profile_id",
+            "dealer",
+            "gaming_day",
+            "upcard",
+            "dealer_natural",
+            "dealer_bust",
+            "dealer_total",
+            *REMAINING,
         )
         .collect()
     )
@@ -262,7 +269,7 @@ def natural_tests(data: StatsData) -> Iterator[StatRow]:
         .with_columns(upcard=upcard_index(pl.col("dealer_upcard")))
     )
     yield from _dealer_naturals(rounds)
-    yield from _player_naturals(rounds, data.wagers)
+    yield from _player_naturals(rounds, data.wager_facts().box_naturals)
 
 
 def _rate_rows(
@@ -319,15 +326,9 @@ def _dealer_naturals(rounds: pl.LazyFrame) -> Iterator[StatRow]:
     )
 
 
-def _player_naturals(rounds: pl.LazyFrame, wagers: pl.DataFrame) -> Iterator[StatRow]:
+def _player_naturals(rounds: pl.LazyFrame, boxes: pl.DataFrame) -> Iterator[StatRow]:
     # a box that split held a pair, never a natural: it counts, as no natural
-    boxes = (
-        wagers.lazy()
-        .select(ROUND_ID, "kind", "hand", "box", "natural", "from_split")
-        .filter((pl.col("kind") == "main") & (pl.col("hand") == 0))
-        .group_by([ROUND_ID, "box"])
-        .agg(hit=(pl.col("natural") & ~pl.col("from_split")).any())
-    )
+    # (WagerFacts.box_naturals)
     n = pl.sum_horizontal(REMAINING)
     units = (
         rounds.with_columns(rank_columns(pl.col("ranks_before_round"), "out"))
@@ -338,7 +339,7 @@ def _player_naturals(rounds: pl.LazyFrame, wagers: pl.DataFrame) -> Iterator[Sta
             *dict.fromkeys(k for scope in PLAYER_NATURALS.scopes for k in SCOPE_KEYS[scope]),
             p=2 * pl.col(REMAINING[ACE]) * pl.col(REMAINING[TEN]) / (n * (n - 1)).cast(pl.Float64),
         )
-        .join(boxes, on=ROUND_ID, how="inner")  # a row a box: only what the test reads
+        .join(boxes.lazy(), on=ROUND_ID, how="inner")  # a row a box: only what the test reads
         .collect()
     )
     yield from _rate_rows(PLAYER_NATURALS, units, lambda o, n: f"{o:,} naturals in {n:,} boxes")

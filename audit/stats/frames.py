@@ -9,8 +9,10 @@ the same frames by hand.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass
+from typing import Protocol
 
 import polars as pl
 
@@ -24,6 +26,7 @@ __all__ = [
     "SIDE_BET_SCHEMA",
     "WAGER_SCHEMA",
     "StatsData",
+    "WagerFacts",
     "rank_columns",
     "upcard_index",
 ]
@@ -123,9 +126,76 @@ SHOE_ID = "sid"
 _UPCARD = {**{r: i for i, r in enumerate(RANKS)}, "J": 9, "Q": 9, "K": 9}
 
 
+class StoredFrames(Protocol):
+    """What the store loads (:class:`audit.store.stats_frames.StatsFrames`)."""
+
+    @property
+    def rounds(self) -> pl.DataFrame: ...
+    @property
+    def shoe_cards(self) -> pl.DataFrame: ...
+    @property
+    def orders(self) -> pl.DataFrame: ...
+    @property
+    def open_rounds(self) -> pl.DataFrame: ...
+    @property
+    def box_naturals(self) -> pl.DataFrame: ...
+    @property
+    def stakes(self) -> pl.DataFrame: ...
+    @property
+    def side_bets(self) -> pl.DataFrame: ...
+    @property
+    def periods(self) -> pl.DataFrame | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class WagerFacts:
+    """What the statistics read of the main wagers: three aggregates, never the wagers.
+
+    A night of 1,000,000 rounds has millions of wagers; the store makes these in
+    DuckDB (:func:`audit.store.stats_frames.load_stats_frames`), and
+    :meth:`of` derives the same from a wagers frame built by hand (issue 33).
+
+    Attributes:
+        open_rounds: ``rid`` of each round with a main hand still open when the dealer
+            played (neither a natural, nor bust, nor surrendered).
+        box_naturals: ``rid, box, hit``: each box's first main hand, ``hit`` when it is
+            a natural (a box that split held a pair: no natural).
+        stakes: ``rid, player, s``: each player's stake in a round (a Float64 sum over
+            the first main hands of his boxes).
+    """
+
+    open_rounds: pl.DataFrame
+    box_naturals: pl.DataFrame
+    stakes: pl.DataFrame
+
+    @classmethod
+    def of(cls, wagers: pl.DataFrame) -> WagerFacts:
+        """The aggregates of a wagers frame (:data:`WAGER_SCHEMA`), as the store makes them."""
+        main = wagers.lazy().filter(pl.col("kind") == "main")
+        first = main.filter(pl.col("hand") == 0)
+        return cls(
+            main.filter(
+                ~pl.col("natural") & ~pl.col("bust") & ~pl.col("surrendered").fill_null(False)
+            )
+            .select(ROUND_ID)
+            .collect(),
+            first.group_by([ROUND_ID, "box"])
+            .agg(hit=(pl.col("natural") & ~pl.col("from_split")).any())
+            .collect(),
+            first.filter(pl.col("player").is_not_null())
+            .group_by([ROUND_ID, "player"])
+            .agg(pl.col("base_stake").cast(pl.Float64).sum().alias("s"))
+            .collect(),
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class StatsData:
-    """The frames one ``stats`` run reads."""
+    """The frames one ``stats`` run reads.
+
+    ``wagers`` is a frame built by hand (empty when the store gave ``facts``);
+    :meth:`wager_facts` is what the tests read of it.
+    """
 
     rounds: pl.DataFrame
     wagers: pl.DataFrame
@@ -135,12 +205,31 @@ class StatsData:
     periods: pl.DataFrame
     last_day: dt.date | None = None
     """The selection's last gaming day (``payout_30d`` is judged on it); None: the rounds'."""
+    facts: WagerFacts | None = None
+
+    def wager_facts(self) -> WagerFacts:
+        """The wagers' aggregates: the store's, else derived from :attr:`wagers`."""
+        return self.facts if self.facts is not None else WagerFacts.of(self.wagers)
+
+    @classmethod
+    def stored(cls, frames: StoredFrames, *, last_day: dt.date | None = None) -> StatsData:
+        """The frames :func:`audit.store.stats_frames.load_stats_frames` read."""
+        facts = WagerFacts(frames.open_rounds, frames.box_naturals, frames.stakes)
+        return cls.of(
+            frames.rounds,
+            facts,
+            frames.shoe_cards,
+            frames.orders,
+            frames.side_bets,
+            frames.periods,
+            last_day=last_day,
+        )
 
     @classmethod
     def of(
         cls,
         rounds: pl.DataFrame | None = None,
-        wagers: pl.DataFrame | None = None,
+        wagers: pl.DataFrame | WagerFacts | None = None,
         shoe_cards: pl.DataFrame | None = None,
         orders: pl.DataFrame | None = None,
         side_bets: pl.DataFrame | None = None,
@@ -152,8 +241,12 @@ class StatsData:
 
         Frames built by hand may leave out ``rid`` and ``sid``: they are numbered
         here, a wager's (and a side bet's) from its round's key (one of no round
-        given has none).
+        given has none). ``wagers`` may be the store's :class:`WagerFacts` (their
+        ``rid`` are the stored rounds').
         """
+        if isinstance(wagers, WagerFacts):
+            data = cls.of(rounds, None, shoe_cards, orders, side_bets, periods, last_day=last_day)
+            return dataclasses.replace(data, facts=wagers)
         rounds, renumbered = _numbered(rounds)
         wagers = _with_round_ids(wagers, rounds, renumbered)
         side_bets = _with_round_ids(side_bets, rounds, renumbered)

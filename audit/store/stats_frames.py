@@ -15,7 +15,13 @@ if TYPE_CHECKING:
 
     from audit.store.store import Store
 
-__all__ = ["StatsFrames", "audited_days", "load_period_books", "load_stats_frames"]
+__all__ = [
+    "StatsFrames",
+    "audited_days",
+    "load_period_books",
+    "load_stats_frames",
+    "load_wager_rows",
+]
 
 _RANK_OF = (
     "CASE WHEN substr(card, 1, 1) IN ('T', 'J', 'Q', 'K') THEN 'T' ELSE substr(card, 1, 1) END"
@@ -37,11 +43,44 @@ FROM rounds r JOIN shoes s USING (table_id, shoe)
 WHERE r.gaming_day BETWEEN ? AND ?
 """
 
+# Every main wager, as WAGER_SCHEMA names its columns: what a wagers frame built by hand
+# holds (load_wager_rows), never what the statistics load.
 _WAGERS = """
 SELECT r.rowid AS rid, w.table_id, w.shoe, w.round, w.box, w.hand, w.spot, w.kind, w.player,
        w.base_stake, w."natural", w.bust, w.surrendered, w.from_split
 FROM wagers w LEFT JOIN rounds r USING (table_id, shoe, round)
 WHERE w.gaming_day BETWEEN ? AND ? AND w.kind = 'main'
+"""
+
+# The statistics read a night's millions of wagers only through three aggregates
+# (:class:`audit.stats.frames.WagerFacts`), made here: a frame of every wager (14
+# columns, strings among them) and the polars work over it cost the report about
+# 0.4 KB a round, 400 MB at 1,000,000 rounds (issue 33). Each mirrors the polars
+# expression that derives it from a wagers frame built by hand (:mod:`audit.stats.frames`),
+# null for null.
+_MAIN_WAGERS = """
+FROM wagers w JOIN rounds r USING (table_id, shoe, round)
+WHERE w.gaming_day BETWEEN ? AND ? AND w.kind = 'main'
+"""
+
+# the rounds with a player hand still open when the dealer played (dealer_outcomes)
+_OPEN_ROUNDS = f"""
+SELECT DISTINCT r.rowid AS rid {_MAIN_WAGERS}
+  AND NOT w."natural" AND NOT w.bust AND NOT coalesce(w.surrendered, false)
+"""
+
+# each box's first hand: a natural, unless the box split (player_naturals)
+_BOX_NATURALS = f"""
+SELECT r.rowid AS rid, w.box, coalesce(bool_or(w."natural" AND NOT w.from_split), false) AS hit
+{_MAIN_WAGERS} AND w.hand = 0
+GROUP BY ALL
+"""
+
+# each player's stake in a round, over his boxes' first hands (count_betting)
+_ROUND_STAKES = f"""
+SELECT r.rowid AS rid, w.player, sum(CAST(w.base_stake AS DOUBLE)) AS s
+{_MAIN_WAGERS} AND w.hand = 0 AND w.player IS NOT NULL
+GROUP BY ALL
 """
 
 # The cards seen in each shoe's prefix of fixed length: up to the cut card's
@@ -139,10 +178,15 @@ def _frame(store: Store, sql: str, days: tuple[dt.date, dt.date]) -> pl.DataFram
 
 
 class StatsFrames(NamedTuple):
+    """The frames of :func:`load_stats_frames`; ``open_rounds``, ``box_naturals`` and
+    ``stakes`` are the wagers' aggregates (:class:`audit.stats.frames.WagerFacts`)."""
+
     rounds: pl.DataFrame
-    wagers: pl.DataFrame
     shoe_cards: pl.DataFrame
     orders: pl.DataFrame
+    open_rounds: pl.DataFrame
+    box_naturals: pl.DataFrame
+    stakes: pl.DataFrame
     side_bets: pl.DataFrame
     periods: pl.DataFrame | None
     """None: a database without the ``periods`` table (before schema 9)."""
@@ -151,18 +195,21 @@ class StatsFrames(NamedTuple):
 def load_stats_frames(
     store: Store, first: dt.date, last: dt.date, *, house_sha256: str | None = None
 ) -> StatsFrames:
-    """The rounds, wagers, shoe prefixes and shuffle orders of gaming days ``first``..``last``;
-    their side bets; and the stored periods of every gaming day up to ``last``, each read as
-    ``not_audited`` when reconciled under a house file other than ``house_sha256``."""
+    """The rounds, shoe prefixes, shuffle orders and the wagers' aggregates of gaming days
+    ``first``..``last``; their side bets; and the stored periods of every gaming day up to
+    ``last``, each read as ``not_audited`` when reconciled under a house file other than
+    ``house_sha256``."""
     import polars as pl
 
     days = (first, last)
     periods = load_period_books(store, last, house_sha256=house_sha256)
     return StatsFrames(
         _frame(store, _ROUNDS, days),
-        _frame(store, _WAGERS, days),
         pl.concat([_frame(store, _STORED_SHOE_CARDS, days), _frame(store, _SHOE_CARDS, days)]),
         _frame(store, _ORDERS, days),
+        _frame(store, _OPEN_ROUNDS, days),
+        _frame(store, _BOX_NATURALS, days),
+        _frame(store, _ROUND_STAKES, days),
         _frame(store, _SIDE_BETS, days),
         periods,
     )
@@ -184,6 +231,13 @@ def _has_table(store: Store, name: str) -> bool:
         "SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]
     ).fetchall()  # every row fetched: the connection is free for the relations that follow
     return bool(rows and rows[0][0])
+
+
+def load_wager_rows(store: Store, first: dt.date, last: dt.date) -> pl.DataFrame:
+    """Every main wager of gaming days ``first``..``last``, one row each: the frame that
+    :meth:`audit.stats.frames.WagerFacts.of` turns into what :func:`load_stats_frames`
+    reads in SQL (the check that both agree)."""
+    return _frame(store, _WAGERS, (first, last))
 
 
 def audited_days(store: Store) -> list[dt.date]:

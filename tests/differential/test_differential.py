@@ -139,7 +139,9 @@ def _differential(
 def test_the_compiled_engine_agrees_with_its_sources(
     pure: PureProcess, record_property: Record
 ) -> None:
-    assert _differential(pure, 8, (30, 50), 28, record_property) >= 240
+    # three nights (issue 33: eight were a twentieth of the default suite's time); the
+    # slow test compares 20,000 shoes
+    assert _differential(pure, 3, (30, 50), 28, record_property) >= 90
 
 
 SLOW_SHOES = int(10_000 * float(os.environ.get("SHOE_AUDIT_FUZZ_SCALE", "1")))

@@ -11,8 +11,10 @@ JSON, valid lines mutated one to three times, and valid but adversarial TEL/1
 shoes. A validate or an ingest example is a whole file mixing all three (a
 DuckDB pass costs the same for 30 lines or 300), shuffled.
 
-The default suite runs about 2,800 examples (about a minute of CPU); the
-``slow`` tests the same properties over about 100,200 (``make test-slow``;
+The default suite runs :data:`DEFAULT`, 786 examples in all, a smoke test of
+every layer (issue 33: 2,800 were a tenth of the default suite's time, for what
+the volume runs find); the ``slow`` tests the same properties over about
+100,200 (``make test-slow``;
 :data:`SLOW` has the counts), and ``SHOE_AUDIT_FUZZ_SCALE=N`` multiplies
 those for a longer hunt. Each test records how many times it called the code
 under test (``fuzz_examples``), and ``tests/fuzz/conftest.py`` prints the
@@ -61,6 +63,10 @@ Measured at a fifth of these (``SHOE_AUDIT_FUZZ_SCALE=0.2``, ``-n 2``, the
 machine at load 7): 8.8, 7.4, 690, 1,660 and 74 CPU-ms an example, so about
 1,200 CPU-seconds in all, ten minutes of wall time on two free cores.
 """
+
+DEFAULT = {"parse_line": 400, "parse_line_mutated": 300, "validate": 4, "ingest": 2, "engine": 80}
+"""Examples of each test of the default suite: every property once over each layer of
+input, at a thirtieth or less of :data:`SLOW` (``make test`` under 8 minutes, issue 33)."""
 
 
 def _volume(n: int) -> int:
@@ -159,11 +165,11 @@ def check_parse_line(line: str | bytes) -> None:
 
 
 def test_parse_line_takes_anything(record_property: Record) -> None:
-    _fuzz(check_parse_line, [LINES], 1_500, record_property)
+    _fuzz(check_parse_line, [LINES], DEFAULT["parse_line"], record_property)
 
 
 def test_parse_line_takes_any_mutated_event(record_property: Record) -> None:
-    _fuzz(check_parse_line, [mutated_lines()], 1_000, record_property)
+    _fuzz(check_parse_line, [mutated_lines()], DEFAULT["parse_line_mutated"], record_property)
 
 
 @pytest.mark.slow
@@ -223,7 +229,9 @@ def _fuzz_validate(n: int, record: Record) -> None:
 
 
 def test_validate_takes_any_file(record_property: Record) -> None:
-    _fuzz_validate(12, record_property)  # each a DuckDB validate of up to ~4,000 lines
+    _fuzz_validate(
+        DEFAULT["validate"], record_property
+    )  # each a DuckDB validate of up to ~4,000 lines
 
 
 @pytest.mark.slow
@@ -282,7 +290,7 @@ def _fuzz_ingest(n: int, record: Record) -> None:
 
 
 def test_ingest_run_verify_take_any_file(record_property: Record) -> None:
-    _fuzz_ingest(5, record_property)  # each an ingest, a run and a verify
+    _fuzz_ingest(DEFAULT["ingest"], record_property)  # each an ingest, a run and a verify
 
 
 @pytest.mark.slow
@@ -313,9 +321,17 @@ def _fuzz_engine(n: int, record: Record) -> None:
 
 
 def test_the_engine_takes_any_valid_shoe(record_property: Record) -> None:
-    _fuzz_engine(300, record_property)
+    _fuzz_engine(DEFAULT["engine"], record_property)
 
 
 @pytest.mark.slow
 def test_the_engine_takes_any_valid_shoe_at_volume(record_property: Record) -> None:
     _fuzz_engine(_volume(SLOW["engine"]), record_property)
+
+
+def test_the_default_suite_fuzzes_a_sample_and_the_slow_one_the_volume() -> None:
+    """Issue 33: the default suite's share stays small (it runs on every ``make test``),
+    and every property keeps its volume run in ``-m slow`` (at least 30 times as many)."""
+    assert set(DEFAULT) == set(SLOW)
+    assert sum(DEFAULT.values()) <= 800
+    assert all(SLOW[k] >= 30 * DEFAULT[k] for k in DEFAULT)

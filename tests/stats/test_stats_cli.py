@@ -193,7 +193,6 @@ def test_the_stored_round_ids_give_the_stats_that_the_round_keys_give(night_db: 
     """The stored frames name each round and shoe by an integer (``rid``, ``sid``) that
     the tests join by; frames built by hand are numbered from their keys. Both must give
     every row alike, and a wager whose ids do not match its round's must not pass."""
-    import dataclasses
     import datetime as dt
 
     import polars as pl
@@ -202,12 +201,16 @@ def test_the_stored_round_ids_give_the_stats_that_the_round_keys_give(night_db: 
     from audit.stats.frames import StatsData
     from audit.stats.suite import run_stats
     from audit.store import open_store
-    from audit.store.stats_frames import load_stats_frames
+    from audit.store.stats_frames import load_stats_frames, load_wager_rows
 
+    days = dt.date(2000, 1, 1), dt.date(2100, 1, 1)
     with open_store(night_db, read_only=True) as store:
-        frames = load_stats_frames(store, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
-    stored = StatsData.of(*frames)
-    by_keys = StatsData.of(frames.rounds.drop("rid", "sid"), frames.wagers.drop("rid"), *frames[2:])
+        frames = load_stats_frames(store, *days)
+        wagers = load_wager_rows(store, *days)
+    stored = StatsData.stored(frames)
+    by_keys = StatsData.of(
+        frames.rounds.drop("rid", "sid"), wagers.drop("rid"), frames.shoe_cards, frames.orders
+    )
     assert stored.rounds["rid"].to_list() != by_keys.rounds["rid"].to_list()  # not the same ids
     registry = load_registry()
 
@@ -219,7 +222,9 @@ def test_the_stored_round_ids_give_the_stats_that_the_round_keys_give(night_db: 
     assert {"dealer_bust", "player_naturals"} <= {r[0] for r in want}
     assert rows(stored) == want
     # wagers tied to no round of the frame (ids shifted): the tests that join them see none
-    shifted = dataclasses.replace(stored, wagers=stored.wagers.with_columns(pl.col("rid") + 10**9))
+    shifted = StatsData.of(
+        frames.rounds, wagers.with_columns(pl.col("rid") + 10**9), frames.shoe_cards, frames.orders
+    )
     lost = {r[0] for r in rows(shifted)}
     assert "player_naturals" not in lost and "dealer_bust" not in lost
 
@@ -275,3 +280,37 @@ def test_untrusted_ids_are_neither_formulas_nor_terminal_escapes() -> None:
     line = io.StringIO()
     write_stats(result, StatsFormat.jsonl, line)
     assert "\x1b" not in line.getvalue() and json.loads(line.getvalue())["subject"] == evil
+
+
+def test_the_wagers_are_read_as_the_three_aggregates_the_store_makes(night_db: Path) -> None:
+    """Issue 33: the statistics never load the wagers (a frame of every one was most of
+    a 1,000,000-round report's memory); the store's aggregates are, row for row, what
+    the polars expressions make of the wagers' rows."""
+    import datetime as dt
+
+    import polars as pl
+
+    from audit.stats.frames import StatsData, WagerFacts
+    from audit.store import open_store
+    from audit.store.stats_frames import load_stats_frames, load_wager_rows
+
+    days = dt.date(2000, 1, 1), dt.date(2100, 1, 1)
+    with open_store(night_db, read_only=True) as store:
+        frames = load_stats_frames(store, *days)
+        rows = load_wager_rows(store, *days)
+    data = StatsData.stored(frames)
+    assert data.wagers.is_empty() and data.facts is not None
+    stored, derived = data.facts, WagerFacts.of(rows)
+
+    def rows(frame: pl.DataFrame, like: pl.DataFrame) -> list[tuple[object, ...]]:
+        # a wager of no stored round has no rid: no statistic reads it either way
+        return sorted(frame.filter(pl.col("rid").is_not_null()).select(like.columns).iter_rows())
+
+    assert stored.box_naturals.height > 0 and stored.stakes.height > 0
+    assert sorted(set(rows(derived.open_rounds, stored.open_rounds))) == rows(
+        stored.open_rounds, stored.open_rounds
+    )
+    for name in ("box_naturals", "stakes"):
+        want = getattr(stored, name)
+        assert rows(getattr(derived, name), want) == rows(want, want), name
+    assert stored.box_naturals["hit"].any()  # the night has naturals

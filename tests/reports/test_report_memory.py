@@ -1,0 +1,45 @@
+"""The report's memory (issue 33): a 1,000,000-round night's report peaked at 3.5-4.3 GB,
+mostly the statistics' polars frames computed beside the hand pages, the figures and the
+evidence check, every peak added to the others'. ``benchmarks/report_bench.py`` measures
+it; these hold the shape that keeps it down."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from audit.batch.nightly import write_report
+from audit.store import Store
+from tests.reports.conftest import STAMP
+from tests.reports.nights import DAY
+
+
+def test_the_statistics_run_alone_before_the_pages_and_the_figures(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import audit.batch.statistics as statistics
+
+    threads: list[list[str]] = []
+    real = statistics.report_statistics
+
+    def counted(*args: object, **kw: object) -> object:
+        threads.append(sorted(t.name for t in threading.enumerate()))
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(statistics, "report_statistics", counted)
+    index = write_report(store, [DAY], tmp_path / "report", "html", generated_at=STAMP, workers=2)
+    assert len(threads) == 1
+    assert not any(name.startswith("hand-pages") for name in threads[0]), threads[0]
+    assert threads[0] == sorted(t.name for t in threading.enumerate())  # nothing beside it
+    assert "<h2>Statistics</h2>" in index.read_text(encoding="utf-8")
+
+
+def test_the_report_reads_no_frame_of_every_wager(store: Store) -> None:
+    from audit.stats.frames import StatsData
+    from audit.store.stats_frames import load_stats_frames
+
+    data = StatsData.stored(load_stats_frames(store, DAY, DAY))
+    assert data.wagers.is_empty() and data.facts is not None
+    assert data.facts.stakes.height > 0
