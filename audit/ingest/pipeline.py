@@ -238,14 +238,11 @@ def ingest_paths(
     summary.files += [FileSummary(str(d), error=why) for d, why in found.unlisted]
     days: set[dt.date] = set()
     now = dt.datetime.now(dt.UTC)
-    # The bulk insert is most of an ingest: in any order, it keeps both threads busy
-    # (issue 33: a fifth off the insert); every reader of events sorts what it reads.
-    with store.unordered_inserts():
-        for group in _groups(files):
-            with store.transaction() as con:
-                con.execute(TOUCHED)
-                summary.files += _ingest_group(store, session, group, on_batch, now)
-                days.update(refresh_derived(store))
+    for group in _groups(files):
+        with store.transaction() as con:
+            con.execute(TOUCHED)
+            summary.files += _ingest_group(store, session, group, on_batch, now)
+            days.update(refresh_derived(store))
     if found.unlisted:
         with store.transaction():
             ledger.append(store, note_unread(store, summary.files[: len(found.unlisted)], now))

@@ -163,24 +163,6 @@ class Store:
         finally:
             self.con.execute("SET memory_limit = ?", [self.memory])
 
-    @contextmanager
-    def unordered_inserts(self) -> Iterator[None]:
-        """Inserts inside the block may store their rows in any order (DuckDB's
-        ``preserve_insertion_order`` off): both threads then write ``events`` at once.
-
-        Nothing reads a table in the order its rows were inserted: every reader sorts
-        (by ``file_id, line_no``, ``seq``, ...), and a zone map only needs each
-        insert's rows together, which they still are.
-        """
-        (before,) = self.con.execute(
-            "SELECT current_setting('preserve_insertion_order')"
-        ).fetchall()[0]
-        self.con.execute("SET preserve_insertion_order = false")
-        try:
-            yield
-        finally:
-            self.con.execute(f"SET preserve_insertion_order = {bool(before)}")
-
     def close(self) -> None:
         try:
             self.con.close()

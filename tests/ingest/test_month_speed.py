@@ -1,8 +1,6 @@
-"""Issue 33: speed on a casino's month (many files, many gaming days).
+"""Issue 33: the month-shaped corpus the benchmark measures (many files, many gaming days).
 
-The figures live in benchmarks/ (a timing here would fail on a loaded machine); these
-tests hold the means the figures were bought with, and the month-shaped corpus the
-benchmark measures.
+The figures live in benchmarks/ (a timing here would fail on a loaded machine).
 """
 
 from __future__ import annotations
@@ -14,57 +12,7 @@ from types import ModuleType
 
 import pytest
 
-from audit.ingest import ingest_paths
-from audit.ingest.reader import Batch
-from audit.store import Store
-from tests.ingest.helpers import shoe_events, write_events
-
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def _setting(store: Store) -> bool:
-    return bool(
-        store.con.execute("SELECT current_setting('preserve_insertion_order')").fetchall()[0][0]
-    )
-
-
-def test_ingest_stores_events_in_any_order_and_restores_the_setting(
-    store: Store, tmp_path: Path
-) -> None:
-    """The bulk insert runs with DuckDB's ``preserve_insertion_order`` off (both threads
-    write ``events``), only while ingest runs; what is stored is the same either way."""
-    files = [
-        write_events(tmp_path / f"T0{t}.jsonl", shoe_events(table=f"T0{t}", rounds=40))
-        for t in range(1, 4)
-    ]
-    seen: list[bool] = []
-
-    def note(path: Path, batch: Batch) -> None:
-        seen.append(_setting(store))
-
-    assert _setting(store) is True
-    summary = ingest_paths(store, files, on_batch=note)
-    assert seen and not any(seen)  # off while the batches are stored
-    assert _setting(store) is True  # and back as it was
-    ordered = store.con.execute(
-        "SELECT f.path, e.line_no, e.raw FROM events e JOIN input_files f USING (file_id)"
-        " ORDER BY 1, 2"
-    ).fetchall()
-    assert len(ordered) == summary.new == sum(len(p.read_text().splitlines()) for p in files)
-    for path in files:
-        lines = path.read_text().splitlines()
-        assert [r for p, _, r in ordered if p == str(path)] == lines
-
-
-def test_the_setting_comes_back_when_ingest_fails(store: Store, tmp_path: Path) -> None:
-    path = write_events(tmp_path / "T01.jsonl", shoe_events(table="T01", rounds=2))
-
-    def stop(path: Path, batch: Batch) -> None:
-        raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        ingest_paths(store, [path], on_batch=stop)
-    assert _setting(store) is True
 
 
 def _bench() -> ModuleType:
