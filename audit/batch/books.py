@@ -57,6 +57,16 @@ def _resolve_tables(store: Store, given: Sequence[str]) -> list[str]:
     return out
 
 
+def with_log(store: Store, trail: Sequence[Adjustment]) -> list[Adjustment]:
+    """The log's adjustments (``adjustment`` events) and then ``trail``'s: every adjustment
+    ``run`` applied, so that a period it reconciled reads as it was judged, not as
+    ``not_audited``, and the adjustment log lists both sources (accounting.md
+    "Adjustments")."""
+    from audit.store.books import log_adjustments
+
+    return [*log_adjustments(store), *(a for a in trail if a.source != "log")]
+
+
 def _with_shift(adjustments: Sequence[Adjustment], house: House) -> list[Adjustment]:
     """Each adjustment naming its period's shift (the only one, at a house with one)."""
     return [
@@ -76,7 +86,7 @@ def books_view(
     adjustments: Sequence[Adjustment] = (),
 ) -> BooksView:
     """The Master Game Report of the gaming days ``days`` (default: the latest with books),
-    with the trail's (and the log's) ``adjustments``.
+    with the trail's ``adjustments`` and the log's (read here, :func:`with_log`).
 
     ``tables`` and ``pit`` select subjects: a ``--table`` keeps its periods' and its own
     totals, a ``--pit`` its tables' and its own; the casino's totals only when neither
@@ -102,6 +112,7 @@ def books_view(
                 ) from None
         first = last = latest
     wanted = _resolve_tables(store, tables) if tables else None
+    adjustments = with_log(store, adjustments)
     resolved = _with_shift(adjustments, house)
     stored = load_periods(
         con,
@@ -292,8 +303,8 @@ def report_books(
     days (the report then shows no Master Game Report, and is otherwise unchanged).
 
     Reads the stored periods (back to the 1st of January, for MTD and YTD), their records
-    and ``ACCT_`` findings (:mod:`audit.store.books_detail`), with the trail's and the
-    log's ``adjustments``; a flagged period gets its page, its rounds linked by
+    and ``ACCT_`` findings (:mod:`audit.store.books_detail`), with the trail's
+    ``adjustments`` and the log's (:func:`with_log`); a flagged period gets its page, its rounds linked by
     ``hand_link(table, shoe, round)``. ``link`` makes a period page's link (default: the
     report folder's); with ``every``, each period of the days gets a page (``serve``)."""
     from audit.books.mgr import adjustment_log, mgr_rows
@@ -302,7 +313,7 @@ def report_books(
     from audit.store.periods import load_periods
 
     first, last = days[0], days[-1]
-    resolved = _with_shift(adjustments, house)
+    resolved = _with_shift(with_log(store, adjustments), house)
     stored = load_periods(
         store.con,
         first=_year_start(first),

@@ -411,3 +411,21 @@ def day_cuts(store: Store) -> list[DayCut]:
             "SELECT gaming_day, day_start, house_sha256 FROM day_cuts ORDER BY 1"
         ).fetchall()
     ]
+
+
+def log_adjustments(store: Store) -> list[AdjustmentRecord]:
+    """The ``adjustment`` events of the log (source ``log``), in stream and ``seq`` order:
+    the readers of the stored books (``books``, ``report``, ``serve``) apply them beside the
+    trail's, as ``run`` did, without reading every other book record."""
+    books = Books()
+    rows = store.con.sql(
+        f"""SELECT e.id, e.table_id, {_STREAM} AS stream_id, e.seq, e.ts_local,
+                   e.utc_offset_min, e.type, e.amount, e."ref", e.gaming_day, e.shift,
+                   e."line", e.reason, e."by", e.reverses, f.path, e.line_no
+            FROM events e LEFT JOIN input_files f USING (file_id)
+            WHERE e.type = 'adjustment'
+            ORDER BY stream_id, e.seq, e.id"""
+    ).to_arrow_table()
+    for row in rows.to_pylist():
+        _add(books, row)
+    return books.adjustments
