@@ -153,6 +153,27 @@ def books_view(
     return view
 
 
+BOOKS_STATUSES = ("reconciled", "pending", "incomplete", "not_audited")
+"""A period's statuses (accounting.md "When a period is judged"), as ``status`` lists them."""
+
+
+def periods_by_status(store: Store, house: House, trail: Sequence[Adjustment]) -> dict[str, int]:
+    """``status``' books: every stored period counted by its status as read now (the house
+    file ``house``, the log's and ``trail``'s adjustments, what was ingested since ``run``),
+    each status listed, 0 included."""
+    from audit.store.periods import load_periods
+
+    stored = load_periods(
+        store.con,
+        house_sha256=house.sha256,
+        adjustments=_with_shift(with_log(store, trail), house),
+    )
+    out = dict.fromkeys(BOOKS_STATUSES, 0)
+    for s in stored:
+        out[s.period.status] = out.get(s.period.status, 0) + 1
+    return out
+
+
 def _pit_of(stored: Sequence[StoredPeriod], row: dict[str, Any]) -> str | None:
     return next((s.period.pit for s in stored if s.period.table == row["table"]), None)
 

@@ -136,3 +136,25 @@ def test_log_adjustments_are_applied_by_books_as_by_run(tmp_path: Path) -> None:
     log = jsonl(cli(*base, "--adjustments"))
     assert len(log) == len(injected)
     assert {r["source"] for r in log} == {"log"} and all(r["reportable"] for r in log)
+
+
+def test_status_counts_periods_by_status(
+    night: tuple[Path, Path], two_days: Path, tmp_path: Path
+) -> None:
+    """accounting.md "Command line": ``status`` adds periods by status (``--json``: a
+    ``books`` key), not_audited included once a later file is ingested."""
+    out, house = night
+    db = copy_db(two_days, tmp_path)
+    shown = jsonl(cli("books", "--db", str(db), "--house", str(house), "--format", "jsonl",
+                      "--level", "shift", "--from", DAYS[0], "--to", DAYS[1]))  # fmt: skip
+    want = {s: sum(r["status"] == s for r in shown) for s in
+            ("reconciled", "pending", "incomplete", "not_audited")}  # fmt: skip
+    got = json.loads(cli("status", "--db", str(db), "--house", str(house), "--json").stdout)
+    assert got["books"] == want and sum(want.values()) == len(shown) > 0
+    text = cli("status", "--db", str(db), "--house", str(house))
+    assert text.exit_code == 0
+    (line,) = [x for x in text.stdout.splitlines() if x.startswith("books ")]
+    assert f"{len(shown)} periods: {want['reconciled']} reconciled" in line
+    assert cli("ingest", "--db", str(db), str(out / DAYS[2])).exit_code == 0
+    later = json.loads(cli("status", "--db", str(db), "--house", str(house), "--json").stdout)
+    assert later["books"]["not_audited"] >= sum(r["gaming_day"] == DAYS[1] for r in shown) > 0
