@@ -346,3 +346,26 @@ def has_period(con: Any, table: str, gaming_day: dt.date, shift: str) -> bool:
         [table, gaming_day, shift],
     ).fetchone()
     return bool(row and row[0])
+
+
+def book_days_of_files(con: Any, file_ids: Sequence[int], day_start_min: int) -> list[dt.date]:
+    """The gaming days the book records of the files ``file_ids`` belong to (cli.md: for
+    ``nightly``, a ``drop_count``'s or ``adjustment``'s gaming day is its ``gaming_day``,
+    another new event's its period's): the day of the record's ``ts``, cut at
+    ``day_start_min`` minutes past midnight, which is its period's, as every shift's trays
+    are counted at its change and the first shift starts with the gaming day (a session
+    left open across the day start is the one exception: ``ACCT_NO_INVENTORY``)."""
+    if not file_ids:
+        return []
+    rows = con.execute(
+        f"""SELECT DISTINCT CASE WHEN type IN ('drop_count', 'adjustment')
+                                 THEN gaming_day
+                                 ELSE CAST(ts_local - to_minutes({int(day_start_min)}) AS DATE)
+                            END AS d
+            FROM events
+            WHERE file_id IN (SELECT unnest(?)) AND shoe IS NULL
+              AND type IN (SELECT unnest(?)) AND d IS NOT NULL
+            ORDER BY 1""",
+        [list(file_ids), list(_BOOK_TYPES)],
+    ).fetchall()
+    return [d for (d,) in rows]

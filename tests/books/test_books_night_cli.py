@@ -158,3 +158,29 @@ def test_status_counts_periods_by_status(
     assert cli("ingest", "--db", str(db), str(out / DAYS[2])).exit_code == 0
     later = json.loads(cli("status", "--db", str(db), "--house", str(house), "--json").stdout)
     assert later["books"]["not_audited"] >= sum(r["gaming_day"] == DAYS[1] for r in shown) > 0
+
+
+def test_nightly_of_the_count_room_file_alone_judges_its_gaming_day(
+    night: tuple[Path, Path], two_days: Path, tmp_path: Path
+) -> None:
+    """cli.md (v1.2): for ``nightly``, a ``drop_count``'s gaming day is its ``gaming_day``
+    (the count room counts the 28th's boxes on the morning of the 29th), and ``--fail-on``
+    counts the ``ACCT_`` findings of those days raised so far."""
+    out, house = night
+    db = copy_db(two_days, tmp_path / "db")
+    count_file = out / DAYS[0] / "COUNT.jsonl"
+    got = cli("nightly", str(count_file), "--db", str(db), "--house", str(house),
+              "--out", str(tmp_path / "rep"), "--fail-on", "critical", "--json")  # fmt: skip
+    summary = json.loads(got.stdout)
+    assert summary["gaming_days"] == [DAYS[0]]
+    listed = jsonl(cli("findings", "--db", str(db), "--date", DAYS[0], "--format", "jsonl"))
+    critical = [f for f in listed if f["severity"] == "critical"]
+    assert critical and all(f["code"].startswith("ACCT_") for f in critical), listed
+    assert {f["gaming_day"] for f in listed} == {DAYS[0]}
+    assert summary["failing_findings"] == len(critical)
+    assert got.exit_code == 3
+    # the cage's file alone: its copies' period's day, the day of their ts
+    cage = cli("nightly", str(out / DAYS[1] / "CAGE.jsonl"), "--db", str(db), "--house",
+               str(house), "--out", str(tmp_path / "rep2"), "--json")  # fmt: skip
+    assert cage.exit_code == 0, cage.output
+    assert json.loads(cage.stdout)["gaming_days"] == [DAYS[1]]
