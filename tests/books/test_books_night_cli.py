@@ -184,3 +184,42 @@ def test_nightly_of_the_count_room_file_alone_judges_its_gaming_day(
                str(house), "--out", str(tmp_path / "rep2"), "--json")  # fmt: skip
     assert cage.exit_code == 0, cage.output
     assert json.loads(cage.stdout)["gaming_days"] == [DAYS[1]]
+
+
+def test_acct_finding_reviewed_by_id_shows_on_its_period_page(
+    night: tuple[Path, Path], two_days: Path, tmp_path: Path
+) -> None:
+    """accounting.md "In the compliance report": a flagged period's page shows its findings
+    and reviews; an ``ACCT_`` finding is reviewed by its stable id (a prefix), like any."""
+    from html.parser import HTMLParser
+
+    from audit.review import ReviewTrail
+    from tests.accounts import BOSS, BOSS_PASSWORD, add_accounts
+
+    _, house = night
+    db = copy_db(two_days, tmp_path / "db")
+    add_accounts(ReviewTrail.beside(db), password=BOSS_PASSWORD)  # the manager alone
+    listed = jsonl(cli("findings", "--db", str(db), "--format", "jsonl"))
+    acct = next(f for f in listed if f["code"].startswith("ACCT_"))
+    done = cli("review", acct["id"][:10], "--confirm", "--note", "tray short, see video",
+               "--by", BOSS, "--password-stdin", "--db", str(db), input=BOSS_PASSWORD + "\n")  # fmt: skip
+    assert done.exit_code == 0, done.output
+    again = {f["id"]: f for f in jsonl(cli("findings", "--db", str(db), "--format", "jsonl"))}
+    assert again[acct["id"]]["review"]["status"] == "confirmed"
+    out = tmp_path / "rep"
+    rep = cli("report", "--db", str(db), "--house", str(house), "--date", acct["gaming_day"],
+              "--out", str(out))  # fmt: skip
+    assert rep.exit_code == 0, rep.output
+    page = out / "periods" / acct["table"] / f"{acct['gaming_day']}-{acct['shift']}.html"
+
+    class Reviews(HTMLParser):
+        found: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            cls = dict(attrs).get("class") or ""
+            if "review-confirmed" in cls.split():
+                self.found.append(tag)
+
+    parser = Reviews()
+    parser.feed(page.read_text())
+    assert parser.found, "the confirmed review is on the period's page"
