@@ -201,8 +201,10 @@ def test_acct_finding_reviewed_by_id_shows_on_its_period_page(
     add_accounts(ReviewTrail.beside(db), password=BOSS_PASSWORD)  # the manager alone
     listed = jsonl(cli("findings", "--db", str(db), "--format", "jsonl"))
     acct = next(f for f in listed if f["code"].startswith("ACCT_"))
-    done = cli("review", acct["id"][:10], "--confirm", "--note", "tray short, see video",
-               "--by", BOSS, "--password-stdin", "--db", str(db), input=BOSS_PASSWORD + "\n")  # fmt: skip
+    done = cli(
+        "review", acct["id"][:10], "--confirm", "--note", "tray short, see video",
+        "--by", BOSS, "--password-stdin", "--db", str(db), input=BOSS_PASSWORD + "\n",
+    )  # fmt: skip
     assert done.exit_code == 0, done.output
     again = {f["id"]: f for f in jsonl(cli("findings", "--db", str(db), "--format", "jsonl"))}
     assert again[acct["id"]]["review"]["status"] == "confirmed"
@@ -213,7 +215,9 @@ def test_acct_finding_reviewed_by_id_shows_on_its_period_page(
     page = out / "periods" / acct["table"] / f"{acct['gaming_day']}-{acct['shift']}.html"
 
     class Reviews(HTMLParser):
-        found: list[str] = []
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: list[str] = []
 
         def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
             cls = dict(attrs).get("class") or ""
