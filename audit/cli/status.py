@@ -37,8 +37,9 @@ def status_cmd(
     and run, the engine version, and the books' periods by status (reconciled,
     pending, incomplete, not audited: changed since `run` judged them). Shoes are
     audited (and current), not yet audited, or out of date (their events, the
-    engine or their profile changed since: `run` redoes them); open shoes have no shoe_close yet. The house file
-    (--house, else house.toml in --profiles, else the packaged one) with its
+    engine or their profile changed since: `run` redoes them); open shoes have no
+    shoe_close yet. The house file (--house, else house.toml in --profiles, else
+    the packaged one) with its
     SHA-256, and the day start each stored gaming day was cut with at ingest.
     Exit 1 when there is no database.
 
