@@ -327,7 +327,8 @@ def report_books(
     and ``ACCT_`` findings (:mod:`audit.store.books_detail`), with the trail's
     ``adjustments`` and the log's (:func:`with_log`); a flagged period gets its page, its
     rounds linked by ``hand_link(table, shoe, round)``. ``link`` makes a period page's
-    link (default: the report folder's); with ``every``, each period of the days gets a page (``serve``)."""
+    link (default: the report folder's); with ``every``, each period of the days gets a
+    page (``serve``)."""
     from audit.books.mgr import adjustment_log, mgr_rows
     from audit.reports.books import books_section, period_href, period_page, stat_flags
     from audit.store.books_detail import load_books_findings, load_records, period_rounds
