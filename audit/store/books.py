@@ -418,14 +418,17 @@ def log_adjustments(store: Store) -> list[AdjustmentRecord]:
     the readers of the stored books (``books``, ``report``, ``serve``) apply them beside the
     trail's, as ``run`` did, without reading every other book record."""
     books = Books()
-    rows = store.con.sql(
+    names = ("id", "table_id", "stream_id", "seq", "ts_local", "utc_offset_min", "type",
+             "amount", "ref", "gaming_day", "shift", "line", "reason", "by", "reverses",
+             "path", "line_no")  # fmt: skip
+    got = store.con.execute(
         f"""SELECT e.id, e.table_id, {_STREAM} AS stream_id, e.seq, e.ts_local,
                    e.utc_offset_min, e.type, e.amount, e."ref", e.gaming_day, e.shift,
                    e."line", e.reason, e."by", e.reverses, f.path, e.line_no
             FROM events e LEFT JOIN input_files f USING (file_id)
             WHERE e.type = 'adjustment'
             ORDER BY stream_id, e.seq, e.id"""
-    ).to_arrow_table()
-    for row in rows.to_pylist():
-        _add(books, row)
+    ).fetchall()
+    for row in got:
+        _add(books, dict(zip(names, row, strict=True)))
     return books.adjustments
