@@ -10,9 +10,10 @@ neighbours alone, said so.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 
-from audit.errors import AuditError
+from audit.errors import AuditError, UsageError
 from audit.store import Store
 from audit.store.lookup import resolve_table
 from audit.store.rounds import (
@@ -132,3 +133,37 @@ def _span(r: RoundRow) -> str:
     opened = local_text(r.opened) if r.opened else "?"
     closed = f"{r.closed:%H:%M:%S}" if r.closed else "?"
     return f"{opened} to {closed}"
+
+
+_TIME = re.compile(r"\d{1,2}:\d{2}(:\d{2})?")
+
+
+def parse_at(value: str, date: dt.date | None, day_start: str) -> dt.datetime:
+    """``--at``: a table-local time, naive (or aware when an offset is given).
+
+    ``HH:MM[:SS]`` needs ``--date``, a gaming day: a time before ``day_start`` is the
+    next calendar day's (cli.md, "Gaming day").
+    """
+    from audit.store.store import day_start_minutes
+
+    if _TIME.fullmatch(value):
+        if date is None:
+            raise UsageError(f"--at {value} names a time of day: give the gaming day with --date")
+        try:
+            clock = dt.time.fromisoformat(value if value.index(":") == 2 else "0" + value)
+        except ValueError:
+            raise UsageError(f"--at takes HH:MM[:SS], got {value!r}") from None
+        minutes = clock.hour * 60 + clock.minute
+        day = date + dt.timedelta(days=1) if minutes < day_start_minutes(day_start) else date
+        return dt.datetime.combine(day, clock)
+    if date is not None:
+        raise UsageError("--at with a date and --date: give the date once")
+    try:
+        at = dt.datetime.fromisoformat(value)
+    except ValueError:
+        at = None
+    if at is None or ("T" not in value.upper() and " " not in value):
+        raise UsageError(
+            f"--at takes YYYY-MM-DDTHH:MM[:SS], or HH:MM[:SS] with --date, got {value!r}"
+        )
+    return at

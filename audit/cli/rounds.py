@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import re
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any, TextIO
@@ -30,7 +29,6 @@ if TYPE_CHECKING:
     from audit.store import Store
     from audit.store.rounds import RoundRow
 
-_TIME = re.compile(r"\d{1,2}:\d{2}(:\d{2})?")
 
 AtOption = Annotated[
     str | None,
@@ -48,40 +46,9 @@ ShowPlayersOption = Annotated[
 ]
 
 
-def parse_at(value: str, date: dt.date | None, day_start: str) -> dt.datetime:
-    """``--at``: a table-local time, naive (or aware when an offset is given).
-
-    ``HH:MM[:SS]`` needs ``--date``, a gaming day: a time before ``day_start`` is the
-    next calendar day's (cli.md, "Gaming day").
-    """
-    from audit.store.store import day_start_minutes
-
-    if _TIME.fullmatch(value):
-        if date is None:
-            raise UsageError(f"--at {value} names a time of day: give the gaming day with --date")
-        try:
-            clock = dt.time.fromisoformat(value if value.index(":") == 2 else "0" + value)
-        except ValueError:
-            raise UsageError(f"--at takes HH:MM[:SS], got {value!r}") from None
-        minutes = clock.hour * 60 + clock.minute
-        day = date + dt.timedelta(days=1) if minutes < day_start_minutes(day_start) else date
-        return dt.datetime.combine(day, clock)
-    if date is not None:
-        raise UsageError("--at with a date and --date: give the date once")
-    try:
-        at = dt.datetime.fromisoformat(value)
-    except ValueError:
-        at = None
-    if at is None or ("T" not in value.upper() and " " not in value):
-        raise UsageError(
-            f"--at takes YYYY-MM-DDTHH:MM[:SS], or HH:MM[:SS] with --date, got {value!r}"
-        )
-    return at
-
-
 def round_at(store: Store, table: str, at: str, date: dt.date | None) -> tuple[str, str, int]:
     """``hand TABLE --at TIME``: the one round in play then (table, shoe, round)."""
-    from audit.batch.rounds import find_at, in_play_round
+    from audit.batch.rounds import find_at, in_play_round, parse_at
     from audit.store.rounds import store_day_start
 
     start = store_day_start(store)
@@ -291,7 +258,7 @@ def rounds_cmd(
     with open_db(db, read_only=True) as store:
         start = day_start or store_day_start(store)
         if at is not None:
-            from audit.batch.rounds import find_at
+            from audit.batch.rounds import find_at, parse_at
 
             answer = find_at(store, table or "", parse_at(at, date, start), start)
             notes = answer.notes()

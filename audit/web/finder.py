@@ -90,8 +90,7 @@ def _one(query: Mapping[str, Sequence[str]], key: str) -> str | None:
 def search(store: Store, query: Mapping[str, Sequence[str]], show: bool) -> RoundsPage:
     """``/rounds?table=T03&at=21:40&date=2026-11-28`` (or ``at=2026-11-28T21:40``),
     ``?player=P-1879``, ``?dealer=D945``: the rounds ``rounds`` would list."""
-    from audit.batch.rounds import find_at
-    from audit.cli.rounds import parse_at
+    from audit.batch.rounds import find_at, parse_at
     from audit.errors import UsageError
 
     table, at, player, dealer = (_one(query, k) for k in ("table", "at", "player", "dealer"))

@@ -26,6 +26,7 @@ QUERY += ("show", "next", "at", "date", "player")
 """Every query parameter the app reads (a test below finds them in its source)."""
 
 FIELDS = ("csrf", "verdict", "note", "next", "name", "password")
+FIELDS += ("line", "amount", "reason", "ref", "reverses")  # a manager's adjustment (books)
 """Every form field the app reads."""
 
 NUMBERS = ("1e38", "9" * 40, "-1", "-9" * 20, "0", "NaN", "inf", "1.5", "0x10", "abc", "")
@@ -139,6 +140,7 @@ def test_every_post_answers_hostile_forms_without_a_500(
             token = client.csrf("/login")
             good = {"csrf": token, "verdict": "confirm", "note": "seen", "next": "/findings"}
             good |= {"name": "ana", "password": "wrong password"}
+            good |= {"line": "closer", "amount": "25", "reason": "recount", "ref": "S-1"}
             bodies: list[bytes] = [
                 b"",
                 b"\xff\xfe\x00",
