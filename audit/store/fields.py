@@ -127,6 +127,9 @@ TYPES: dict[str, tuple[Field, ...]] = {
     ),
     "void": (Field("reason", "str"),),
     "round_close": (),
+    # v1.2: the hole card (games.md §2)
+    "peek": (Field("blackjack", "bool", "optional"),),
+    "reveal": (),
 }
 """Per known type, its own fields (the envelope and ``round`` come on top)."""
 

@@ -71,7 +71,30 @@ file, event-log.md). For a file every line of which went in, it is the file's
 own SHA-256. It is taken from the bytes as they are read, and recomputed by
 ``verify`` from the stored ``raw`` column."""
 
-TYPED_SUM = "sum(hash(" + ", ".join(f'"{c}"' for c in TYPED_COLUMNS) + ")::HUGEINT)"
+TYPED_COLUMNS_V1: tuple[str, ...] = (
+    "id", "table_id", "shoe", "round", "seq", "ts", "ts_local", "utc_offset_min", "type",
+    "known_type", "profile", "decks", "dealer", "currency", "min_bet", "max_bet", "ok",
+    "method", "order", "by", "box", "position", "cards", "count", "face_down", "pos",
+    "remaining", "reason", "spot", "amount", "player", "card", "to", "hand", "face_up",
+    "action", "spots", "accepted", "kind", "has_extra",
+)  # fmt: skip
+"""The typed columns of ledger version 1, hashed together. A column added to ``events``
+since (v1.2: ``blackjack``) is hashed on its own and only where it holds a value, so a
+row that has none (every row stored before it existed) keeps the fingerprint its
+ingest record holds; a test checks the list still names the schema's first columns."""
+
+_HASHED_ALONE = tuple(c for c in TYPED_COLUMNS if c not in TYPED_COLUMNS_V1)
+
+TYPED_SUM = (
+    "sum(hash("
+    + ", ".join(f'"{c}"' for c in TYPED_COLUMNS_V1)
+    + ")::HUGEINT"
+    + "".join(
+        f' + CASE WHEN "{c}" IS NULL THEN 0 ELSE hash(\'{c}\', "{c}")::HUGEINT END'
+        for c in _HASHED_ALONE
+    )
+    + ")"
+)
 """The sum of DuckDB's 64-bit hash of each event's typed columns, as a HUGEINT."""
 
 TYPED_FINGERPRINT = f"CAST({TYPED_SUM} AS VARCHAR)"

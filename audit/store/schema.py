@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from audit.store.fields import COLUMN_TYPES
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 APP_ID = "shoe-audit"
 
 _TYPED = ",\n    ".join(f'"{name}" {sql_type}' for name, sql_type in COLUMN_TYPES.items())
@@ -307,6 +307,12 @@ MIGRATIONS: dict[int, str] = {
     """,
     # Version 8: the shoes whose replay failed (a shoe costs only itself, issue 28).
     8: _FAILURES_DDL,
+    # Version 9: TEL/1 v1.2's peek announces what the dealer saw (games.md §2). The ledger's
+    # typed fingerprint hashes a column added after its version 1 only where it holds a
+    # value (store/ledger.py), so the rows already stored keep their fingerprints.
+    9: """
+    ALTER TABLE events ADD COLUMN blackjack BOOLEAN;
+    """,
 }
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""
 
