@@ -91,6 +91,11 @@ class Code(StrEnum):
     PAY_UNKNOWN_WAGER = "PAY_UNKNOWN_WAGER"
     PAY_ORDER = "PAY_ORDER"
     PAY_TIMING = "PAY_TIMING"
+    # v1.2, the hole card and the peek (games.md §4)
+    DEAL_PEEK_MISSING = "DEAL_PEEK_MISSING"
+    DEAL_PEEK_NEEDLESS = "DEAL_PEEK_NEEDLESS"
+    DEAL_HOLE_CARD_SHOWN = "DEAL_HOLE_CARD_SHOWN"
+    PLAY_AFTER_DEALER_BLACKJACK = "PLAY_AFTER_DEALER_BLACKJACK"
 
     @property
     def severity(self) -> Severity:
@@ -150,6 +155,11 @@ SEVERITY: dict[Code, Severity] = {
     Code.PAY_UNKNOWN_WAGER: _C,
     Code.PAY_ORDER: _N,
     Code.PAY_TIMING: _N,
+    # v1.2, the hole card and the peek (games.md §4)
+    Code.DEAL_PEEK_MISSING: _J,
+    Code.DEAL_PEEK_NEEDLESS: _N,
+    Code.DEAL_HOLE_CARD_SHOWN: _J,
+    Code.PLAY_AFTER_DEALER_BLACKJACK: _J,
 }
 
 

@@ -149,6 +149,13 @@ def _timing(rnd: Round, w: Wager, s: SettleRec) -> tuple[str, str] | None:
             return ("settlement_order", "a bust is collected before the next card leaves the shoe")
         return None
     if w.spot in h.even_money:
+        if rnd.hole_index is not None:
+            # games.md §1: with a hole card (dealt before the offer), before the first
+            # player decision (house default)
+            first = rnd.first_play_index()
+            if first is not None and s.at > first:
+                return ("blackjack_paid", "even money is paid before the first player decision")
+            return None
         if len(rnd.dealer_indexes) >= 2 and s.at > rnd.dealer_indexes[1]:
             return ("blackjack_paid", "even money is paid before the dealer's second card")
         return None
