@@ -25,10 +25,9 @@ from audit.engine.hands import best_total
 from audit.engine.payout import (
     amounts_match,
     due_main,
-    house_rounding,
     paid_at_once,
     pay_code,
-    payout,
+    pay_ratio,
     ratio_words,
 )
 from audit.engine.result import WagerRecord
@@ -104,7 +103,7 @@ def _build_wagers(rnd: Round) -> list[Wager]:
             w.at_once = paid_at_once(h, spot, d_nat, upcard, rules) and not rnd.voided
             wagers.append(w)
             if rules.three_sevens_pays is not None and h.three_sevens and not rnd.voided:
-                prize = payout(base, rules.three_sevens_pays, house_rounding(rules))
+                prize = pay_ratio(base, rules.three_sevens_pays, rules)
                 words = f"21 with three sevens: {ratio_words(rules.three_sevens_pays)}"
                 wagers.append(
                     Wager(h.box, h.number, spot, "bonus", base, base, player, prize, words,
@@ -114,7 +113,7 @@ def _build_wagers(rnd: Round) -> list[Wager]:
         if rnd.voided:
             due, words = 0, "void: stake returned"
         elif d_nat:
-            due = payout(amount, rules.insurance_pays, house_rounding(rules))
+            due = pay_ratio(amount, rules.insurance_pays, rules)
             words = f"dealer blackjack: insurance wins {ratio_words(rules.insurance_pays)}"
         else:
             due, words = -amount, "no dealer blackjack: insurance lost"
@@ -144,6 +143,15 @@ def _timing(rnd: Round, w: Wager, s: SettleRec) -> tuple[str, str] | None:
     rules = rnd.rules
     d = rnd.dealer
     if h.bust and h.bust_index is not None and not h.natural:
+        if rules.dealer_blackjack_takes == "original":
+            # games.md §3, OBO: a bust is collected once the dealer's blackjack is known
+            known = rnd.known_index
+            if known is None or s.at < known:
+                return (
+                    rules.rule_name("dealer_blackjack_takes"),
+                    "under OBO a bust is collected once the dealer's blackjack is known",
+                )
+            return None
         nxt = next((i for i in rnd.draws if i > h.bust_index), None)
         if nxt is not None and s.at > nxt:
             return ("settlement_order", "a bust is collected before the next card leaves the shoe")

@@ -33,6 +33,7 @@ from audit.engine.play import (
     hit_violation,
     mandatory_hit_breach,
     split_violation,
+    surrender_violation,
 )
 from audit.engine.result import Step
 from audit.engine.sink import Breach, FindingSink
@@ -156,6 +157,9 @@ class Round:
         play is over."""
         self.after_blackjack = False
         self.acted: set[tuple[int, int]] = set()
+        self.known_index: int | None = None
+        """The index of the event at which the dealer's blackjack became known (games.md §3,
+        "Known"): a peek, the hole card turned, or his second card without a hole card."""
         self.first_decision: int | None = None
         """The index of the round's first player decision (an ``action``)."""
         """The hands a decision was logged for (a hand still to be played has none)."""
@@ -478,6 +482,8 @@ class Round:
         upcard = self.upcard()
         if self.hole_index is None or upcard is None:
             return  # no hole card (or a missing one): judged as a game without (games.md §3)
+        if not (is_ace(upcard) or is_ten_value(upcard)):
+            self.known_index = index  # a 2-9 up rules the blackjack out
         if peek_due(self.rules, upcard, True):
             self.peek_rule = needless_rule(upcard)
             if self.hole_turned:
@@ -671,6 +677,8 @@ class Round:
         self.dealer.append(e.card)
         self.dealer_indexes.append(index)
         self.dealer_events.append(e.id)
+        if len(self.dealer) == 2 and self.known_index is None and self.hole_index is None:
+            self.known_index = index  # no hole card: his second card is seen
 
     def stand(self, h: Hand, evidence: str) -> None:
         """The hand ends by standing; 004's mandatory hit: best total <= 11 must hit."""
@@ -880,9 +888,10 @@ class Round:
         """A player decision: hit, stand, double, split, surrender (000, 001, 004)."""
         assert e.box is not None and e.word is not None
         self._cut_deal_short(e, index)
+        early = e.word == "surrender" and self._early()
         if self.blackjack_found:
             self._after_blackjack(e, f"box {e.box} hand {e.hand or 0}: {e.word}")
-        elif not (e.word == "surrender" and self._early()):
+        elif not early:
             self._peek_made_late(e, f"box {e.box} hand {e.hand or 0}: {e.word}")
         if self.pending_dealer is not None:
             self._resolve_pending(as_hole_card=True)
@@ -902,6 +911,7 @@ class Round:
         if self.phase in (Phase.DEAL, Phase.INSURANCE):
             self.phase = Phase.PLAY
         self.played = True
+        decided_before = (h.box, h.number) in self.acted
         self.acted.add((h.box, h.number))
         if self.first_decision is None:
             self.first_decision = index
@@ -920,19 +930,23 @@ class Round:
             if code is not None:
                 allowed, why = False, code.value
         elif action == "surrender":
-            if not self.rules.surrender_allowed:
-                allowed, why = False, "the profile allows no surrender"
+            wrong = surrender_violation(h, self.rules, self.upcard(), decided_before, early)
+            if wrong is not None:
+                rule, why = wrong
+                allowed = False
                 self.flag(
                     Breach(
                         Code.PLAY_SURRENDER,
-                        f"box {e.box} hand {hand_no} surrendered; the profile allows no surrender",
+                        f"box {e.box} hand {hand_no} surrendered; {why}",
                         (e.id,),
                         box=e.box,
                         hand=hand_no,
-                        rule="surrender_allowed",
+                        rule=rule,
                     )
                 )
+            # judged as made (games.md §4): it stands or is forfeited as §3 says
             h.surrendered = True
+            h.early_surrender = early
             h.ended = True
         elif action == "double":
             allowed, why = self._double(e, h)
@@ -992,6 +1006,8 @@ class Round:
             )
         else:
             self.peek_window = False
+            if self.known_index is None:
+                self.known_index = index
             # a late peek was DEAL_PEEK_MISSING when the window closed; what it finds stands
             if dealer_natural(self.dealer[:2]):
                 self.blackjack_found = True
@@ -1019,6 +1035,8 @@ class Round:
             self.step(e, "the dealer turns his hole card: none face down (nothing to turn)")
             return
         self.hole_turned = True
+        if self.known_index is None:
+            self.known_index = index
         in_window = self.peek_window
         self.peek_window = False
         if in_window and dealer_natural(self.dealer[:2]):
@@ -1147,9 +1165,12 @@ class Round:
             objections,
             Code.PLAY_ILLEGAL_SPLIT,
         )
-        late = h.ended
         cards = h.cards
         aces = len(cards) >= 2 and is_ace(cards[0]) and is_ace(cards[1])
+        # a split ace's one card ends its hand; a second ace may still be split again
+        # (games.md §3, resplit_aces): that split is in turn, not late
+        resplit = h.split_aces and aces and len(cards) == 2 and not h.doubled
+        late = h.ended and not resplit
         kept = [*cards[:1], *cards[2:]]
         new = Hand(
             box=b.number,
@@ -1168,9 +1189,16 @@ class Round:
             new.ended = True
         else:
             h.ended = False
-            placed = [i for i, x in enumerate(self.order) if x.box == b.number]
-            if placed:  # the new hand plays right after its box's last hand
-                self.order.insert(placed[-1] + 1, new)
+            # games.md §3: hands are played in layout order; a new hand lies right after
+            # the hand it came from (splitting 0, then 0 again: [0, 2, 1]). Where the
+            # profile allows no resplit, an illegal one keeps v1's order (after the box's
+            # last hand), so the Italian profiles judge their logs as before.
+            if h in self.order:
+                at = self.order.index(h)
+                if self.rules.max_hands_per_box <= 2:
+                    at = max(i for i, x in enumerate(self.order) if x.box == b.number)
+                self.order.insert(at + 1, new)
+                self.turn = min(self.turn, self.order.index(h))
             # else: a box staked after betting closed has no turn (its stake is the
             # past-posting finding); its split hand stays outside the turn order like it
         return result
