@@ -25,6 +25,7 @@ from audit.engine.hands import best_total
 from audit.engine.payout import (
     amounts_match,
     due_main,
+    forfeitable,
     paid_at_once,
     pay_code,
     pay_ratio,
@@ -137,11 +138,21 @@ def _timing(rnd: Round, w: Wager, s: SettleRec) -> tuple[str, str] | None:
     otherwise at settlement, after the last card. Even money before the
     dealer's second card.
     """
+    rules = rnd.rules
+    known = rnd.known_index
+    if w.kind == "insurance" and rnd.hole_index is not None and (known is None or s.at < known):
+        # games.md §4: insurance is decided once the dealer's blackjack is known
+        return ("insurance_pays", "insurance is settled once the dealer's blackjack is known")
     h = w.play_hand
     if h is None or w.kind != "main":
         return None
-    rules = rnd.rules
     d = rnd.dealer
+    if h.surrendered and forfeitable(h, rules) and (known is None or s.at < known):
+        # a late surrender a blackjack could make forfeit waits for it (games.md §3)
+        return (
+            "surrender_kind",
+            "a late surrender is settled once the dealer's blackjack is known",
+        )
     if h.bust and h.bust_index is not None and not h.natural:
         if rules.dealer_blackjack_takes == "original":
             # games.md §3, OBO: a bust is collected once the dealer's blackjack is known
@@ -168,6 +179,13 @@ def _timing(rnd: Round, w: Wager, s: SettleRec) -> tuple[str, str] | None:
             return ("blackjack_paid", "even money is paid before the dealer's second card")
         return None
     if not h.natural or w.due <= 0:
+        return None
+    if rules.blackjack_paid == "when_known":
+        if known is None or s.at < known:
+            return (
+                "blackjack_paid",
+                "a blackjack is paid once the dealer's blackjack is ruled out",
+            )
         return None
     formed = h.card_indexes[1] if len(h.card_indexes) >= 2 else -1
     if w.at_once and (rules.blackjack_paid == "at_once" or not is_ten_value(d[0])):

@@ -53,6 +53,13 @@ def take(stake: int, ratio: Fraction, house: bool = False, unit: int = 1) -> int
     return -q * unit
 
 
+def forfeitable(hand: Hand, rules: Rules) -> bool:
+    """A surrender a dealer blackjack takes whole (games.md §3): a late one, legal or not,
+    where the profile allows surrender. Where it allows none (every Italian profile) v1's
+    reading stands: half the stake, whatever the dealer holds, judged when made."""
+    return rules.surrender_allowed and not (hand.early_surrender or rules.surrender_kind == "early")
+
+
 def unit_of(rules: Rules) -> int:
     """``payout_unit`` in cents (games.md §1; a money value, two decimals at most)."""
     return int(rules.payout_unit * 100)
@@ -103,7 +110,7 @@ def due_main(
     stake = hand.stake(spot)
     base = hand.stakes.get(spot, 0)
     if hand.surrendered:
-        if d_nat and not (hand.early_surrender or rules.surrender_kind == "early"):
+        if d_nat and forfeitable(hand, rules):
             # games.md §3: a late surrender is forfeited against a dealer blackjack, legal
             # or not (house default)
             return -stake, "surrendered, forfeited to the dealer's blackjack", "surrender_kind"
@@ -203,6 +210,6 @@ def paid_at_once(hand: Hand, spot: int, d_nat: bool, upcard: str | None, rules: 
     """A natural paid before the final pass: 001 on the spot (no dealer ace), 002 at once."""
     if not hand.natural or spot in hand.even_money or d_nat:
         return False
-    if rules.blackjack_paid == "at_once":
+    if rules.blackjack_paid in ("at_once", "when_known"):
         return True
     return rules.blackjack_paid == "on_the_spot" and upcard is not None and not is_ace(upcard)

@@ -194,3 +194,60 @@ def test_a_replay_names_the_peek_and_the_hole_card_in_its_steps() -> None:
     text = [s.description for rnd in replay.rounds for s in rnd.steps]
     assert "the dealer peeks under AD: finds no blackjack (announced: no)" in text
     assert "the dealer turns his hole card: AD,7C" in text
+
+
+def test_a_missing_hole_card_is_deal_order_and_no_peek_is_due_games_3() -> None:
+    """games.md §3: the dealer's second card after play is DEAL_ORDER alone; the round is
+    judged as one without a hole card: no peek due, his second card and draws as v1."""
+    log = _log()
+    r = log.round(1).bets({1: 10}).card("TS", 1).card("AD").card("9C", 1).stand(1)
+    r.dealer("7H").settle(1, 10).close()
+    assert [where(f) for f in log.replay().findings] == [("DEAL_ORDER", 1, None, None)]
+
+
+def _when_known(first: bool) -> ShoeLog:
+    log = _log()
+    r = log.round(1).bets({1: 10, 2: 10}).deal({1: "AS KC", 2: "TS 8D"}, dealer="AD 7H")
+    if first:
+        r.settle(1, 15)
+    r.peek()
+    if not first:
+        r.settle(1, 15)
+    r.stand(2).reveal().settle(2, 0).close()  # 18 v soft 18: push
+    return log
+
+
+def test_when_known_a_natural_is_paid_once_the_peek_rules_the_blackjack_out_games_1() -> None:
+    """games.md §1 ``when_known``: at any moment once the dealer's blackjack is ruled out;
+    a natural paid before the peek is PAY_TIMING alone (§3)."""
+    from tests.engine.test_game_rules import variant
+
+    known = variant(US, blackjack_paid="when_known")
+    assert replay_shoe(_when_known(False).parsed(), known, ShoeContext()).findings == ()
+    early = replay_shoe(_when_known(True).parsed(), known, ShoeContext()).findings
+    assert [(f.code, f.rule) for f in early] == [("PAY_TIMING", "blackjack_paid")]
+
+
+def test_insurance_is_settled_once_the_blackjack_is_known_games_4() -> None:
+    log = _log()
+    r = log.round(1).bets({1: 10}).deal({1: "TS 9C"}, dealer="AD 7C").insurance(1, 5)
+    r.settle(1, -5, kind="insurance").peek().stand(1).reveal().settle(1, 10).close()
+    f = only(log.replay())
+    assert (f.code, f.rule) == ("PAY_TIMING", "insurance_pays")
+
+
+def test_a_late_surrender_waits_for_the_blackjack_to_be_known_games_4() -> None:
+    """Under a ten with a peek on aces only, the hole card decides: a surrender settled
+    before it is turned is PAY_TIMING; after, it is on time."""
+    from tests.engine.test_game_rules import variant
+
+    aces_only = variant(US, peek_on_ten=False)
+    log = _log()
+    r = log.round(1).bets({1: 10}).deal({1: "TS 6C"}, dealer="TD 7H").action(1, "surrender")
+    r.settle(1, -5).reveal().close()
+    early = replay_shoe(log.parsed(), aces_only, ShoeContext()).findings
+    assert [(f.code, f.rule) for f in early] == [("PAY_TIMING", "surrender_kind")]
+    log = _log()
+    r = log.round(1).bets({1: 10}).deal({1: "TS 6C"}, dealer="TD 7H").action(1, "surrender")
+    r.reveal().settle(1, -5).close()
+    assert replay_shoe(log.parsed(), aces_only, ShoeContext()).findings == ()
