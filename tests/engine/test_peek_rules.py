@@ -251,3 +251,12 @@ def test_a_late_surrender_waits_for_the_blackjack_to_be_known_games_4() -> None:
     r = log.round(1).bets({1: 10}).deal({1: "TS 6C"}, dealer="TD 7H").action(1, "surrender")
     r.reveal().settle(1, -5).close()
     assert replay_shoe(log.parsed(), aces_only, ShoeContext()).findings == ()
+
+
+def test_a_double_on_a_natural_before_the_peek_is_both_games_4() -> None:
+    """games.md §4: DEAL_PEEK_MISSING is the peek's, beside what the event that makes it
+    late breaks."""
+    log = _log()
+    r = log.round(1).bets({1: 10}).deal({1: "AS KC"}, dealer="AD 7H")
+    r.double(1, "2D", amount=10).peek().reveal().settle(1, 15).close()
+    assert codes(log.replay())[:2] == ["DEAL_PEEK_MISSING", "PLAY_ILLEGAL_DOUBLE"]
