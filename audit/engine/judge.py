@@ -139,7 +139,7 @@ def _timing(rnd: Round, w: Wager, s: SettleRec) -> tuple[str, str] | None:
     dealer's second card.
     """
     rules = rnd.rules
-    known = rnd.known_index
+    known = rnd.known_at()
     if w.kind == "insurance" and rnd.hole_index is not None and (known is None or s.at < known):
         # games.md §4: insurance is decided once the dealer's blackjack is known
         return ("insurance_pays", "insurance is settled once the dealer's blackjack is known")
@@ -156,7 +156,6 @@ def _timing(rnd: Round, w: Wager, s: SettleRec) -> tuple[str, str] | None:
     if h.bust and h.bust_index is not None and not h.natural:
         if rules.dealer_blackjack_takes == "original":
             # games.md §3, OBO: a bust is collected once the dealer's blackjack is known
-            known = rnd.known_index
             if known is None or s.at < known:
                 return (
                     rules.rule_name("dealer_blackjack_takes"),

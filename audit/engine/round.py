@@ -160,6 +160,9 @@ class Round:
         self.known_index: int | None = None
         """The index of the event at which the dealer's blackjack became known (games.md §3,
         "Known"): a peek, the hole card turned, or his second card without a hole card."""
+        self.last_play = -1
+        """The index of the last player decision or card to a box after the deal: without a
+        ``reveal``, the hole card counts as turned once the players' play is over."""
         self.first_decision: int | None = None
         """The index of the round's first player decision (an ``action``)."""
         """The hands a decision was logged for (a hand still to be played has none)."""
@@ -568,6 +571,8 @@ class Round:
         if self.phase == Phase.DEAL:
             self._deal_card(e, index, pos, seat)
             return
+        if seat != DEALER:
+            self.last_play = index
         if self.blackjack_found:
             self._after_blackjack(e, f"a card ({e.card}) to {where(seat)}")
         else:
@@ -911,6 +916,7 @@ class Round:
         if self.phase in (Phase.DEAL, Phase.INSURANCE):
             self.phase = Phase.PLAY
         self.played = True
+        self.last_play = index
         decided_before = (h.box, h.number) in self.acted
         self.acted.add((h.box, h.number))
         if self.first_decision is None:
@@ -965,6 +971,15 @@ class Round:
                 why_not=why,
                 **self._hand_kw(h),
             )
+
+    def known_at(self) -> int | None:
+        """Where the dealer's blackjack became known (games.md §3, "Known"); with a hole card
+        never turned by a ``reveal`` nor a peek, the end of the players' play."""
+        if self.known_index is not None:
+            return self.known_index
+        if self.hole_index is not None:
+            return self.last_play
+        return None
 
     def first_play_index(self) -> int | None:
         """The index of the first decision or card after the deal: play's start."""

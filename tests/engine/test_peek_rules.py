@@ -260,3 +260,26 @@ def test_a_double_on_a_natural_before_the_peek_is_both_games_4() -> None:
     r = log.round(1).bets({1: 10}).deal({1: "AS KC"}, dealer="AD 7H")
     r.double(1, "2D", amount=10).peek().reveal().settle(1, 15).close()
     assert codes(log.replay())[:2] == ["DEAL_PEEK_MISSING", "PLAY_ILLEGAL_DOUBLE"]
+
+
+def test_without_a_reveal_the_hole_card_is_turned_when_play_is_over_games_2() -> None:
+    """games.md §2: ``reveal`` is optional; without a peek or a reveal the blackjack is
+    known once the players' play is over, and insurance is settled from there."""
+    from tests.engine.test_game_rules import variant
+
+    no_peek = variant(US, peek_on_ace=False, peek_on_ten=False)
+
+    def night(settle_first: bool) -> ShoeLog:
+        log = _log()
+        r = log.round(1).bets({1: 10}).deal({1: "TS 9C"}, dealer="AD 7H").insurance(1, 5)
+        if settle_first:
+            r.settle(1, -5, kind="insurance")
+        r.stand(1)
+        if not settle_first:
+            r.settle(1, -5, kind="insurance")
+        r.settle(1, 10).close()
+        return log
+
+    assert replay_shoe(night(False).parsed(), no_peek, ShoeContext()).findings == ()
+    early = replay_shoe(night(True).parsed(), no_peek, ShoeContext()).findings
+    assert [(f.code, f.rule) for f in early] == [("PAY_TIMING", "insurance_pays")]
