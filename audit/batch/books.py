@@ -57,6 +57,16 @@ def _resolve_tables(store: Store, given: Sequence[str]) -> list[str]:
     return out
 
 
+def with_log(store: Store, trail: Sequence[Adjustment]) -> list[Adjustment]:
+    """The log's adjustments (``adjustment`` events) and then ``trail``'s: every adjustment
+    ``run`` applied, so that a period it reconciled reads as it was judged, not as
+    ``not_audited``, and the adjustment log lists both sources (accounting.md
+    "Adjustments")."""
+    from audit.store.books import log_adjustments
+
+    return [*log_adjustments(store), *(a for a in trail if a.source != "log")]
+
+
 def _with_shift(adjustments: Sequence[Adjustment], house: House) -> list[Adjustment]:
     """Each adjustment naming its period's shift (the only one, at a house with one)."""
     return [
@@ -76,7 +86,7 @@ def books_view(
     adjustments: Sequence[Adjustment] = (),
 ) -> BooksView:
     """The Master Game Report of the gaming days ``days`` (default: the latest with books),
-    with the trail's (and the log's) ``adjustments``.
+    with the trail's ``adjustments`` and the log's (read here, :func:`with_log`).
 
     ``tables`` and ``pit`` select subjects: a ``--table`` keeps its periods' and its own
     totals, a ``--pit`` its tables' and its own; the casino's totals only when neither
@@ -102,6 +112,7 @@ def books_view(
                 ) from None
         first = last = latest
     wanted = _resolve_tables(store, tables) if tables else None
+    adjustments = with_log(store, adjustments)
     resolved = _with_shift(adjustments, house)
     stored = load_periods(
         con,
@@ -140,6 +151,27 @@ def books_view(
         and (pit is None or house.pit_of(row["table"]) == pit or _pit_of(stored, row) == pit)
     ]
     return view
+
+
+BOOKS_STATUSES = ("reconciled", "pending", "incomplete", "not_audited")
+"""A period's statuses (accounting.md "When a period is judged"), as ``status`` lists them."""
+
+
+def periods_by_status(store: Store, house: House, trail: Sequence[Adjustment]) -> dict[str, int]:
+    """``status``' books: every stored period counted by its status as read now (the house
+    file ``house``, the log's and ``trail``'s adjustments, what was ingested since ``run``),
+    each status listed, 0 included."""
+    from audit.store.periods import load_periods
+
+    stored = load_periods(
+        store.con,
+        house_sha256=house.sha256,
+        adjustments=_with_shift(with_log(store, trail), house),
+    )
+    out = dict.fromkeys(BOOKS_STATUSES, 0)
+    for s in stored:
+        out[s.period.status] = out.get(s.period.status, 0) + 1
+    return out
 
 
 def _pit_of(stored: Sequence[StoredPeriod], row: dict[str, Any]) -> str | None:
@@ -292,17 +324,18 @@ def report_books(
     days (the report then shows no Master Game Report, and is otherwise unchanged).
 
     Reads the stored periods (back to the 1st of January, for MTD and YTD), their records
-    and ``ACCT_`` findings (:mod:`audit.store.books_detail`), with the trail's and the
-    log's ``adjustments``; a flagged period gets its page, its rounds linked by
-    ``hand_link(table, shoe, round)``. ``link`` makes a period page's link (default: the
-    report folder's); with ``every``, each period of the days gets a page (``serve``)."""
+    and ``ACCT_`` findings (:mod:`audit.store.books_detail`), with the trail's
+    ``adjustments`` and the log's (:func:`with_log`); a flagged period gets its page, its
+    rounds linked by ``hand_link(table, shoe, round)``. ``link`` makes a period page's
+    link (default: the report folder's); with ``every``, each period of the days gets a
+    page (``serve``)."""
     from audit.books.mgr import adjustment_log, mgr_rows
     from audit.reports.books import books_section, period_href, period_page, stat_flags
     from audit.store.books_detail import load_books_findings, load_records, period_rounds
     from audit.store.periods import load_periods
 
     first, last = days[0], days[-1]
-    resolved = _with_shift(adjustments, house)
+    resolved = _with_shift(with_log(store, adjustments), house)
     stored = load_periods(
         store.con,
         first=_year_start(first),

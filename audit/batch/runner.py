@@ -73,9 +73,15 @@ from audit.store.store import RUN_MEMORY_LIMIT
 if TYPE_CHECKING:
     import pyarrow as pa
 
-BATCH_EVENTS = 40_000
+BATCH_EVENTS = 100_000
 """Events per batch (whole shoes): large enough to amortise a transaction and a
-worker round trip, small enough to keep memory flat whatever the night's size."""
+worker round trip, small enough to keep memory flat whatever the night's size.
+
+Each batch costs the parent a fixed ~0.5 s on the shared machine (its write's dozen
+statements, a commit, the ledger record and its two fsyncs, the scan's slicing): on
+a month of one-round shoes (issue 33: 28,530 shoes, 3M events) 76 batches of 40,000
+spent 47 of run's 82 s writing. At 100,000 the parent's peak RSS is ~745 MiB (568 at
+40,000, 937 at 160,000, five batches in flight), the same whatever the night's size."""
 
 
 @dataclass(slots=True)

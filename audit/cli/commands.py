@@ -885,12 +885,19 @@ def report_cmd(
 def _nightly_days(db: Path, summary: IngestSummary) -> list[dt.date]:
     # Every gaming day the given files hold, their events new or stored before: a
     # re-run after a crash reports (and fails on) the same days as the first run.
-    days = summary.file_days
-    if days:
-        return days
-    from audit.batch.nightly import latest_gaming_day  # no dated line at all: the latest day
+    # The files' book records count too (cli.md, v1.2): a count's or an adjustment's
+    # gaming day, another record's period's; a file of the count room alone names its day.
+    from audit.store.periods import book_days_of_files
+    from audit.store.store import DEFAULT_DAY_START, day_start_minutes
 
+    ids = [f.file_id for f in summary.files if f.file_id is not None]
     with open_db(db, read_only=True) as store:
+        start = day_start_minutes(store.meta("day_start") or DEFAULT_DAY_START)
+        days = sorted(set(summary.file_days) | set(book_days_of_files(store.con, ids, start)))
+        if days:
+            return days
+        from audit.batch.nightly import latest_gaming_day  # no dated line: the latest day
+
         return [latest_gaming_day(store)]
 
 
@@ -933,7 +940,7 @@ def nightly_cmd(
     # `serve` opens nothing in between, so no request can take the file from the run.
     with writing(db):
         summary = _ingest(db, paths, settings, quiet=json)
-        run = _run(db, profiles, quiet=json)
+        run = _run(db, profiles, quiet=json, house=house)  # reconciled at the house it reports
         days = _nightly_days(db, summary)
         path = _report(db, days, out, fmt, templates, profiles, show_players, house)
         bad = 0

@@ -34,10 +34,12 @@ def status_cmd(
     """What the database holds.
 
     Gaming days, tables, shoes, rounds, findings by severity, the last ingest
-    and run, and the engine version. Shoes are audited (and current), not yet
-    audited, or out of date (their events, the engine or their profile changed
-    since: `run` redoes them); open shoes have no shoe_close yet. The house file
-    (--house, else house.toml in --profiles, else the packaged one) with its
+    and run, the engine version, and the books' periods by status (reconciled,
+    pending, incomplete, not audited: changed since `run` judged them). Shoes are
+    audited (and current), not yet audited, or out of date (their events, the
+    engine or their profile changed since: `run` redoes them); open shoes have no
+    shoe_close yet. The house file (--house, else house.toml in --profiles, else
+    the packaged one) with its
     SHA-256, and the day start each stored gaming day was cut with at ingest.
     Exit 1 when there is no database.
 
@@ -47,10 +49,13 @@ def status_cmd(
       shoe-audit status --db audit-nightly.duckdb
       shoe-audit status --json | jq .findings
     """
+    from audit.batch.books import periods_by_status
     from audit.batch.nightly import tally_findings
     from audit.books.house import load_house
     from audit.engine import ENGINE_VERSION
     from audit.profiles import load_registry
+    from audit.review import ReviewTrail
+    from audit.review.adjustments import trail_adjustments
     from audit.store.books import day_cuts
     from audit.store.status import database_status
 
@@ -60,11 +65,14 @@ def status_cmd(
         status = database_status(store, ENGINE_VERSION, digests)
         reviews = tally_findings(store).by_review  # issue 30: reviews count
         cuts = day_cuts(store)
+        trail = ReviewTrail.beside(db)
+        books = periods_by_status(store, settings, trail_adjustments(trail) if trail.exists else [])
     if json:
         print_json(
             {
                 **status.to_dict(),
                 "reviews": reviews,
+                "books": books,
                 "house": {"path": settings.path, "sha256": settings.sha256},
                 "day_cuts": [
                     {
@@ -77,8 +85,19 @@ def status_cmd(
             }
         )
     else:
-        for line in status_lines(status, reviews, house_rows(settings.path, settings.sha256, cuts)):
+        rows = [books_row(books), *house_rows(settings.path, settings.sha256, cuts)]
+        for line in status_lines(status, reviews, rows):
             say(line)
+
+
+def books_row(books: Mapping[str, int]) -> tuple[str, str]:
+    """``status``' row on the books: the stored periods by status (accounting.md "Command
+    line"), or that no table keeps books."""
+    total = sum(books.values())
+    if not total:
+        return ("books", "no periods (no table keeps books, or `run` has not reconciled them)")
+    parts = ", ".join(f"{n:,} {k.replace('_', ' ')}" for k, n in books.items())
+    return ("books", f"{total:,} periods: {parts}")
 
 
 def house_rows(

@@ -411,3 +411,24 @@ def day_cuts(store: Store) -> list[DayCut]:
             "SELECT gaming_day, day_start, house_sha256 FROM day_cuts ORDER BY 1"
         ).fetchall()
     ]
+
+
+def log_adjustments(store: Store) -> list[AdjustmentRecord]:
+    """The ``adjustment`` events of the log (source ``log``), in stream and ``seq`` order:
+    the readers of the stored books (``books``, ``report``, ``serve``) apply them beside the
+    trail's, as ``run`` did, without reading every other book record."""
+    books = Books()
+    names = ("id", "table_id", "stream_id", "seq", "ts_local", "utc_offset_min", "type",
+             "amount", "ref", "gaming_day", "shift", "line", "reason", "by", "reverses",
+             "path", "line_no")  # fmt: skip
+    got = store.con.execute(
+        f"""SELECT e.id, e.table_id, {_STREAM} AS stream_id, e.seq, e.ts_local,
+                   e.utc_offset_min, e.type, e.amount, e."ref", e.gaming_day, e.shift,
+                   e."line", e.reason, e."by", e.reverses, f.path, e.line_no
+            FROM events e LEFT JOIN input_files f USING (file_id)
+            WHERE e.type = 'adjustment'
+            ORDER BY stream_id, e.seq, e.id"""
+    ).fetchall()
+    for row in got:
+        _add(books, dict(zip(names, row, strict=True)))
+    return books.adjustments

@@ -183,6 +183,7 @@ def load_periods(
     house_sha256: str | None = None,
     adjustments: Sequence[Adjustment] | None = None,
     digests: Mapping[PeriodKey, str] | None = None,
+    ingests: bool = True,
 ) -> list[StoredPeriod]:
     """The stored periods of the gaming days ``first`` to ``last`` (each end optional) and
     ``tables`` (all when None), by day, table and shift.
@@ -191,7 +192,8 @@ def load_periods(
     ``house_sha256`` (the house file read now) differs from the one it was reconciled
     with; ``adjustments`` (every adjustment known now, of any period) apply to it otherwise
     than those it was reconciled with; ``digests`` (its inputs' digests now, where the
-    caller computed them) differ from its own.
+    caller computed them) differ from its own; with ``ingests``, an event ingested since
+    ``run`` reconciled it may change its judgement (:func:`touched_since_run`).
     """
     conds: list[str] = []
     params: list[Any] = []
@@ -214,8 +216,9 @@ def load_periods(
         if a.shift is not None:
             by_period.setdefault((a.table, a.gaming_day, a.shift), []).append(a)
     out = []
-    for row in got:
-        stored = _stored(row)
+    rows = [_stored(row) for row in got]
+    touched = touched_since_run(con, rows) if ingests else set()
+    for stored in rows:
         p = stored.period
         key = stored.key
         applied = by_period.get(key, [])
@@ -224,9 +227,62 @@ def load_periods(
         if adjustments is not None:
             changed |= adjustments_digest(applied) != stored.adjustments_digest
         changed |= digests is not None and key in digests and digests[key] != stored.inputs_digest
+        changed |= key in touched
         if changed:
             p.status = "not_audited"
         out.append(stored)
+    return out
+
+
+# The events ingested after a reconciliation (their file first ingested after it), by
+# table and type, with the earliest gaming day each may belong to: a count's or an
+# adjustment's own, else the day before its ts's table-local date (a gaming day starts
+# on its date or the day before, whatever the day start), so no day is missed.
+_NEW_EVENTS_SQL = """
+SELECT e.table_id, e.type,
+       min(CASE WHEN e.type IN ('drop_count', 'adjustment') AND e.gaming_day IS NOT NULL
+                THEN e.gaming_day ELSE CAST(e.ts_local AS DATE) - 1 END) AS first_day
+FROM events e
+WHERE e.file_id IN (SELECT file_id FROM input_files WHERE first_ingested_at > ?)
+GROUP BY e.table_id, e.type
+"""
+
+_SLIP_TYPES = ("fill", "credit", "slip_void")
+_BOOK_TYPES = (*_SLIP_TYPES, "inventory", "buy_in", "drop_count", "adjustment")
+
+
+def touched_since_run(con: Any, stored: Sequence[StoredPeriod]) -> set[PeriodKey]:
+    """The periods among ``stored`` that an event ingested since ``run`` reconciled them
+    may judge otherwise (accounting.md: ``not_audited`` "when its events, counts, cage
+    copies ... changed since ``run`` judged it"), read from the ingest times alone:
+
+    - an event of the period's table (a hand, a record of its books) of its gaming day or
+      a later one, or of the day before (a later opener, an event of a later day closes a
+      session; a late closer or count settles one);
+    - a cage copy or void of any table of its gaming day or earlier (a series the cage
+      issues to several tables; a cage record of a later day closes the cage's day);
+    - any book record at all, while the period is ``pending`` or ``incomplete`` (a count
+      of any table of a later day ends its wait for its own, ``ACCT_NO_DROP_COUNT``).
+
+    Conservative by design: a period it names reads ``not_audited`` until ``run``
+    reconciles again, which may find it unchanged.
+    """
+    if not stored:
+        return set()
+    since = min(s.reconciled_at for s in stored)
+    new = con.execute(_NEW_EVENTS_SQL, [since]).fetchall()
+    if not new:
+        return set()
+    out: set[PeriodKey] = set()
+    for s in stored:
+        p = s.period
+        is_open = p.status in ("pending", "incomplete")
+        for table, kind, first_day in new:
+            own = table == p.table and first_day <= p.gaming_day + dt.timedelta(days=1)
+            cage = kind in _SLIP_TYPES and first_day <= p.gaming_day
+            if own or cage or (is_open and kind in _BOOK_TYPES):
+                out.add(s.key)
+                break
     return out
 
 
@@ -290,3 +346,26 @@ def has_period(con: Any, table: str, gaming_day: dt.date, shift: str) -> bool:
         [table, gaming_day, shift],
     ).fetchone()
     return bool(row and row[0])
+
+
+def book_days_of_files(con: Any, file_ids: Sequence[int], day_start_min: int) -> list[dt.date]:
+    """The gaming days the book records of the files ``file_ids`` belong to (cli.md: for
+    ``nightly``, a ``drop_count``'s or ``adjustment``'s gaming day is its ``gaming_day``,
+    another new event's its period's): the day of the record's ``ts``, cut at
+    ``day_start_min`` minutes past midnight, which is its period's, as every shift's trays
+    are counted at its change and the first shift starts with the gaming day (a session
+    left open across the day start is the one exception: ``ACCT_NO_INVENTORY``)."""
+    if not file_ids:
+        return []
+    rows = con.execute(
+        f"""SELECT DISTINCT CASE WHEN type IN ('drop_count', 'adjustment')
+                                 THEN gaming_day
+                                 ELSE CAST(ts_local - to_minutes({int(day_start_min)}) AS DATE)
+                            END AS d
+            FROM events
+            WHERE file_id IN (SELECT unnest(?)) AND shoe IS NULL
+              AND type IN (SELECT unnest(?)) AND d IS NOT NULL
+            ORDER BY 1""",
+        [list(file_ids), list(_BOOK_TYPES)],
+    ).fetchall()
+    return [d for (d,) in rows]

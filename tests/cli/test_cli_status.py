@@ -96,6 +96,7 @@ def test_status_text(tmp_path: Path) -> None:
         "last ingest  <when>\n"
         "last run     <when>\n"
         f"engine       {ENGINE_VERSION} (shoes audited with: {ENGINE_VERSION} 1)\n"
+        "books        no periods (no table keeps books, or `run` has not reconciled them)\n"
         f"house file   {PACKAGED_HOUSE} (sha256 {house_sha})\n"
         f"day start    06:00 for 2026-11-28 (from house file sha256 {house_sha[:12]})\n"
     )
