@@ -1129,7 +1129,6 @@ def simulate_cmd(
       shoe-audit simulate --out /tmp/night
       shoe-audit simulate --tables 4 --shoes 3 --seed 7 --error-rate 0.02 --out /tmp/night
       shoe-audit simulate --date 2026-12-01 --days 3 --prefix W49- --out /tmp/week
-      shoe-audit simulate --tables 20 --profile it-casino-6d --gzip --out /tmp/big-night
       shoe-audit simulate --books --books-error-rate 0.3 --days 3 --out /tmp/books
     """
     from audit.profiles import load_registry
