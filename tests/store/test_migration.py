@@ -146,7 +146,6 @@ def test_a_version_6_database_gains_the_stored_prefixes_and_run_fills_them(
     for column in ("prefix_ranks", "context_first_shoe", "context_banker", "context_banker_rounds"):
         con.execute(f"ALTER TABLE shoe_audits DROP COLUMN {column}")
     con.execute("DROP TABLE shoe_failures")
-    con.execute("ALTER TABLE events DROP COLUMN blackjack")
     con.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     con.close()
 
