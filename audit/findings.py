@@ -108,6 +108,12 @@ class Code(StrEnum):
     ACCT_NO_DROP_COUNT = "ACCT_NO_DROP_COUNT"
     ACCT_ADJUSTMENT_REPORTABLE = "ACCT_ADJUSTMENT_REPORTABLE"
 
+    # v1.2, the hole card and the peek (games.md §4)
+    DEAL_PEEK_MISSING = "DEAL_PEEK_MISSING"
+    DEAL_PEEK_NEEDLESS = "DEAL_PEEK_NEEDLESS"
+    DEAL_HOLE_CARD_SHOWN = "DEAL_HOLE_CARD_SHOWN"
+    PLAY_AFTER_DEALER_BLACKJACK = "PLAY_AFTER_DEALER_BLACKJACK"
+
     @property
     def severity(self) -> Severity:
         """The catalogue's severity for this code."""
@@ -185,6 +191,11 @@ SEVERITY: dict[Code, Severity] = {
     Code.ACCT_NO_INVENTORY: _J,
     Code.ACCT_NO_DROP_COUNT: _J,
     Code.ACCT_ADJUSTMENT_REPORTABLE: Severity.INFO,
+    # v1.2, the hole card and the peek (games.md §4)
+    Code.DEAL_PEEK_MISSING: _J,
+    Code.DEAL_PEEK_NEEDLESS: _N,
+    Code.DEAL_HOLE_CARD_SHOWN: _J,
+    Code.PLAY_AFTER_DEALER_BLACKJACK: _J,
 }
 
 

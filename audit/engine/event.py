@@ -47,6 +47,7 @@ class RoundEvent(NamedTuple):
     ``amount`` is in cents. ``hand`` is 0 where TEL/1 gives it a default and
     None where the type has none (``bet``, ``insurance``, ...). ``ts_us`` is
     ``ts`` as microseconds since the Unix epoch (UTC): when a round opened.
+    ``blackjack``: what a ``peek`` announced (v1.2), for the record.
     """
 
     type: str
@@ -66,6 +67,7 @@ class RoundEvent(NamedTuple):
     player: str | None = None
     spots: tuple[int, ...] | None = None
     accepted: bool | None = None
+    blackjack: bool | None = None
 
 
 ROUND_TYPES = frozenset(m.ROUND_EVENT_TYPES)
@@ -125,4 +127,5 @@ def round_event(e: AnyEvent) -> RoundEvent | AnyEvent:
         player=get("player"),
         spots=None if spots is None else tuple(spots),
         accepted=get("accepted"),
+        blackjack=get("blackjack"),
     )

@@ -25,10 +25,10 @@ from audit.engine.hands import best_total
 from audit.engine.payout import (
     amounts_match,
     due_main,
-    house_rounding,
+    forfeitable,
     paid_at_once,
     pay_code,
-    payout,
+    pay_ratio,
     ratio_words,
 )
 from audit.engine.result import WagerRecord
@@ -78,7 +78,13 @@ def _build_wagers(rnd: Round) -> list[Wager]:
     upcard = d[0] if d else None
     no_cards = not rnd.dealt
     wagers: list[Wager] = []
-    for h in rnd.wager_hands():
+    hands = rnd.wager_hands()
+    # BB+1 (games.md §3): of a box's hands not busted, the lowest number pays one unit
+    lowest_standing: dict[int, int] = {}
+    for h in hands:
+        if not h.bust and h.number < lowest_standing.get(h.box, h.number + 1):
+            lowest_standing[h.box] = h.number
+    for h in hands:
         box = rnd.boxes[h.box]
         for spot in sorted(h.stakes):
             base = h.stakes[spot]
@@ -89,7 +95,8 @@ def _build_wagers(rnd: Round) -> list[Wager]:
                 words = "void: stake returned" if rnd.voided else "no cards: returned"
                 due, rule = 0, "win_pays"
             else:
-                due, words, rule = due_main(h, spot, d_nat, d_total, rules)
+                lowest = lowest_standing.get(h.box) == h.number
+                due, words, rule = due_main(h, spot, d_nat, d_total, rules, lowest)
             player = box.players.get(spot)
             w = Wager(
                 h.box, h.number, spot, "main", h.stake(spot), base, player, due, words, rule, h
@@ -97,7 +104,7 @@ def _build_wagers(rnd: Round) -> list[Wager]:
             w.at_once = paid_at_once(h, spot, d_nat, upcard, rules) and not rnd.voided
             wagers.append(w)
             if rules.three_sevens_pays is not None and h.three_sevens and not rnd.voided:
-                prize = payout(base, rules.three_sevens_pays, house_rounding(rules))
+                prize = pay_ratio(base, rules.three_sevens_pays, rules)
                 words = f"21 with three sevens: {ratio_words(rules.three_sevens_pays)}"
                 wagers.append(
                     Wager(h.box, h.number, spot, "bonus", base, base, player, prize, words,
@@ -107,7 +114,7 @@ def _build_wagers(rnd: Round) -> list[Wager]:
         if rnd.voided:
             due, words = 0, "void: stake returned"
         elif d_nat:
-            due = payout(amount, rules.insurance_pays, house_rounding(rules))
+            due = pay_ratio(amount, rules.insurance_pays, rules)
             words = f"dealer blackjack: insurance wins {ratio_words(rules.insurance_pays)}"
         else:
             due, words = -amount, "no dealer blackjack: insurance lost"
@@ -131,21 +138,53 @@ def _timing(rnd: Round, w: Wager, s: SettleRec) -> tuple[str, str] | None:
     otherwise at settlement, after the last card. Even money before the
     dealer's second card.
     """
+    rules = rnd.rules
+    known = rnd.known_at()
+    if w.kind == "insurance" and rnd.hole_index is not None and (known is None or s.at < known):
+        # games.md §4: insurance is decided once the dealer's blackjack is known
+        return ("insurance_pays", "insurance is settled once the dealer's blackjack is known")
     h = w.play_hand
     if h is None or w.kind != "main":
         return None
-    rules = rnd.rules
     d = rnd.dealer
+    if h.surrendered and forfeitable(h, rules) and (known is None or s.at < known):
+        # a late surrender a blackjack could make forfeit waits for it (games.md §3)
+        return (
+            "surrender_kind",
+            "a late surrender is settled once the dealer's blackjack is known",
+        )
     if h.bust and h.bust_index is not None and not h.natural:
+        if rules.dealer_blackjack_takes == "original":
+            # games.md §3, OBO: a bust is collected once the dealer's blackjack is known
+            if known is None or s.at < known:
+                return (
+                    rules.rule_name("dealer_blackjack_takes"),
+                    "under OBO a bust is collected once the dealer's blackjack is known",
+                )
+            return None
         nxt = next((i for i in rnd.draws if i > h.bust_index), None)
         if nxt is not None and s.at > nxt:
             return ("settlement_order", "a bust is collected before the next card leaves the shoe")
         return None
     if w.spot in h.even_money:
+        if rnd.hole_index is not None:
+            # games.md §1: with a hole card (dealt before the offer), before the first
+            # player decision (house default)
+            first = rnd.first_play_index()
+            if first is not None and s.at > first:
+                return ("blackjack_paid", "even money is paid before the first player decision")
+            return None
         if len(rnd.dealer_indexes) >= 2 and s.at > rnd.dealer_indexes[1]:
             return ("blackjack_paid", "even money is paid before the dealer's second card")
         return None
     if not h.natural or w.due <= 0:
+        return None
+    if rules.blackjack_paid == "when_known":
+        if known is None or s.at < known:
+            return (
+                "blackjack_paid",
+                "a blackjack is paid once the dealer's blackjack is ruled out",
+            )
         return None
     formed = h.card_indexes[1] if len(h.card_indexes) >= 2 else -1
     if w.at_once and (rules.blackjack_paid == "at_once" or not is_ten_value(d[0])):

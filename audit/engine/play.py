@@ -11,6 +11,7 @@ from __future__ import annotations
 from audit.engine.event import money
 from audit.engine.hands import can_split_pair, double_total_ok
 from audit.engine.state import Box, Hand
+from audit.events.cards import is_ten_value
 from audit.findings import Code
 from audit.profiles.model import Rules
 
@@ -94,22 +95,30 @@ def double_violation(hand: Hand, rules: Rules, extras: dict[int, int]) -> tuple[
     000: the first two cards total 9, 10 or 11 (the ace 1 or 11 at the
     player's choice), one more card, the extra stake at most the stake; rules.md:
     never on a natural; after a split when ``double_after_split``; never on
-    split aces unless ``double_on_split_aces``.
+    split aces unless ``double_on_split_aces``. games.md §1: on at most
+    ``double_max_cards`` cards (2: the first two; null: any number).
     """
     cards = hand.cards
     if not rules.double_allowed:
         return ("double_allowed", "the profile allows no double")
     if hand.doubled:
         return ("double_allowed", "the hand is already doubled")
-    if len(cards) != 2:
+    most = rules.double_max_cards
+    if len(cards) < 2 or (most == 2 and len(cards) != 2):
         return ("double_allowed", f"a double is on the first two cards, the hand has {len(cards)}")
+    if most is not None and len(cards) > most:
+        return ("double_max_cards", f"a double on at most {most} cards, the hand has {len(cards)}")
     if hand.natural:
         return ("double_allowed", "a natural never doubles")
     if hand.split_aces and not rules.double_on_split_aces:
         return ("double_on_split_aces", "no double on split aces")
     if hand.from_split and not rules.double_after_split:
         return ("double_after_split", "no double after a split")
-    if not double_total_ok(cards, rules.double_totals, rules.double_soft_ace_either):
+    # double_totals names first-two-card totals: a double on more cards (double_max_cards
+    # above 2 or null) is judged by double_max_cards alone
+    if len(cards) == 2 and not double_total_ok(
+        cards, rules.double_totals, rules.double_soft_ace_either
+    ):
         return (
             "double_totals",
             f"{','.join(cards)} totals {hand.total}; doubles are allowed on "
@@ -127,11 +136,43 @@ def double_violation(hand: Hand, rules: Rules, extras: dict[int, int]) -> tuple[
     return None
 
 
+def rank_of(card: str) -> str:
+    """A card's rank as profiles name it: ``T`` for every ten-value (games.md §1)."""
+    return "T" if is_ten_value(card) else card[0]
+
+
+def surrender_violation(
+    hand: Hand, rules: Rules, upcard: str | None, decided_before: bool, early: bool
+) -> tuple[str, str] | None:
+    """Why a surrender breaks the profile, as (rule field, reason), or None (games.md §3).
+
+    Allowed where ``surrender_allowed``, against an up card in ``surrender_against``,
+    as the hand's first decision on its first two cards, never on a natural or a hand
+    from a split (house default); ``early`` (before the due peek, nothing moved since
+    the deal) only where ``surrender_kind`` is ``early``.
+    """
+    if not rules.surrender_allowed:
+        return ("surrender_allowed", "the profile allows no surrender")
+    if upcard is not None and rank_of(upcard) not in rules.surrender_against:
+        return ("surrender_against", f"no surrender against a {rank_of(upcard)}")
+    if hand.from_split:
+        return ("surrender_allowed", "a hand from a split never surrenders")
+    if hand.natural:
+        return ("surrender_allowed", "a natural never surrenders")
+    if decided_before or len(hand.cards) != 2:
+        return ("surrender_allowed", "a surrender is the hand's first decision on two cards")
+    if early and rules.surrender_kind != "early":
+        return ("surrender_kind", "an early surrender (before the peek) where only late is allowed")
+    return None
+
+
 def split_violation(hand: Hand, box: Box, rules: Rules) -> tuple[str, str] | None:
     """Why a split breaks the profile, as (rule field, reason), or None.
 
     000: two equal cards (ten-values are all equal); rules.md: no re-split
-    (``max_hands_per_box``); 002: no split at all (house default).
+    (``max_hands_per_box``); 002: no split at all (house default). games.md §3:
+    never a pair in ``split_forbidden_ranks`` (``T`` every ten-value), nor aces from
+    split aces without ``resplit_aces``.
     """
     cards = hand.cards
     if not rules.split_allowed:
@@ -140,6 +181,11 @@ def split_violation(hand: Hand, box: Box, rules: Rules) -> tuple[str, str] | Non
         return ("split_allowed", f"a split is of two cards, the hand has {len(cards)}")
     if not can_split_pair(cards):
         return ("split_allowed", f"{cards[0]} and {cards[1]} are not equal cards")
+    rank = rank_of(cards[0])
+    if rank in rules.split_forbidden_ranks:
+        return ("split_forbidden_ranks", f"a pair of {rank}s may not be split")
+    if hand.split_aces and rank == "A" and not rules.resplit_aces:
+        return ("resplit_aces", "aces from split aces may not be split again")
     if len(box.hands) + 1 > rules.max_hands_per_box:
         return (
             "max_hands_per_box",

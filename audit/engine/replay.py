@@ -54,6 +54,9 @@ _ROUND_HANDLERS: dict[str, Callable[[Round, RoundEvent, int], None]] = {
     "settle": Round.settle,
     "void": Round.void,
     "round_close": Round.close_event_step,
+    # v1.2, the hole card (games.md §2)
+    "peek": Round.peek,
+    "reveal": Round.reveal,
 }
 """Round events other than ``card`` (the shoe draws it first) and ``round_close`` (it ends
 the round too)."""

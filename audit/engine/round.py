@@ -24,6 +24,7 @@ from audit.engine.event import RoundEvent, money
 from audit.engine.exposed import Exposed
 from audit.engine.hands import VALUE, best_total, is_soft
 from audit.engine.judge import judge_round, settle_words
+from audit.engine.peek import needless_peek, needless_rule, peek_due
 from audit.engine.play import (
     HIT_RULE,
     consent_violation,
@@ -32,6 +33,7 @@ from audit.engine.play import (
     hit_violation,
     mandatory_hit_breach,
     split_violation,
+    surrender_violation,
 )
 from audit.engine.result import Step
 from audit.engine.sink import Breach, FindingSink
@@ -87,6 +89,13 @@ class SettleRec(NamedTuple):
     """Settled after the round was over (rules.md v1.2): ``PAY_TIMING``, or its amount code."""
 
 
+PLAY_AFTER_BLACKJACK_QUIET = frozenset(
+    c for c in Code if c.startswith(("PLAY_", "DEALER_", "DEAL_")) and c != Code.DEAL_PEEK_NEEDLESS
+)
+"""The codes of play, deal and dealer not raised again once a round has
+``PLAY_AFTER_DEALER_BLACKJACK`` (games.md §4: "the play that follows not judged again")."""
+
+
 class Round:
     """The working state of one round while its events are replayed."""
 
@@ -132,6 +141,32 @@ class Round:
         self.deal_flagged = False
         self.pending_dealer: RoundEvent | None = None
         self.played = False
+        # the hole card and the peek (games.md §3)
+        self.hole_index: int | None = None
+        """Which of the dealer's cards is the hole card (dealt in the deal where the
+        profile's deal has one), or None."""
+        self.hole_turned = False
+        """The hole card is seen: a ``reveal``, or dealt face up."""
+        self.peek_window = False
+        """A peek is due and has not come, and nothing has yet made it late."""
+        self.peek_rule: str | None = None
+        """The field a due peek follows (``peek_on_ace`` or ``peek_on_ten``)."""
+        self.peeks = 0
+        self.blackjack_found = False
+        """A due peek (or the hole card turned in its place) found the dealer's blackjack:
+        play is over."""
+        self.after_blackjack = False
+        self.acted: set[tuple[int, int]] = set()
+        self.known_index: int | None = None
+        """The index of the event at which the dealer's blackjack became known (games.md §3,
+        "Known"): a peek, the hole card turned, or his second card without a hole card."""
+        self.last_play = -1
+        """The index of the last player decision or card to a box after the deal: without a
+        ``reveal``, the hole card counts as turned once the players' play is over."""
+        self.first_decision: int | None = None
+        """The index of the round's first player decision (an ``action``)."""
+        """The hands a decision was logged for (a hand still to be played has none)."""
+        """``PLAY_AFTER_DEALER_BLACKJACK`` was raised: the play that follows is not judged."""
         # play: the hands in turn order and the one being played
         self.order: list[Hand] = []
         self.turn = 0
@@ -168,7 +203,13 @@ class Round:
     # ================================================================== helpers
 
     def flag(self, breach: Breach) -> None:
-        """Record a breach of this round as a finding."""
+        """Record a breach of this round as a finding.
+
+        After ``PLAY_AFTER_DEALER_BLACKJACK`` the play that follows is not judged again
+        (games.md §4): its wagers are, as placed.
+        """
+        if self.after_blackjack and breach.code in PLAY_AFTER_BLACKJACK_QUIET:
+            return
         self.sink.add(breach, self.number)
 
     def step(self, e: RoundEvent | m.Envelope, description: str, **kw: Any) -> int:
@@ -441,6 +482,62 @@ class Round:
     def _end_deal(self, index: int) -> None:
         self.phase = Phase.INSURANCE
         self.deal_end_index = index
+        upcard = self.upcard()
+        if self.hole_index is None or upcard is None:
+            return  # no hole card (or a missing one): judged as a game without (games.md §3)
+        if not (is_ace(upcard) or is_ten_value(upcard)):
+            self.known_index = index  # a 2-9 up rules the blackjack out
+        if peek_due(self.rules, upcard, True):
+            self.peek_rule = needless_rule(upcard)
+            if self.hole_turned:
+                # dealt face up: it takes the peek's place, its cards decide (under DEAL_ORDER)
+                self.blackjack_found = dealer_natural(self.dealer[:2])
+            else:
+                self.peek_window = True
+
+    def upcard(self) -> str | None:
+        """The dealer's up card as the profile's deal places it (games.md §1), if dealt."""
+        i = self.rules.initial_deal.upcard_index
+        if i is None:
+            return None
+        if self.hole_index is None:
+            i = 0  # no hole card in its place: his first card is the up card
+        return self.dealer[i] if len(self.dealer) > i else None
+
+    def _peek_made_late(self, e: RoundEvent, what: str) -> None:
+        """A decision, a card from the shoe or a ``reveal`` before the due peek."""
+        if not self.peek_window:
+            return
+        self.peek_window = False
+        self.flag(
+            Breach(
+                Code.DEAL_PEEK_MISSING,
+                f"the dealer did not peek under his {self.upcard()} before {what} {e.id!r}",
+                (e.id,),
+                expected="peek",
+                actual=what,
+                rule=self.peek_rule,
+            )
+        )
+
+    def _after_blackjack(self, e: RoundEvent, what: str) -> None:
+        """Play after a due peek (or the hole card in its place) found the dealer's blackjack."""
+        if not self.blackjack_found or self.after_blackjack:
+            return
+        self.flag(
+            Breach(
+                Code.PLAY_AFTER_DEALER_BLACKJACK,
+                f"{what} after the dealer's blackjack ({','.join(self.dealer[:2])}) was found: "
+                "play was over",
+                (e.id,),
+                box=e.box,
+                hand=e.hand if e.box is not None else None,
+                expected="play over",
+                actual=what,
+                rule=self.peek_rule,
+            )
+        )
+        self.after_blackjack = True
 
     def _cut_deal_short(self, e: RoundEvent, index: int) -> None:
         """A decision during the deal ends it: ``DEAL_ORDER`` if it was incomplete."""
@@ -474,6 +571,12 @@ class Round:
         if self.phase == Phase.DEAL:
             self._deal_card(e, index, pos, seat)
             return
+        if seat != DEALER:
+            self.last_play = index
+        if self.blackjack_found:
+            self._after_blackjack(e, f"a card ({e.card}) to {where(seat)}")
+        else:
+            self._peek_made_late(e, f"a card ({e.card}) to {where(seat)}")
         if self.pending_dealer is not None:
             self._resolve_pending(as_hole_card=seat != DEALER)
         if seat == DEALER:
@@ -512,8 +615,13 @@ class Round:
         assert e.card is not None
         h: Hand | None = None
         if seat == DEALER:
-            if len(self.dealer) < self.rules.initial_deal.dealer_cards:
+            deal = self.rules.initial_deal
+            if len(self.dealer) < deal.dealer_cards:
                 self.deal_needed -= 1
+            if deal.has_hole_card and len(self.dealer) == deal.hole_card_index:
+                # judged as dealt: out of place or face up is DEAL_ORDER (above), still his
+                self.hole_index = len(self.dealer)
+                self.hole_turned = e.face_up
             self._add_dealer_card(e, index)
         else:
             hand_no = e.hand or 0
@@ -574,6 +682,8 @@ class Round:
         self.dealer.append(e.card)
         self.dealer_indexes.append(index)
         self.dealer_events.append(e.id)
+        if len(self.dealer) == 2 and self.known_index is None and self.hole_index is None:
+            self.known_index = index  # no hole card: his second card is seen
 
     def stand(self, h: Hand, evidence: str) -> None:
         """The hand ends by standing; 004's mandatory hit: best total <= 11 must hit."""
@@ -783,6 +893,11 @@ class Round:
         """A player decision: hit, stand, double, split, surrender (000, 001, 004)."""
         assert e.box is not None and e.word is not None
         self._cut_deal_short(e, index)
+        early = e.word == "surrender" and self._early()
+        if self.blackjack_found:
+            self._after_blackjack(e, f"box {e.box} hand {e.hand or 0}: {e.word}")
+        elif not early:
+            self._peek_made_late(e, f"box {e.box} hand {e.hand or 0}: {e.word}")
         if self.pending_dealer is not None:
             self._resolve_pending(as_hole_card=True)
         hand_no = e.hand or 0
@@ -801,6 +916,11 @@ class Round:
         if self.phase in (Phase.DEAL, Phase.INSURANCE):
             self.phase = Phase.PLAY
         self.played = True
+        self.last_play = index
+        decided_before = (h.box, h.number) in self.acted
+        self.acted.add((h.box, h.number))
+        if self.first_decision is None:
+            self.first_decision = index
         cur = self.current()
         if not h.ended and h is not cur and self._is_later(h, cur) and cur is not None:
             between = self.order[self.order.index(cur) : self.order.index(h)]
@@ -816,19 +936,23 @@ class Round:
             if code is not None:
                 allowed, why = False, code.value
         elif action == "surrender":
-            if not self.rules.surrender_allowed:
-                allowed, why = False, "the profile allows no surrender"
+            wrong = surrender_violation(h, self.rules, self.upcard(), decided_before, early)
+            if wrong is not None:
+                rule, why = wrong
+                allowed = False
                 self.flag(
                     Breach(
                         Code.PLAY_SURRENDER,
-                        f"box {e.box} hand {hand_no} surrendered; the profile allows no surrender",
+                        f"box {e.box} hand {hand_no} surrendered; {why}",
                         (e.id,),
                         box=e.box,
                         hand=hand_no,
-                        rule="surrender_allowed",
+                        rule=rule,
                     )
                 )
+            # judged as made (games.md §4): it stands or is forfeited as §3 says
             h.surrendered = True
+            h.early_surrender = early
             h.ended = True
         elif action == "double":
             allowed, why = self._double(e, h)
@@ -847,6 +971,120 @@ class Round:
                 why_not=why,
                 **self._hand_kw(h),
             )
+
+    def known_at(self) -> int | None:
+        """Where the dealer's blackjack became known (games.md §3, "Known"); with a hole card
+        never turned by a ``reveal`` nor a peek, the end of the players' play."""
+        if self.known_index is not None:
+            return self.known_index
+        if self.hole_index is not None:
+            return self.last_play
+        return None
+
+    def first_play_index(self) -> int | None:
+        """The index of the first decision or card after the deal: play's start."""
+        cards = [i for i, _seat in self.play_cards[:1]]
+        marks = [*cards, *([self.first_decision] if self.first_decision is not None else [])]
+        return min(marks) if marks else None
+
+    def _early(self) -> bool:
+        """No decision and no card from the shoe since the deal: an early surrender's moment."""
+        return self.peek_window and not self.played and not self.play_cards
+
+    # ================================================================== the peek
+
+    def peek(self, e: RoundEvent, index: int) -> None:
+        """``peek`` (TEL/1 v1.2): the dealer checks his hole card (games.md §3, "The peek").
+
+        Due over a face-down hole card under an up card the profile peeks on, once,
+        after the insurance and even-money offers and before the first decision, card
+        or ``reveal``; later it is ``DEAL_PEEK_MISSING`` (raised when the window
+        closed); where none is due ``DEAL_PEEK_NEEDLESS``. The cards decide, whatever
+        ``blackjack`` says: a blackjack found ends play.
+        """
+        upcard = self.upcard()
+        hole_down = self.hole_index is not None and not self.hole_turned and self.deal_done
+        why = needless_peek(self.rules, upcard, hole_down, self.peeks)
+        due = why is None
+        late = due and not self.peek_window
+        self.peeks += 1
+        if not due:
+            self.flag(
+                Breach(
+                    Code.DEAL_PEEK_NEEDLESS,
+                    f"a peek where none is due: {why}",
+                    (e.id,),
+                    expected="no peek",
+                    actual="peek",
+                    rule=needless_rule(upcard),
+                )
+            )
+        else:
+            self.peek_window = False
+            if self.known_index is None:
+                self.known_index = index
+            # a late peek was DEAL_PEEK_MISSING when the window closed; what it finds stands
+            if dealer_natural(self.dealer[:2]):
+                self.blackjack_found = True
+        if self.steps is not None:
+            finds = "a blackjack" if self.blackjack_found else "no blackjack"
+            said = "" if e.blackjack is None else f" (announced: {'yes' if e.blackjack else 'no'})"
+            self.step(
+                e,
+                f"the dealer peeks under {upcard or 'no up card'}: "
+                + (f"finds {finds}{said}" if due else f"needless{said}")
+                + ("; late" if late else ""),
+                allowed=due and not late,
+                why_not=why if not due else ("late" if late else None),
+            )
+
+    def reveal(self, e: RoundEvent, index: int) -> None:
+        """``reveal`` (TEL/1 v1.2): the dealer turns his hole card (games.md §2, §3).
+
+        With no face-down card to turn it turns nothing and is no finding. In the
+        peek's window it takes the peek's place (its cards decide as a peek's);
+        while a player hand is still to be played it is ``DEAL_HOLE_CARD_SHOWN``,
+        but right after a peek that found a blackjack.
+        """
+        if self.hole_index is None or self.hole_turned:
+            self.step(e, "the dealer turns his hole card: none face down (nothing to turn)")
+            return
+        self.hole_turned = True
+        if self.known_index is None:
+            self.known_index = index
+        in_window = self.peek_window
+        self.peek_window = False
+        if in_window and dealer_natural(self.dealer[:2]):
+            self.blackjack_found = True
+        acted = self.acted
+        to_play = [
+            h
+            for h in self.order
+            if not h.ended and not h.natural and (h.needs_card or (h.box, h.number) not in acted)
+        ]
+        shown = bool(to_play) and not (self.blackjack_found and not in_window)
+        if shown:
+            h = to_play[0]
+            self.flag(
+                Breach(
+                    Code.DEAL_HOLE_CARD_SHOWN,
+                    f"the dealer turned his hole card {self.dealer[self.hole_index]} while box "
+                    f"{h.box} hand {h.number} was still to be played",
+                    (e.id,),
+                    expected="hole card face down",
+                    actual="turned",
+                    rule="initial_deal",
+                )
+            )
+        self.step(
+            e,
+            f"the dealer turns his hole card: {','.join(self.dealer)}",
+            cards=tuple(self.dealer),
+            total=best_total(self.dealer),
+            soft=is_soft(self.dealer),
+            allowed=not shown,
+            why_not="a player hand was still to be played" if shown else None,
+        )
 
     def _decision_breach(
         self,
@@ -942,9 +1180,12 @@ class Round:
             objections,
             Code.PLAY_ILLEGAL_SPLIT,
         )
-        late = h.ended
         cards = h.cards
         aces = len(cards) >= 2 and is_ace(cards[0]) and is_ace(cards[1])
+        # a split ace's one card ends its hand; a second ace may still be split again
+        # (games.md §3, resplit_aces): that split is in turn, not late
+        resplit = h.split_aces and aces and len(cards) == 2 and not h.doubled
+        late = h.ended and not resplit
         kept = [*cards[:1], *cards[2:]]
         new = Hand(
             box=b.number,
@@ -963,9 +1204,16 @@ class Round:
             new.ended = True
         else:
             h.ended = False
-            placed = [i for i, x in enumerate(self.order) if x.box == b.number]
-            if placed:  # the new hand plays right after its box's last hand
-                self.order.insert(placed[-1] + 1, new)
+            # games.md §3: hands are played in layout order; a new hand lies right after
+            # the hand it came from (splitting 0, then 0 again: [0, 2, 1]). Where the
+            # profile allows no resplit, an illegal one keeps v1's order (after the box's
+            # last hand), so the Italian profiles judge their logs as before.
+            if h in self.order:
+                at = self.order.index(h)
+                if self.rules.max_hands_per_box <= 2:
+                    at = max(i for i, x in enumerate(self.order) if x.box == b.number)
+                self.order.insert(at + 1, new)
+                self.turn = min(self.turn, self.order.index(h))
             # else: a box staked after betting closed has no turn (its stake is the
             # past-posting finding); its split hand stays outside the turn order like it
         return result
@@ -1030,6 +1278,8 @@ class Round:
             reasons.append(
                 ("insurance_offered", "placed after a card dealt after the initial deal")
             )
+        elif self.peeks and self.peek_rule is not None:
+            reasons.append(("insurance_offered", "placed after the peek"))
         ratio = r.insurance_max_ratio
         if e.amount * ratio.denominator > stake * ratio.numerator:
             reasons.append(
@@ -1083,6 +1333,8 @@ class Round:
                 )
             if not self.dealer or not is_ace(self.dealer[0]):
                 reasons.append("the dealer's card is not an ace")
+            if self.peeks and self.peek_rule is not None:
+                reasons.append("taken after the peek")
             if reasons:
                 self.flag(
                     Breach(
@@ -1348,6 +1600,19 @@ class Round:
         """
         if self.voided:
             return
+        if self.peek_window and self.last_event is not None:
+            # nothing made it late, and it never came: play ended without it
+            self.peek_window = False
+            self.flag(
+                Breach(
+                    Code.DEAL_PEEK_MISSING,
+                    f"the dealer never peeked under his {self.upcard()}",
+                    (),
+                    expected="peek",
+                    actual="none",
+                    rule=self.peek_rule,
+                )
+            )
         self._owed_cards_at_end()
         if self.rules.dealer_plays_freely or not self.deal_done:
             return

@@ -75,6 +75,7 @@ class Hand:
         "cards",
         "cards_after_double",
         "doubled",
+        "early_surrender",
         "ended",
         "even_money",
         "extra",
@@ -113,6 +114,8 @@ class Hand:
         self.natural = False
         self.ended = False
         self.surrendered = False
+        self.early_surrender = False
+        """Surrendered before the due peek (games.md §3): it stands against a blackjack."""
         self.cards_after_double = 0
         self.phantom = phantom
         self.card_events: list[str] = []

@@ -377,6 +377,24 @@ class RoundClose(RoundEnvelope):
     type: Literal["round_close"]
 
 
+# --------------------------------------------------------------------------- v1.2: the hole card
+# games.md §2: before v1.2 these were unknown types (stored, not replayed).
+
+
+class Peek(RoundEnvelope):
+    """The dealer checks his face-down hole card for a blackjack (games.md §2, §3)."""
+
+    type: Literal["peek"]
+    blackjack: StrictBool | None = None
+    """What the dealer announced, kept for the record: the cards decide."""
+
+
+class Reveal(RoundEnvelope):
+    """The dealer turns his face-down hole card face up (games.md §2)."""
+
+    type: Literal["reveal"]
+
+
 # --------------------------------------------------------------------------- table events
 # TEL/1 v1.2, accounting.md "TEL/1 v1.2: streams and the new events": the table's books.
 
@@ -627,6 +645,9 @@ ROUND_EVENT_TYPES: dict[str, type[Envelope]] = {
     "settle": Settle,
     "void": Void,
     "round_close": RoundClose,
+    # v1.2: the hole card (games.md §2)
+    "peek": Peek,
+    "reveal": Reveal,
 }
 TABLE_EVENT_TYPES: dict[str, type[TableEnvelope]] = {
     "inventory": Inventory,
@@ -667,6 +688,8 @@ Event = (
     | Settle
     | Void
     | RoundClose
+    | Peek
+    | Reveal
 )
 """Any TEL/1 event the rules replay: the shoe and round events."""
 

@@ -56,6 +56,7 @@ _LEAN: dict[str, str] = {
     "player": "e.player",
     "spots": "e.spots",
     "accepted": "e.accepted",
+    "blackjack": "e.blackjack",
 }
 """How each :class:`RoundEvent` field is read from ``events``, in its order."""
 assert tuple(_LEAN) == RoundEvent._fields, "the batch columns must follow RoundEvent"

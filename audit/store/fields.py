@@ -227,6 +227,9 @@ TYPES: dict[str, tuple[Field, ...]] = {
         Field("reverses", "str", "optional"),
         Field("ref", "str", "optional"),
     ),
+    # v1.2: the hole card (games.md §2)
+    "peek": (Field("blackjack", "bool", "optional"),),
+    "reveal": (),
 }
 """Per known type, its own fields (the envelope and ``round`` come on top)."""
 

@@ -14,8 +14,10 @@ from audit.store.periods import PERIODS_DDL
 SCHEMA_VERSION = 10
 APP_ID = "shoe-audit"
 
+_V12_TYPES = TABLE_TYPES | {"peek", "reveal"}
+"""The types TEL/1 v1.2 adds: the books' (accounting.md) and the hole card's (games.md §2)."""
 _V11_COLUMNS = {
-    f.name for etype, fields in TYPES.items() if etype not in TABLE_TYPES for f in fields
+    f.name for etype, fields in TYPES.items() if etype not in _V12_TYPES for f in fields
 }
 _TYPED = ",\n    ".join(
     f'"{name}" {sql_type}' for name, sql_type in COLUMN_TYPES.items() if name in _V11_COLUMNS

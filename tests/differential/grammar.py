@@ -354,6 +354,10 @@ def _round(s: _Shoe, n: int, late_burn: list[Event]) -> list[Event]:
                     ev.append({"type": "insurance", "box": b, "spot": sp, "amount": money(amount)})
                     wagers[(b, 0, -1 - sp)] = _Wager(b, 0, sp, amount, amount)
     if rnd.random() < 0.05:
+        # v1.2 (games.md §2): no shipped profile deals a hole card, so a peek is needless
+        # and a reveal turns nothing; both must still replay alike
+        ev.append({"type": "peek", "blackjack": rnd.random() < 0.5})
+    if rnd.random() < 0.05:
         ev += _exposed(s, boxes)
     for b in boxes:
         h = 0
@@ -794,6 +798,9 @@ def random_event(rnd: random.Random, round_no: int) -> Event:
         e.update(box=box(), spot=small())
     elif t == "exposed_card":
         e["card"] = card()
+    elif t == "peek":  # v1.2 (games.md §2): what the dealer announced, optional
+        if rnd.random() < 0.7:
+            e["blackjack"] = rnd.random() < 0.5
     elif t == "offer":
         e.update(card=card(), to="dealer", accepted=rnd.random() < 0.5)
         if rnd.random() < 0.7:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from audit.engine import ShoeContext, ShoeReplay, replay_shoe
@@ -22,7 +23,9 @@ from audit.events.parse import parse_object
 from audit.findings import Finding
 from audit.profiles import load_registry
 
-REGISTRY = load_registry(extra_dir=None)
+TEST_PROFILES = Path(__file__).with_name("profiles")
+"""Profiles only the engine tests replay (the US game's hole card and peek, games.md §3)."""
+REGISTRY = load_registry(extra_dir=TEST_PROFILES)
 PROFILE_DECKS = {
     "it-casino-6d": 6,
     "it-casino-5d": 5,
@@ -289,6 +292,16 @@ class RoundLog:
         self.ev(
             "offer", card=card, to="dealer" if box is None else "box", box=box, accepted=accepted
         )
+        return self
+
+    def peek(self, blackjack: bool | None = None) -> RoundLog:
+        """``peek`` (TEL/1 v1.2): the dealer checks his hole card."""
+        self.ev("peek", blackjack=blackjack)
+        return self
+
+    def reveal(self) -> RoundLog:
+        """``reveal`` (TEL/1 v1.2): the dealer turns his hole card."""
+        self.ev("reveal")
         return self
 
     def cut_card_out(self) -> RoundLog:

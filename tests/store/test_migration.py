@@ -198,3 +198,49 @@ def test_a_version_8_database_with_v11_events_verifies_unchanged_and_takes_the_b
         summary = ingest_paths(store, [books])
         assert summary.files[0].new == 2 and summary.files[0].rejected == 0
         assert verify(store).differences == []
+
+
+def test_a_version_8_database_gains_the_peeks_column_and_its_evidence_holds(
+    tmp_path: Path,
+) -> None:
+    """Schema 9 (TEL/1 v1.2, games.md §2): ``events.blackjack``, a peek's announcement. The
+    ledger's typed fingerprint hashes a column added after ledger version 1 only where it
+    holds a value, so the events stored before keep theirs: the next ``run`` finds nothing
+    changed (no LOG_TAMPERED) and ``verify`` finds the evidence intact."""
+    from audit.batch import run_audit
+    from audit.ingest import ingest_paths
+    from audit.profiles import load_registry
+    from audit.simulate import simulate
+    from audit.store.ledger import TYPED_SUM
+    from tests.cli.helpers import cli
+
+    logs = tmp_path / "logs"
+    simulate(logs, tables=2, shoes=1, rounds=6, profiles=["it-casino-6d"], seed=5)
+    db = tmp_path / "old.duckdb"
+    with open_store(db) as store:
+        ingest_paths(store, [logs])
+        run_audit(store, load_registry(), workers=1)
+    con = duckdb.connect(str(db))
+    con.execute(V9_ONLY)  # schemas 9 and 10 undone: blackjack with the books' columns
+    con.close()
+    with open_store(db) as store:
+        assert store.con.execute(
+            "SELECT count(*) FROM events WHERE blackjack IS NOT NULL"
+        ).fetchone() == (0,)
+        # the fingerprint a version 8 database's ingest records hold (ledger version 1: the
+        # 40 typed columns of then, hashed together), written out here as it was
+        v8 = (
+            'sum(hash("id", "table_id", "shoe", "round", "seq", "ts", "ts_local", '
+            '"utc_offset_min", "type", "known_type", "profile", "decks", "dealer", "currency", '
+            '"min_bet", "max_bet", "ok", "method", "order", "by", "box", "position", "cards", '
+            '"count", "face_down", "pos", "remaining", "reason", "spot", "amount", "player", '
+            '"card", "to", "hand", "face_up", "action", "spots", "accepted", "kind", '
+            '"has_extra")::HUGEINT)'
+        )
+        assert store.con.execute(f"SELECT {v8} = {TYPED_SUM} FROM events").fetchone() == (True,)
+    ran = cli("run", "--db", str(db))
+    assert ran.exit_code == 0, ran.output
+    found = cli("findings", "--db", str(db), "--code", "LOG_TAMPERED", "--format", "jsonl")
+    assert found.exit_code == 0 and found.stdout == ""
+    checked = cli("verify", "--db", str(db), str(logs))
+    assert checked.exit_code == 0, checked.output
