@@ -24,7 +24,13 @@ from audit.books.model import Adjustment
 from audit.books.reconcile import Books, reconcile
 from audit.store import Store
 from audit.store.books import Books as BookRecords
-from audit.store.books import clear_books, has_stored_books, load_books, table_currencies
+from audit.store.books import (
+    clear_books,
+    has_stored_books,
+    load_books,
+    load_hands_money,
+    table_currencies,
+)
 
 
 @dataclass(slots=True)
@@ -34,6 +40,10 @@ class BooksSummary:
     periods: dict[str, int] = field(default_factory=dict)
     findings: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    split: dict[str, float] = field(default_factory=dict)
+    """``seconds`` by part: ``records`` (the book events read), ``hands`` (the hands'
+    money summed by the store's SQL), ``reconcile`` (the pure reconciliation and the
+    periods' digests), ``store`` (the one transaction that replaces the stored books)."""
 
 
 def trail_adjustments_of(db: str | Path) -> list[Adjustment]:
@@ -56,15 +66,25 @@ def reconcile_books(
     from audit.store.books_detail import store_books_detail
     from audit.store.periods import store_periods
 
-    t0 = time.perf_counter()
-    records = load_books(store, house=house)
     summary = BooksSummary()
+    t0 = last = time.perf_counter()
+
+    def lap(part: str) -> None:
+        nonlocal last
+        now = time.perf_counter()
+        summary.split[part] = now - last
+        last = now
+
+    records = load_books(store, house=house, hands=False)
+    lap("records")
     if records.empty() and not house.books_required:
         if has_stored_books(store.con):
             with store.transaction() as con:
                 clear_books(con)
         summary.seconds = time.perf_counter() - t0
         return summary
+    records.hands = load_hands_money(store, house=house)
+    lap("hands")
     books = _reconcile(records, house, trail)
     digests = {(p.table, p.gaming_day, p.shift): records.digest(p.table) for p in books.periods}
     acct: dict[tuple[str, dt.date, str], list[str]] = {}
@@ -75,12 +95,14 @@ def reconcile_books(
     for p in books.periods:
         p.currency = currencies.get(p.table)
     stamp = at or dt.datetime.now(dt.UTC)
+    lap("reconcile")
     with store.transaction() as con:
         clear_books(con)  # the whole store is reconciled: what it no longer yields goes
         store_periods(
             con, books.periods, digests=digests, findings=acct, house_sha256=house.sha256, at=stamp
         )
         store_books_detail(con, books.periods, books.findings)
+    lap("store")
     for p in books.periods:
         summary.periods[p.status] = summary.periods.get(p.status, 0) + 1
     for f in books.findings:

@@ -119,9 +119,14 @@ def _table_filter(tables: Sequence[str] | None, alias: str = "e") -> tuple[str, 
 
 
 def load_books(
-    store: Store, tables: Sequence[str] | None = None, house: House | None = None
+    store: Store,
+    tables: Sequence[str] | None = None,
+    house: House | None = None,
+    *,
+    hands: bool = True,
 ) -> Books:
-    """Every book record of ``tables`` (all tables when None) and their hands' money.
+    """Every book record of ``tables`` (all tables when None) and their hands' money
+    (not with ``hands=False``: the caller reads it with :func:`load_hands_money`).
 
     Reads the stored events only (and ``run``'s ``rounds`` for the handle): a round
     not yet audited counts its settlements and round open, with handle 0.
@@ -142,7 +147,7 @@ def load_books(
     ).to_arrow_table()
     for row in rows.to_pylist():
         _add(books, row)
-    if not books.empty() or (house is not None and house.books_required):
+    if hands and (not books.empty() or (house is not None and house.books_required)):
         books.hands = load_hands_money(store, tables, house)  # no books: no tray to judge
     return books
 
@@ -277,6 +282,24 @@ ORDER BY p.table_id, min(p.ts), p.stretch, p.gaming_day, p.shift
 """
 
 
+def _hands_sql(house: House | None, tables: Sequence[str] | None) -> tuple[str, dict[str, Any]]:
+    from audit.books.house import House
+
+    house = house or House()
+    start_min = house.day_start.hour * 60 + house.day_start.minute
+    where, params = _table_filter(tables)
+    named = {"tables": params[0]} if params else {}
+    return _HANDS_SQL.format(where=where, start_min=start_min, shift=_shift_sql(house)), named
+
+
+def explain_hands(store: Store, house: House | None = None) -> str:
+    """DuckDB's ``EXPLAIN ANALYZE`` of the hands' money query over every table (for
+    ``benchmarks/books_bench.py --profile``)."""
+    sql, named = _hands_sql(house, None)
+    rows = store.con.execute("EXPLAIN ANALYZE " + sql, named or None).fetchall()
+    return "\n".join(str(r[-1]) for r in rows)
+
+
 def load_hands_money(
     store: Store, tables: Sequence[str] | None = None, house: House | None = None
 ) -> list[HandsMoney]:
@@ -287,13 +310,7 @@ def load_hands_money(
     ``result`` is R's share (minus the settlements' amounts); ``rounds`` the rounds
     whose ``round_open`` lies there, with their handle as ``run`` stored it;
     ``first_round`` the first of them."""
-    from audit.books.house import House
-
-    house = house or House()
-    start_min = house.day_start.hour * 60 + house.day_start.minute
-    where, params = _table_filter(tables)
-    named = {"tables": params[0]} if params else {}
-    sql = _HANDS_SQL.format(where=where, start_min=start_min, shift=_shift_sql(house))
+    sql, named = _hands_sql(house, tables)
     table = store.con.sql(sql, params=named or None).to_arrow_table()
     out: list[HandsMoney] = []
     for r in table.to_pylist():
