@@ -86,11 +86,8 @@ def reconcile_books(
     records.hands = load_hands_money(store, house=house)
     lap("hands")
     books = _reconcile(records, house, trail)
-    by_table = records.digests()
-    empty = records.digest("")  # a table with no record at all (books_required)
-    digests = {
-        (p.table, p.gaming_day, p.shift): by_table.get(p.table, empty) for p in books.periods
-    }
+    by_table = records.digests({p.table for p in books.periods})
+    digests = {(p.table, p.gaming_day, p.shift): by_table[p.table] for p in books.periods}
     acct: dict[tuple[str, dt.date, str], list[str]] = {}
     for f in books.findings:
         if f.table is not None and f.gaming_day is not None and f.shift is not None:
