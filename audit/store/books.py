@@ -248,7 +248,18 @@ def _add(books: Books, r: dict[str, Any]) -> None:
 # stream, else by ts, an event at an opener's ts lying after it, at a lone closer's
 # before it, at a shift change's after both), then summed per stretch between two
 # inventories, gaming day and shift (audit.books.reconcile accepts such runs): a night
-# of a million rounds is a few hundred items.
+# of a million rounds is a few thousand items.
+#
+# The numbering is running counts over the inventories and hands events of a table in
+# one sorted pass each (docs/decisions.md "The books at scale"), not a count of the
+# table's inventories per hands event: that join grew as hands x inventories, three
+# billion rows at a million rounds. For a hands event h, with inventories i:
+#   by_seq    = #{i in h's stream, i.seq < h.seq}    (hands sort before an inventory
+#                                                      at the same seq)
+#   elsewhere = #{i of h's table, (i.ts, tie) < (h.ts, 1)}
+#             - #{i in h's stream, (i.ts, tie) < (h.ts, 1)}
+# where tie is 0 for an inventory a hands event at its ts lies after, 2 for one it lies
+# before: stretch = by_seq + elsewhere, what the rule above says.
 _HANDS_SQL = """
 WITH inv0 AS (
   SELECT table_id, COALESCE(stream, table_id) AS stream_id, seq, ts, kind
@@ -260,21 +271,33 @@ WITH inv0 AS (
     SELECT 1 FROM inv0 o WHERE o.table_id = i.table_id AND o.ts = i.ts AND o.kind = 'opener'
   ) AS tie_before
   FROM inv0 i
-), hands AS (
-  SELECT e.table_id, e.shoe, e.round, e.id, COALESCE(e.stream, e.table_id) AS stream_id,
-         e.seq, e.ts, e.ts_local, e.utc_offset_min, e.type,
-         CASE WHEN e.type = 'settle' THEN e.amount ELSE 0 END AS amount,
-         (epoch(e.ts_local) - {start_min} * 60
-          - epoch(CAST(e.ts_local - to_minutes({start_min}) AS DATE)))::BIGINT AS since
+), marks AS (
+  SELECT table_id, stream_id, seq, ts, 1 AS is_inv, CASE WHEN tie_before THEN 0 ELSE 2 END
+           AS tie, NULL AS shoe, NULL AS round, NULL AS id, NULL AS ts_local,
+         NULL AS utc_offset_min, NULL AS type, NULL AS amount
+  FROM inv
+  UNION ALL
+  SELECT e.table_id, COALESCE(e.stream, e.table_id), e.seq, e.ts, 0, 1, e.shoe, e.round, e.id,
+         e.ts_local, e.utc_offset_min, e.type,
+         CASE WHEN e.type = 'settle' THEN e.amount ELSE 0 END
   FROM events e WHERE e.type IN ('settle', 'round_open'){where}
+), counted AS (
+  SELECT *,
+    sum(is_inv) OVER (PARTITION BY table_id, stream_id ORDER BY seq, is_inv
+                      ROWS UNBOUNDED PRECEDING)
+    + sum(is_inv) OVER (PARTITION BY table_id ORDER BY ts, tie ROWS UNBOUNDED PRECEDING)
+    - sum(is_inv) OVER (PARTITION BY table_id, stream_id ORDER BY ts, tie
+                        ROWS UNBOUNDED PRECEDING) AS stretch
+  FROM marks
+), hands AS (
+  SELECT table_id, shoe, round, id, stream_id, seq, ts, ts_local, utc_offset_min, type,
+    amount, stretch,
+    (epoch(ts_local) - {start_min} * 60
+     - epoch(CAST(ts_local - to_minutes({start_min}) AS DATE)))::BIGINT AS since
+  FROM counted WHERE is_inv = 0
 ), placed AS (
-  SELECT h.*,
-    CAST(h.ts_local - to_minutes({start_min}) AS DATE) AS gaming_day,
-    {shift} AS shift,
-    (SELECT count(*) FROM inv i
-     WHERE i.table_id = h.table_id
-       AND CASE WHEN i.stream_id = h.stream_id THEN i.seq < h.seq
-                ELSE i.ts < h.ts OR (i.ts = h.ts AND i.tie_before) END) AS stretch
+  SELECT h.*, CAST(h.ts_local - to_minutes({start_min}) AS DATE) AS gaming_day,
+    {shift} AS shift
   FROM hands h
 )
 SELECT p.table_id, p.stretch, p.gaming_day, p.shift,
