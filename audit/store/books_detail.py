@@ -32,6 +32,7 @@ from audit.books.model import (
     SlipVoid,
 )
 from audit.findings import Code, Finding
+from audit.store.bulk import delete_table_days, insert_columns
 
 BOOKS_DETAIL_DDL = """
 CREATE TABLE period_records (
@@ -240,17 +241,22 @@ def store_books_detail(
         | {(f.table, f.gaming_day) for f in findings if f.table and f.gaming_day}
         | set(replacing)
     )
-    if scope:
-        keys = sorted(scope)
-        con.executemany("DELETE FROM period_records WHERE table_id = ? AND gaming_day = ?", keys)
-        con.executemany("DELETE FROM books_findings WHERE table_id = ? AND gaming_day = ?", keys)
+    keys = sorted(scope)
+    delete_table_days(con, "period_records", keys)
+    delete_table_days(con, "books_findings", keys)
     ids = [f.id for f in findings if f.table is None or f.gaming_day is None]
     if ids:
         con.execute("DELETE FROM books_findings WHERE id IN (SELECT unnest(?))", [ids])
     if periods:
-        con.executemany(
-            "INSERT INTO period_records VALUES (?, ?, ?, ?)",
-            [(p.table, p.gaming_day, p.shift, records_json(p)) for p in periods],
+        insert_columns(
+            con,
+            "period_records",
+            {
+                "table_id": [p.table for p in periods],
+                "gaming_day": [p.gaming_day for p in periods],
+                "shift": [p.shift for p in periods],
+                "records": [records_json(p) for p in periods],
+            },
         )
     if findings:
         for f in findings:
