@@ -146,6 +146,7 @@ def load_books(
     books = Books()
     where, params = _table_filter(tables)
     named = {"tables": params[0]} if params else {}
+    books.buy_ins = _buy_ins(store, where, named)
     rows = store.con.sql(
         f"""SELECT e.id, e.table_id, {_STREAM} AS stream_id, e.seq, e.ts_local,
                    e.utc_offset_min, e.type, e.kind, e.chips, e.signers, e.slip, e.side,
@@ -155,13 +156,39 @@ def load_books(
             FROM events e LEFT JOIN input_files f USING (file_id)
             WHERE e.type IN (SELECT unnest($types::VARCHAR[])){where}
             ORDER BY stream_id, e.seq, e.id""",
-        params={"types": list(BOOK_TYPES), **named},
+        params={"types": [t for t in BOOK_TYPES if t != "buy_in"], **named},
     ).to_arrow_table()
     for row in rows.to_pylist():
         _add(books, row)
     if hands and (not books.empty() or (house is not None and house.books_required)):
         books.hands = load_hands_money(store, tables, house)  # no books: no tray to judge
     return books
+
+
+def _buy_ins(store: Store, where: str, named: dict[str, Any]) -> list[BuyIn]:
+    """The buy-ins, read apart: a night's book records are mostly buy-ins (about one
+    and a half a round), so they are read with their own columns only, column-wise."""
+    cols = store.con.sql(
+        f"""SELECT e.id, e.table_id, {_STREAM} AS stream_id, e.seq, e.ts_local,
+                   e.utc_offset_min, e.amount, e."method", e.box, e.player, e."ref",
+                   f.path, e.line_no
+            FROM events e LEFT JOIN input_files f USING (file_id)
+            WHERE e.type = 'buy_in'{where}
+            ORDER BY stream_id, e.seq, e.id""",
+        params=named or None,
+    ).to_arrow_table()
+    zones: dict[int, dt.tzinfo] = {}
+    out: list[BuyIn] = []
+    for ev, table, stream, seq, ts, offset, amount, method, box, player, ref, path, no in zip(
+        *(cols.column(i).to_pylist() for i in range(cols.num_columns)), strict=True
+    ):
+        zone = zones.get(offset)
+        if zone is None:
+            zone = zones[offset] = utc_offset(offset)
+        source = f"{path}:{no}" if path is not None else None
+        at = Place(ev, stream, seq, ts.replace(tzinfo=zone), source)
+        out.append(BuyIn(at, table, _money(amount) or Decimal(0), method, box, player, ref))
+    return out
 
 
 def _add(books: Books, r: dict[str, Any]) -> None:
