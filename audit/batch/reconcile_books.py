@@ -15,20 +15,22 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.books.house import House
 from audit.books.mgr import period_shift
-from audit.books.model import Adjustment
+from audit.books.model import Adjustment, HandsMoney
 from audit.books.reconcile import Books, reconcile
 from audit.store import Store
 from audit.store.books import Books as BookRecords
 from audit.store.books import (
     clear_books,
+    hands_money_of,
+    has_book_events,
     has_stored_books,
     load_books,
-    load_hands_money,
     table_currencies,
 )
 
@@ -75,16 +77,22 @@ def reconcile_books(
         summary.split[part] = now - last
         last = now
 
-    records = load_books(store, house=house, hands=False)
-    lap("records")
+    with ThreadPoolExecutor(1) as pool:
+        # the hands' SQL runs in DuckDB, off Python's lock, while Python reads the records
+        hands = None
+        if house.books_required or has_book_events(store):
+            hands = pool.submit(_hands_money, store, house)
+        records = load_books(store, house=house, hands=False)
+        lap("records")
+        if hands is not None:
+            records.hands = hands.result()
+    lap("hands")  # what the hands' SQL took beyond the records' reading
     if records.empty() and not house.books_required:
         if has_stored_books(store.con):
             with store.transaction() as con:
                 clear_books(con)
         summary.seconds = time.perf_counter() - t0
         return summary
-    records.hands = load_hands_money(store, house=house)
-    lap("hands")
     books = _reconcile(records, house, trail)
     by_table = records.digests({p.table for p in books.periods})
     digests = {(p.table, p.gaming_day, p.shift): by_table[p.table] for p in books.periods}
@@ -110,6 +118,14 @@ def reconcile_books(
         summary.findings[str(f.code)] = summary.findings.get(str(f.code), 0) + 1
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _hands_money(store: Store, house: House) -> list[HandsMoney]:
+    cursor = store.con.cursor()  # a thread's own cursor on the same database
+    try:
+        return hands_money_of(cursor, None, house)
+    finally:
+        cursor.close()
 
 
 def _reconcile(records: BookRecords, house: House, trail: list[Adjustment]) -> Books:

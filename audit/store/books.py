@@ -372,8 +372,17 @@ def load_hands_money(
     ``result`` is R's share (minus the settlements' amounts); ``rounds`` the rounds
     whose ``round_open`` lies there, with their handle as ``run`` stored it;
     ``first_round`` the first of them."""
+    return hands_money_of(store.con, tables, house)
+
+
+def hands_money_of(
+    con: Any, tables: Sequence[str] | None = None, house: House | None = None
+) -> list[HandsMoney]:
+    """:func:`load_hands_money` on a DuckDB connection or cursor (``run`` reads it on a
+    cursor of its own in a thread while it reads the book records: DuckDB runs the
+    query without holding Python's lock)."""
     sql, named = _hands_sql(house, tables)
-    table = store.con.sql(sql, params=named or None).to_arrow_table()
+    table = con.sql(sql, params=named or None).to_arrow_table()
     out: list[HandsMoney] = []
     for r in table.to_pylist():
         ts = r["ts_local"].replace(tzinfo=utc_offset(r["utc_offset_min"]))
@@ -412,6 +421,15 @@ def table_currencies(store: Store) -> dict[str, str]:
                WHERE type = 'shoe_open' AND currency IS NOT NULL GROUP BY table_id"""
         ).fetchall()
     )
+
+
+def has_book_events(store: Store) -> bool:
+    """Whether any book record is stored (a night without books reads no hands' money)."""
+    ((found,),) = store.con.execute(
+        "SELECT EXISTS (SELECT 1 FROM events WHERE type IN (SELECT unnest($1::VARCHAR[])))",
+        [list(BOOK_TYPES)],
+    ).fetchall()
+    return bool(found)
 
 
 def has_stored_books(con: Any) -> bool:

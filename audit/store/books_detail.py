@@ -75,7 +75,12 @@ def _plain(value: Any) -> Any:
         return str(value)
     names = _FIELDS.get(kind)
     if names is not None:
-        return {name: _plain(getattr(value, name)) for name in names}
+        out = {}
+        for name in names:
+            v = getattr(value, name)
+            k = type(v)  # a plain value as itself, without a call per field
+            out[name] = v if v is None or k is str or k is int or k is bool else _plain(v)
+        return out
     if isinstance(value, Decimal):
         return str(value)
     if isinstance(value, dt.datetime | dt.date):
