@@ -43,6 +43,7 @@ from audit.wording import counted
 if TYPE_CHECKING:
     from audit.batch import RunSummary
     from audit.batch.nightly import FindingTally
+    from audit.batch.reconcile_books import BooksSummary
     from audit.findings import Finding
     from audit.ingest import IngestSummary
     from audit.ingest.reader import Batch
@@ -346,6 +347,20 @@ def _run_json(summary: RunSummary) -> dict[str, object]:
         "failed": [
             {"table": f.key.table, "shoe": f.key.shoe, "error": f.error} for f in summary.failed
         ],
+        **_books_json(summary.books),
+    }
+
+
+def _books_json(books: BooksSummary | None) -> dict[str, object]:
+    """The books' reconciliation in ``run --json`` (v1.2 keys, added beside cli.md's):
+    its periods by status, ``ACCT_`` findings by code, seconds and their split."""
+    if books is None:  # a run that never reached the books
+        return {}
+    return {
+        "books_periods": books.periods,
+        "books_findings": books.findings,
+        "books_seconds": round(books.seconds, 3),
+        "books_split": {part: round(secs, 3) for part, secs in books.split.items()},
     }
 
 

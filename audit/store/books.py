@@ -72,7 +72,20 @@ class Books:
     def digest(self, table: str) -> str:
         """A digest of everything stored of ``table`` its periods are judged on (its
         records and the hands' sums): when it changes, they read ``not_audited``."""
-        h = hashlib.sha256()
+        return self.digests([table])[table]
+
+    def digests(self, tables: Iterable[str] = ()) -> dict[str, str]:
+        """:meth:`digest` of every table with a record, and of ``tables``, in one pass
+        over the records (a night of a million rounds holds millions of buy-ins: one pass
+        per period would take hours)."""
+        hashes: dict[str, Any] = {table: hashlib.sha256() for table in tables}
+
+        def of(table: str) -> Any:
+            h = hashes.get(table)
+            if h is None:
+                h = hashes[table] = hashlib.sha256()
+            return h
+
         for group in (
             self.inventories,
             self.slips,
@@ -82,12 +95,11 @@ class Books:
             self.adjustments,
         ):
             for rec in group:
-                if rec.table == table:
-                    h.update(repr(rec).encode())
+                if rec.table is not None:
+                    of(rec.table).update(repr(rec).encode())
         for m in self.hands:
-            if m.table == table:
-                h.update(f"{m.at.id}|{m.result}|{m.rounds}|{m.handle}".encode())
-        return h.hexdigest()[:32]
+            of(m.table).update(f"{m.at.id}|{m.result}|{m.rounds}|{m.handle}".encode())
+        return {table: h.hexdigest()[:32] for table, h in hashes.items()}
 
 
 def _money(d: Decimal | None) -> Decimal | None:
@@ -119,9 +131,14 @@ def _table_filter(tables: Sequence[str] | None, alias: str = "e") -> tuple[str, 
 
 
 def load_books(
-    store: Store, tables: Sequence[str] | None = None, house: House | None = None
+    store: Store,
+    tables: Sequence[str] | None = None,
+    house: House | None = None,
+    *,
+    hands: bool = True,
 ) -> Books:
-    """Every book record of ``tables`` (all tables when None) and their hands' money.
+    """Every book record of ``tables`` (all tables when None) and their hands' money
+    (not with ``hands=False``: the caller reads it with :func:`load_hands_money`).
 
     Reads the stored events only (and ``run``'s ``rounds`` for the handle): a round
     not yet audited counts its settlements and round open, with handle 0.
@@ -129,6 +146,7 @@ def load_books(
     books = Books()
     where, params = _table_filter(tables)
     named = {"tables": params[0]} if params else {}
+    books.buy_ins = _buy_ins(store, where, named)
     rows = store.con.sql(
         f"""SELECT e.id, e.table_id, {_STREAM} AS stream_id, e.seq, e.ts_local,
                    e.utc_offset_min, e.type, e.kind, e.chips, e.signers, e.slip, e.side,
@@ -138,13 +156,39 @@ def load_books(
             FROM events e LEFT JOIN input_files f USING (file_id)
             WHERE e.type IN (SELECT unnest($types::VARCHAR[])){where}
             ORDER BY stream_id, e.seq, e.id""",
-        params={"types": list(BOOK_TYPES), **named},
+        params={"types": [t for t in BOOK_TYPES if t != "buy_in"], **named},
     ).to_arrow_table()
     for row in rows.to_pylist():
         _add(books, row)
-    if not books.empty() or (house is not None and house.books_required):
+    if hands and (not books.empty() or (house is not None and house.books_required)):
         books.hands = load_hands_money(store, tables, house)  # no books: no tray to judge
     return books
+
+
+def _buy_ins(store: Store, where: str, named: dict[str, Any]) -> list[BuyIn]:
+    """The buy-ins, read apart: a night's book records are mostly buy-ins (about one
+    and a half a round), so they are read with their own columns only, column-wise."""
+    cols = store.con.sql(
+        f"""SELECT e.id, e.table_id, {_STREAM} AS stream_id, e.seq, e.ts_local,
+                   e.utc_offset_min, e.amount, e."method", e.box, e.player, e."ref",
+                   f.path, e.line_no
+            FROM events e LEFT JOIN input_files f USING (file_id)
+            WHERE e.type = 'buy_in'{where}
+            ORDER BY stream_id, e.seq, e.id""",
+        params=named or None,
+    ).to_arrow_table()
+    zones: dict[int, dt.tzinfo] = {}
+    out: list[BuyIn] = []
+    for ev, table, stream, seq, ts, offset, amount, method, box, player, ref, path, no in zip(
+        *(cols.column(i).to_pylist() for i in range(cols.num_columns)), strict=True
+    ):
+        zone = zones.get(offset)
+        if zone is None:
+            zone = zones[offset] = utc_offset(offset)
+        source = f"{path}:{no}" if path is not None else None
+        at = Place(ev, stream, seq, ts.replace(tzinfo=zone), source)
+        out.append(BuyIn(at, table, _money(amount) or Decimal(0), method, box, player, ref))
+    return out
 
 
 def _add(books: Books, r: dict[str, Any]) -> None:
@@ -231,7 +275,18 @@ def _add(books: Books, r: dict[str, Any]) -> None:
 # stream, else by ts, an event at an opener's ts lying after it, at a lone closer's
 # before it, at a shift change's after both), then summed per stretch between two
 # inventories, gaming day and shift (audit.books.reconcile accepts such runs): a night
-# of a million rounds is a few hundred items.
+# of a million rounds is a few thousand items.
+#
+# The numbering is running counts over the inventories and hands events of a table in
+# one sorted pass each (docs/decisions.md "The books at scale"), not a count of the
+# table's inventories per hands event: that join grew as hands x inventories, three
+# billion rows at a million rounds. For a hands event h, with inventories i:
+#   by_seq    = #{i in h's stream, i.seq < h.seq}    (hands sort before an inventory
+#                                                      at the same seq)
+#   elsewhere = #{i of h's table, (i.ts, tie) < (h.ts, 1)}
+#             - #{i in h's stream, (i.ts, tie) < (h.ts, 1)}
+# where tie is 0 for an inventory a hands event at its ts lies after, 2 for one it lies
+# before: stretch = by_seq + elsewhere, what the rule above says.
 _HANDS_SQL = """
 WITH inv0 AS (
   SELECT table_id, COALESCE(stream, table_id) AS stream_id, seq, ts, kind
@@ -243,21 +298,33 @@ WITH inv0 AS (
     SELECT 1 FROM inv0 o WHERE o.table_id = i.table_id AND o.ts = i.ts AND o.kind = 'opener'
   ) AS tie_before
   FROM inv0 i
-), hands AS (
-  SELECT e.table_id, e.shoe, e.round, e.id, COALESCE(e.stream, e.table_id) AS stream_id,
-         e.seq, e.ts, e.ts_local, e.utc_offset_min, e.type,
-         CASE WHEN e.type = 'settle' THEN e.amount ELSE 0 END AS amount,
-         (epoch(e.ts_local) - {start_min} * 60
-          - epoch(CAST(e.ts_local - to_minutes({start_min}) AS DATE)))::BIGINT AS since
+), marks AS (
+  SELECT table_id, stream_id, seq, ts, 1 AS is_inv, CASE WHEN tie_before THEN 0 ELSE 2 END
+           AS tie, NULL AS shoe, NULL AS round, NULL AS id, NULL AS ts_local,
+         NULL AS utc_offset_min, NULL AS type, NULL AS amount
+  FROM inv
+  UNION ALL
+  SELECT e.table_id, COALESCE(e.stream, e.table_id), e.seq, e.ts, 0, 1, e.shoe, e.round, e.id,
+         e.ts_local, e.utc_offset_min, e.type,
+         CASE WHEN e.type = 'settle' THEN e.amount ELSE 0 END
   FROM events e WHERE e.type IN ('settle', 'round_open'){where}
+), counted AS (
+  SELECT *,
+    sum(is_inv) OVER (PARTITION BY table_id, stream_id ORDER BY seq, is_inv
+                      ROWS UNBOUNDED PRECEDING)
+    + sum(is_inv) OVER (PARTITION BY table_id ORDER BY ts, tie ROWS UNBOUNDED PRECEDING)
+    - sum(is_inv) OVER (PARTITION BY table_id, stream_id ORDER BY ts, tie
+                        ROWS UNBOUNDED PRECEDING) AS stretch
+  FROM marks
+), hands AS (
+  SELECT table_id, shoe, round, id, stream_id, seq, ts, ts_local, utc_offset_min, type,
+    amount, stretch,
+    (epoch(ts_local) - {start_min} * 60
+     - epoch(CAST(ts_local - to_minutes({start_min}) AS DATE)))::BIGINT AS since
+  FROM counted WHERE is_inv = 0
 ), placed AS (
-  SELECT h.*,
-    CAST(h.ts_local - to_minutes({start_min}) AS DATE) AS gaming_day,
-    {shift} AS shift,
-    (SELECT count(*) FROM inv i
-     WHERE i.table_id = h.table_id
-       AND CASE WHEN i.stream_id = h.stream_id THEN i.seq < h.seq
-                ELSE i.ts < h.ts OR (i.ts = h.ts AND i.tie_before) END) AS stretch
+  SELECT h.*, CAST(h.ts_local - to_minutes({start_min}) AS DATE) AS gaming_day,
+    {shift} AS shift
   FROM hands h
 )
 SELECT p.table_id, p.stretch, p.gaming_day, p.shift,
@@ -277,6 +344,24 @@ ORDER BY p.table_id, min(p.ts), p.stretch, p.gaming_day, p.shift
 """
 
 
+def _hands_sql(house: House | None, tables: Sequence[str] | None) -> tuple[str, dict[str, Any]]:
+    from audit.books.house import House
+
+    house = house or House()
+    start_min = house.day_start.hour * 60 + house.day_start.minute
+    where, params = _table_filter(tables)
+    named = {"tables": params[0]} if params else {}
+    return _HANDS_SQL.format(where=where, start_min=start_min, shift=_shift_sql(house)), named
+
+
+def explain_hands(store: Store, house: House | None = None) -> str:
+    """DuckDB's ``EXPLAIN ANALYZE`` of the hands' money query over every table (for
+    ``benchmarks/books_bench.py --profile``)."""
+    sql, named = _hands_sql(house, None)
+    rows = store.con.execute("EXPLAIN ANALYZE " + sql, named or None).fetchall()
+    return "\n".join(str(r[-1]) for r in rows)
+
+
 def load_hands_money(
     store: Store, tables: Sequence[str] | None = None, house: House | None = None
 ) -> list[HandsMoney]:
@@ -287,14 +372,17 @@ def load_hands_money(
     ``result`` is R's share (minus the settlements' amounts); ``rounds`` the rounds
     whose ``round_open`` lies there, with their handle as ``run`` stored it;
     ``first_round`` the first of them."""
-    from audit.books.house import House
+    return hands_money_of(store.con, tables, house)
 
-    house = house or House()
-    start_min = house.day_start.hour * 60 + house.day_start.minute
-    where, params = _table_filter(tables)
-    named = {"tables": params[0]} if params else {}
-    sql = _HANDS_SQL.format(where=where, start_min=start_min, shift=_shift_sql(house))
-    table = store.con.sql(sql, params=named or None).to_arrow_table()
+
+def hands_money_of(
+    con: Any, tables: Sequence[str] | None = None, house: House | None = None
+) -> list[HandsMoney]:
+    """:func:`load_hands_money` on a DuckDB connection or cursor (``run`` reads it on a
+    cursor of its own in a thread while it reads the book records: DuckDB runs the
+    query without holding Python's lock)."""
+    sql, named = _hands_sql(house, tables)
+    table = con.sql(sql, params=named or None).to_arrow_table()
     out: list[HandsMoney] = []
     for r in table.to_pylist():
         ts = r["ts_local"].replace(tzinfo=utc_offset(r["utc_offset_min"]))
@@ -333,6 +421,15 @@ def table_currencies(store: Store) -> dict[str, str]:
                WHERE type = 'shoe_open' AND currency IS NOT NULL GROUP BY table_id"""
         ).fetchall()
     )
+
+
+def has_book_events(store: Store) -> bool:
+    """Whether any book record is stored (a night without books reads no hands' money)."""
+    ((found,),) = store.con.execute(
+        "SELECT EXISTS (SELECT 1 FROM events WHERE type IN (SELECT unnest($1::VARCHAR[])))",
+        [list(BOOK_TYPES)],
+    ).fetchall()
+    return bool(found)
 
 
 def has_stored_books(con: Any) -> bool:

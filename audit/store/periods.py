@@ -21,6 +21,7 @@ from decimal import Decimal
 from typing import Any
 
 from audit.books.model import Adjustment, Figures, Period
+from audit.store.bulk import delete_table_days, insert_columns, money_text
 
 PeriodKey = tuple[str, dt.date, str]
 """A period's table, gaming day and shift."""
@@ -142,36 +143,45 @@ def store_periods(
     findings = findings or {}
     stamp = at or dt.datetime.now(dt.UTC)
     scope = {(p.table, p.gaming_day) for p in periods} | set(replacing)
-    rows = []
+    columns: dict[str, list[Any]] = {c: [] for c in _COLUMNS[:-1]}
     for p in periods:
         key = (p.table, p.gaming_day, p.shift)
         if key not in digests:
             raise ValueError(f"period {p.table} {p.gaming_day} {p.shift}: no inputs digest")
         f = p.figures
-        rows.append(
-            (
-                p.table,
-                p.gaming_day,
-                p.shift,
-                p.pit,
-                p.currency,
-                p.status,
-                f.sessions,
-                f.rounds,
-                *(getattr(f, m) for m in _MONEY),
-                sorted(str(c) for c in findings.get(key, ())),
-                digests[key],
-                adjustments_digest(p.adjustments),
-                house_sha256,
-                stamp,
-            )
+        values = (
+            p.table,
+            p.gaming_day,
+            p.shift,
+            p.pit,
+            p.currency,
+            p.status,
+            f.sessions,
+            f.rounds,
+            *(money_text(getattr(f, m)) for m in _MONEY),
+            sorted(str(c) for c in findings.get(key, ())),
+            digests[key],
+            adjustments_digest(p.adjustments),
+            house_sha256,
         )
-    if scope:
-        con.executemany("DELETE FROM periods WHERE table_id = ? AND gaming_day = ?", sorted(scope))
+        for column, value in zip(columns.values(), values, strict=True):
+            column.append(value)
+    delete_table_days(con, "periods", sorted(scope))
+    rows = len(columns["table_id"])
     if rows:
-        marks = ", ".join("?" for _ in _COLUMNS)
-        con.executemany(f"INSERT INTO periods ({', '.join(_COLUMNS)}) VALUES ({marks})", rows)
-    return len(rows)
+        casts = {m: f"CAST({m} AS DECIMAL(38,2))" for m in _MONEY}
+        insert_columns(
+            con,
+            "periods",
+            columns,
+            select={
+                **casts,
+                "acct_codes": "CAST(acct_codes AS VARCHAR[])",
+                "reconciled_at": "$stamp",
+            },
+            params={"stamp": stamp},
+        )
+    return rows
 
 
 def load_periods(
