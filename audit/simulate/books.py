@@ -468,9 +468,7 @@ class TableBooks:
             return n
         if table_copy:
             signers = self._table_signers() if table_signers is None else table_signers
-            events.append(
-                self._event(ts, kind, side="table", **fields, signers=signers, **asked)
-            )
+            events.append(self._event(ts, kind, side="table", **fields, signers=signers, **asked))
         if kind == "fill":
             self.tray.add(chips)
         else:

@@ -52,8 +52,11 @@ position, some leave some out, a few none (a shoe that does not read them)."""
 class Dresser:
     """Rewrites a rich table's stamped events; one per table, fed its events in ``seq`` order."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, stream_rng: random.Random) -> None:
         self.rng = rng
+        # ``stream`` is drawn apart, so that the rest of the dress is what it was before
+        # TEL/1 v1.2 (the committed sample night's spellings stay put)
+        self.stream_rng = stream_rng
         self.drop_pos = 0.0
         self.next_pos: int | None = None
         self.names_stream = False
@@ -65,7 +68,7 @@ class Dresser:
         if t == "shoe_open":
             self.drop_pos = rng.choice(POS_DROP)
             self.next_pos = 1
-            self.names_stream = rng.random() < P_STREAM
+            self.names_stream = self.stream_rng.random() < P_STREAM
         out: dict[str, Any] = {"v": 1, **event}
         for key in _CARD_KEYS:
             if isinstance(out.get(key), str):
