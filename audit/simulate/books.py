@@ -13,6 +13,14 @@ closer − opener = fills − credits + R − B holds for every session exactly.
 After the gaming day, one ``drop_count`` per table and shift (stream
 ``COUNT``) equals the period's buy-ins by method.
 
+A *rich* table (``--rich-share``) also writes the books' optional fields: an
+inventory's ``slip``, a slip's ``requested_by``, ``stream`` naming the table
+itself, now and then a buy-in by another instrument (``other``, a voucher's
+``ref``) and the count's ``other``, and a small adjustment made in error with its
+reversal (``reverses``); an adjustment names what it rests on (``ref``). Its
+choices come from a random stream of their own, so a plain table's books are
+what they were.
+
 With an error rate, a period carries one accounting error
 (:mod:`audit.simulate.books_inject` lists them), each recorded as a
 :class:`BooksInjected` with the impact its finding must show. The books draw
@@ -48,6 +56,14 @@ IDLE = dt.timedelta(hours=1)
 """Rounds further apart than this are two openings of the table: a closer, then an opener."""
 P_MARKER = 0.1
 P_TIP = 0.05
+P_OTHER = 0.05
+"""At a rich table, the chance a cash buy-in is by another instrument (a voucher)."""
+P_STREAM = 0.1
+"""At a rich table, the chance a book event names its own table as its ``stream``."""
+P_REVERSED = 0.25
+"""At a rich table, the chance a period's count is followed by a small adjustment made
+in error and its reversal (``reverses``): together they change nothing."""
+REVERSED_AMOUNT = Decimal(20)
 COUNT_AFTER = dt.timedelta(hours=4)
 """The count room counts a gaming day's boxes this long after the next day starts."""
 
@@ -99,6 +115,7 @@ class _Period:
     shift: str
     cash: Decimal = ZERO
     markers: Decimal = ZERO
+    other: Decimal = ZERO
     tips: Decimal = ZERO
     plan: BooksPlan | None = None
 
@@ -151,6 +168,10 @@ class TableBooks:
         self.house = config.house
         self.rng = random.Random(f"{seed}/{self.table}/books")
         self.err_rng = random.Random(f"{seed}/{self.table}/books-errors")
+        self.rich = table.rich
+        self.rich_rng = random.Random(f"{seed}/{self.table}/books-rich")
+        self.inventory_slips = 0
+        self.vouchers = 0
         self.tray = Tray.float_of(self.house.denominations)
         self.seq = 0
         self.session: _Session | None = None
@@ -208,7 +229,13 @@ class TableBooks:
             "type": type_,
         }
         event.update(fields)
-        return event
+        if self.rich and self.rich_rng.random() < P_STREAM:
+            event["stream"] = self.table
+        return self._versioned(event)
+
+    def _versioned(self, event: dict[str, Any]) -> dict[str, Any]:
+        """At a rich table, the event with ``v`` leading, as its shoe's events have it."""
+        return {"v": 1, **event} if self.rich else event
 
     def _shoe(self, shoe: ShoeOutput) -> ShoeOutput:
         events: list[dict[str, Any]] = []
@@ -309,13 +336,17 @@ class TableBooks:
         events.append(self._inventory(ts, "closer"))
 
     def _inventory(self, ts: dt.datetime, kind: str) -> dict[str, Any]:
-        return self._event(
+        event = self._event(
             ts,
             "inventory",
             kind=kind,
             chips=chip_list(self.tray.snapshot()),
             signers=self._inventory_signers(),
         )
+        if self.rich:
+            self.inventory_slips += 1
+            event["slip"] = self.inventory_slips
+        return event
 
     def _inventory_signers(self) -> list[Compact]:
         out = []
@@ -400,6 +431,7 @@ class TableBooks:
         year = period_of(cage_ts, self.house)[0].year
         n = self._serial(series, year) if serial is None else serial
         fields = {"series": series, "slip": n, "chips": chip_list(chips)}
+        asked = {"requested_by": self.supervisor} if self.rich else {}
         cage = {
             "id": None,
             "seq": None,
@@ -410,6 +442,7 @@ class TableBooks:
             "side": "cage",
             **fields,
             "signers": self._cage_signers(),
+            **asked,
         }
         self._stream(cage_ts, s.period.day, cage)
         if void:
@@ -435,17 +468,20 @@ class TableBooks:
             return n
         if table_copy:
             signers = self._table_signers() if table_signers is None else table_signers
-            events.append(self._event(ts, kind, side="table", **fields, signers=signers))
+            events.append(self._event(ts, kind, side="table", **fields, signers=signers, **asked))
         if kind == "fill":
             self.tray.add(chips)
         else:
             self.tray.take(chips)
         return n
 
-    def _stream(self, ts: dt.datetime, day: dt.date, event: dict[str, Any]) -> None:
+    def _stream(self, ts: dt.datetime, day: dt.date, event: dict[str, Any]) -> dict[str, Any]:
+        """Record an event of another stream; returns it as it will be written."""
+        event = self._versioned(event)
         self.records.append(
             StreamRecord(event["stream"], ts, self.index, len(self.records), day, event)
         )
+        return event
 
     def _buy_ins(
         self, events: list[dict[str, Any]], ts: dt.datetime, r: _Round
@@ -470,6 +506,8 @@ class TableBooks:
             short = max(need[key] - have, self.min_bet * 10)
             amount = (short / 10).to_integral_value(rounding=ROUND_CEILING) * 10
             method = "marker" if self.rng.random() < P_MARKER else "cash"
+            if self.rich and method == "cash" and self.rich_rng.random() < P_OTHER:
+                method = "other"
             self.tray.pay(amount)
             self.stacks[key] = have + amount
             period = self.session.period if self.session is not None else None
@@ -481,6 +519,10 @@ class TableBooks:
                 self.markers += 1
                 fields["ref"] = f"M-{self.table}-{self.markers:04d}"
                 period.markers += amount
+            elif method == "other":
+                self.vouchers += 1
+                fields["ref"] = f"V-{self.table}-{self.vouchers:04d}"
+                period.other += amount
             else:
                 period.cash += amount
             events.append(self._event(ts, "buy_in", **fields))
@@ -603,6 +645,8 @@ class TableBooks:
                 "cash": cash,
                 "markers": p.markers,
             }
+            if self.rich:
+                count["other"] = p.other
             if self.config.tips:
                 count["tips"] = p.tips
             count["signers"] = [
@@ -611,6 +655,9 @@ class TableBooks:
             ]
             count["drop_box"] = f"{self.table}-{shift}"
             self._stream(at, day, count)
+            sheet = f"CS-{self.table}-{day:%Y%m%d}-{shift}"
+            if self.rich and self.rich_rng.random() < P_REVERSED:
+                self._reversed_adjustment(at, day, shift, sheet)
             if code == "ACCT_ADJUSTMENT_REPORTABLE":
                 assert plan is not None
                 plan.done = True
@@ -632,9 +679,53 @@ class TableBooks:
                         "amount": amount,
                         "reason": "marker counted at the cage after the count",
                         "by": "ACC-07",
+                        **({"ref": sheet} if self.rich else {}),
                     },
                 )
                 self._record(plan, p, None, f"an adjustment of {amount} (drop_markers)")
+
+    def _adjustment(
+        self, at: dt.datetime, day: dt.date, shift: str, **fields: Any
+    ) -> dict[str, Any]:
+        """An adjustment in stream ``ACCOUNTING``, its ``id`` and ``seq`` to come."""
+        event: dict[str, Any] = {
+            "id": None,
+            "seq": None,
+            "ts": at.isoformat(),
+            "stream": self.config.stream("ACCOUNTING"),
+            "table": self.table,
+            "type": "adjustment",
+            "gaming_day": day.isoformat(),
+            "shift": shift,
+            **fields,
+        }
+        return self._stream(at, day, event)
+
+    def _reversed_adjustment(self, at: dt.datetime, day: dt.date, shift: str, sheet: str) -> None:
+        """A small adjustment keyed against the wrong line, then its reversal: together 0,
+        each under ``adjustment_report``, so a clean night stays clean. The reversal's
+        ``reverses`` is the first one's id once its stream is numbered (the writer's)."""
+        amount = min(REVERSED_AMOUNT, self.house.adjustment_report)
+        first = self._adjustment(
+            at + dt.timedelta(hours=1),
+            day,
+            shift,
+            line="drop_cash",
+            amount=amount,
+            reason="keyed against the wrong table",
+            by="ACC-07",
+            ref=sheet,
+        )
+        self._adjustment(
+            at + dt.timedelta(hours=1, minutes=5),
+            day,
+            shift,
+            line="drop_cash",
+            amount=-amount,
+            reason="reverses an adjustment keyed against the wrong table",
+            by="ACC-07",
+            reverses=first,
+        )
 
 
 def _swap_pair(tray: Tray) -> tuple[Decimal, Decimal, int]:

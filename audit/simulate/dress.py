@@ -4,7 +4,8 @@ Most simulated tables write the plainest TEL/1 (upper-case codes, ``T`` for
 ten, every card's ``pos``, defaults left out). A rich table's equipment uses
 the rest of event-log.md, as a reader from another vendor might: ``v``, ``10``
 for ``T`` and lower-case card codes, an explicit ``face_up``, cards and burns
-without ``pos``, and fields TEL/1 does not know (kept, ignored by the rules).
+without ``pos``, ``stream`` naming the table's own (TEL/1 v1.2: the same as
+leaving it out), and fields TEL/1 does not know (kept, ignored by the rules).
 None of it changes what happened, so a clean log stays clean.
 
 What a rich table *plays* differently (``spots`` on doubles and splits, void
@@ -40,6 +41,9 @@ P_FACE_UP = 0.5
 """Chance a face-up card says so (``face_up`` defaults to true)."""
 P_UNKNOWN = 0.08
 """Chance an event carries a field TEL/1 does not define."""
+P_STREAM = 0.3
+"""Per shoe, the chance its events name their own table as their ``stream`` (the
+default they may leave out): a reader that writes it, writes it on every event."""
 POS_DROP = (0.0, 0.0, 0.3, 1.0)
 """Per shoe, the chance each card's ``pos`` is left out: most shoes write every
 position, some leave some out, a few none (a shoe that does not read them)."""
@@ -48,10 +52,14 @@ position, some leave some out, a few none (a shoe that does not read them)."""
 class Dresser:
     """Rewrites a rich table's stamped events; one per table, fed its events in ``seq`` order."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, stream_rng: random.Random) -> None:
         self.rng = rng
+        # ``stream`` is drawn apart, so that the rest of the dress is what it was before
+        # TEL/1 v1.2 (the committed sample night's spellings stay put)
+        self.stream_rng = stream_rng
         self.drop_pos = 0.0
         self.next_pos: int | None = None
+        self.names_stream = False
 
     def dress(self, event: dict[str, Any]) -> dict[str, Any]:
         """The event as this table writes it (a new dict; envelope first, ``v`` leading)."""
@@ -60,6 +68,7 @@ class Dresser:
         if t == "shoe_open":
             self.drop_pos = rng.choice(POS_DROP)
             self.next_pos = 1
+            self.names_stream = self.stream_rng.random() < P_STREAM
         out: dict[str, Any] = {"v": 1, **event}
         for key in _CARD_KEYS:
             if isinstance(out.get(key), str):
@@ -71,6 +80,8 @@ class Dresser:
             out["face_up"] = True
         if t in ("card", "burn") and "pos" in out:
             self.maybe_drop_pos(out)
+        if self.names_stream:
+            out.setdefault("stream", out["table"])
         if rng.random() < P_UNKNOWN:
             name, value = rng.choice(UNKNOWN_FIELDS)
             out.setdefault(name, value)

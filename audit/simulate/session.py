@@ -437,7 +437,8 @@ def _books_config(
 
 def _write_streams(out: Path, compress: bool, records: list[StreamRecord]) -> tuple[Path, ...]:
     """The cage's, count room's and accounting's streams: ``seq`` from 1 in time order
-    (ties by table), one file per stream and gaming day (the records' periods')."""
+    (ties by table), one file per stream and gaming day (the records' periods'). A
+    ``reverses`` holding the event it cancels becomes that event's ``id``."""
     if not records:
         return ()
     by_stream: dict[str, list[StreamRecord]] = {}
@@ -449,6 +450,10 @@ def _write_streams(out: Path, compress: bool, records: list[StreamRecord]) -> tu
             for seq, r in enumerate(by_stream[stream], start=1):
                 r.event["id"] = f"{stream}-{seq}"
                 r.event["seq"] = seq
+            for r in by_stream[stream]:
+                # a reversal names the adjustment it cancels, numbered just above
+                if isinstance(r.event.get("reverses"), dict):
+                    r.event["reverses"] = r.event["reverses"]["id"]
             for r in sorted(by_stream[stream], key=lambda r: (r.day, r.event["seq"])):
                 sink.write(r.day, stream, r.event)
     finally:

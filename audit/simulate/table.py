@@ -119,7 +119,11 @@ class TableSession:
         # rich tables existed, whatever the share.
         self.fields_rng = random.Random(f"{seed}/{table}/fields")
         self.rich = rich_share > 0 and self.fields_rng.random() < rich_share
-        self.dresser = Dresser(random.Random(f"{seed}/{table}/dress")) if self.rich else None
+        self.dresser = (
+            Dresser(random.Random(f"{seed}/{table}/dress"), random.Random(f"{seed}/{table}/stream"))
+            if self.rich
+            else None
+        )
 
     # ------------------------------------------------------------------ time and ids
 

@@ -204,3 +204,46 @@ def test_cli_books_defaults_to_two_days_and_refuses_bad_options(tmp_path: Path) 
 def test_tray_value_never_negative_in_any_denomination(tmp_path: Path) -> None:
     night = tally(_night(tmp_path, tables=2, shoes=3, seed=5))
     assert all(value(i["chips"]) > 0 for invs in night.inventories.values() for i in invs)
+
+
+def test_rich_books_write_the_optional_fields_and_a_clean_night_stays_clean(
+    tmp_path: Path,
+) -> None:
+    """TEL/1 v1.2's optional book fields (rich tables, ``--rich-share 1``) change nothing
+    ``run`` judges: no finding at all, and a reversal names the adjustment it cancels."""
+    out, db = tmp_path / "night", tmp_path / "audit.duckdb"
+    made = CliRunner().invoke(app, [
+        "simulate", "--books", "--tips", "--days", "3", "--tables", "3", "--shoes", "2",
+        "--profile", "it-casino-6d", "--seed", "11", "--rich-share", "1", "--out", str(out),
+    ])  # fmt: skip
+    assert made.exit_code == 0, made.output
+    lines = read_night(out)
+    books = [e for e in lines if e["type"] in BOOK_TYPES]
+    assert not [(e["id"], p) for e in books for p in shape_problems(e) if p]
+    written = {(e["type"], k) for e in books for k in e}
+    for field in [
+        ("inventory", "slip"), ("fill", "requested_by"),
+        ("buy_in", "stream"), ("drop_count", "other"), ("adjustment", "reverses"),
+        ("adjustment", "ref"), ("inventory", "v"),
+    ]:  # fmt: skip
+        assert field in written, field
+    others = [e for e in books if e["type"] == "buy_in" and e["method"] == "other"]
+    assert others and all(e["ref"].startswith("V-") for e in others)
+    assert all(e["stream"] == e["table"] for e in books if e["type"] in ("inventory", "buy_in")
+               if "stream" in e)  # fmt: skip
+    adjustments = {e["id"]: e for e in books if e["type"] == "adjustment"}
+    reversals = [e for e in adjustments.values() if "reverses" in e]
+    assert reversals
+    for e in reversals:
+        first = adjustments[e["reverses"]]
+        assert first["seq"] < e["seq"] and "reverses" not in first
+        same = ("table", "gaming_day", "shift", "line")
+        assert [first[k] for k in same] == [e[k] for k in same]
+        assert first["amount"] == -e["amount"]
+    ingested = CliRunner().invoke(app, ["ingest", "--db", str(db), str(out)])
+    assert ingested.exit_code == 0, ingested.output
+    ran = CliRunner().invoke(app, ["run", "--db", str(db)])
+    assert ran.exit_code == 0, ran.output
+    listed = CliRunner().invoke(app, ["findings", "--db", str(db), "--format", "jsonl"])
+    assert listed.exit_code == 0, listed.output
+    assert [json.loads(x)["code"] for x in listed.stdout.splitlines() if x.strip()] == []

@@ -35,12 +35,17 @@ PINNED = [
     "--seed", "2",
     "--error-rate", "0.05",
     "--rich-share", "1",
+    "--books", "--tips", "--days", "2",
+    "--books-error-rate", "1",
 ]  # fmt: skip
 """All four profiles and every option that adds events: ``--rounds`` (enough for
 the rare ones: even money, exposed cards, void rounds), ``--error-rate`` (objections
 that go ahead, late bets, partial ``spots``), ``--rich-share 1`` (every table
-writes every optional field). ``--bias`` deals differently but writes no other
-field, and ``--gzip`` only compresses."""
+writes every optional field, ``stream`` and the books' included), ``--books``
+with ``--tips`` over two days (the table-level types of TEL/1 v1.2, in the tables'
+streams and in ``CAGE``, ``COUNT`` and ``ACCOUNTING``), ``--books-error-rate 1``
+(a void slip and an accounting adjustment are only ever injected). ``--bias``
+deals differently but writes no other field, and ``--gzip`` only compresses."""
 
 EXCLUDED: dict[tuple[str, str], str] = {
     (t, name): "TEL/1 v1.2's hole-card events (games.md §2): none of the four Italian "
@@ -70,7 +75,7 @@ def pinned_night(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any
     assert (out / MANIFEST_NAME).exists()
     return [
         json.loads(line, parse_float=Decimal)
-        for path in sorted(out.rglob("T*.jsonl"))
+        for path in sorted(out.rglob("*.jsonl"))
         for line in path.read_text(encoding="utf-8").splitlines()
     ]
 
