@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -474,12 +475,19 @@ def test_the_report_says_once_that_the_key_is_not_set(
 
 @pytest.fixture
 def migrated(tmp_path: Path, night: Path) -> Iterator[Path]:
-    """A database as schema 3 left it, with a night in it and no ledger."""
+    """A database as schema 3 left it, with a night in it and no ledger. The night is
+    a v1.1 one (``old-night/``: the simulator's rich tables write v1.2's ``stream``,
+    which a schema-3 database could not have typed; see decisions.md, "Known gaps")."""
     from tests.store.test_migration import V4_ONLY
 
+    v11 = tmp_path / "old-night"
+    for path in night.rglob("*.jsonl"):
+        target = v11 / path.relative_to(night)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(re.sub(r',"stream":"[^"]*"', "", path.read_text("utf-8")), "utf-8")
     db = tmp_path / "old.duckdb"
     with open_store(db) as store:
-        ingest_paths(store, [night])
+        ingest_paths(store, [v11])
     Path(f"{db}.ledger").unlink()
     con = duckdb.connect(str(db))
     con.execute(V4_ONLY)
@@ -487,9 +495,9 @@ def migrated(tmp_path: Path, night: Path) -> Iterator[Path]:
     yield db
 
 
-def test_a_migrated_database_records_a_baseline(migrated: Path, night: Path) -> None:
+def test_a_migrated_database_records_a_baseline(migrated: Path) -> None:
     assert cli("run", "--db", str(migrated), "--workers", "1").exit_code == 0
-    assert verify(migrated, night) == (0, [])
+    assert verify(migrated, migrated.parent / "old-night") == (0, [])
     kinds = sql(migrated, "SELECT DISTINCT body->>'baseline' FROM ledger WHERE kind = 'ingest'")
     assert kinds == [("true",)]
     sql(
