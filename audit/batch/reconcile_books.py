@@ -20,11 +20,12 @@ from pathlib import Path
 
 from audit.books.house import House
 from audit.books.mgr import period_shift
-from audit.books.model import Adjustment
+from audit.books.model import Adjustment, HandsFinding
 from audit.books.reconcile import Books, reconcile
 from audit.store import Store
 from audit.store.books import Books as BookRecords
 from audit.store.books import clear_books, has_stored_books, load_books, table_currencies
+from audit.store.hands_findings import hands_findings
 
 
 @dataclass(slots=True)
@@ -65,7 +66,8 @@ def reconcile_books(
                 clear_books(con)
         summary.seconds = time.perf_counter() - t0
         return summary
-    books = _reconcile(records, house, trail)
+    tables = {i.table for i in records.inventories}
+    books = _reconcile(records, house, trail, hands_findings(store, tables))
     digests = {(p.table, p.gaming_day, p.shift): records.digest(p.table) for p in books.periods}
     acct: dict[tuple[str, dt.date, str], list[str]] = {}
     for f in books.findings:
@@ -89,7 +91,12 @@ def reconcile_books(
     return summary
 
 
-def _reconcile(records: BookRecords, house: House, trail: list[Adjustment]) -> Books:
+def _reconcile(
+    records: BookRecords,
+    house: House,
+    trail: list[Adjustment],
+    found: list[HandsFinding],
+) -> Books:
     adjustments = [
         a if a.shift is not None else dataclasses.replace(a, shift=period_shift(a, house))
         for a in [*records.adjustments, *trail]
@@ -103,4 +110,5 @@ def _reconcile(records: BookRecords, house: House, trail: list[Adjustment]) -> B
         counts=records.counts,
         adjustments=adjustments,
         hands=records.hands,
+        hands_findings=found,
     )
