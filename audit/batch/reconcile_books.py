@@ -21,7 +21,7 @@ from pathlib import Path
 
 from audit.books.house import House
 from audit.books.mgr import period_shift
-from audit.books.model import Adjustment, HandsMoney
+from audit.books.model import Adjustment, HandsFinding, HandsMoney
 from audit.books.reconcile import Books, reconcile
 from audit.store import Store
 from audit.store.books import Books as BookRecords
@@ -33,6 +33,7 @@ from audit.store.books import (
     load_books,
     table_currencies,
 )
+from audit.store.hands_findings import hands_findings
 
 
 @dataclass(slots=True)
@@ -93,7 +94,8 @@ def reconcile_books(
                 clear_books(con)
         summary.seconds = time.perf_counter() - t0
         return summary
-    books = _reconcile(records, house, trail)
+    tables = {i.table for i in records.inventories}
+    books = _reconcile(records, house, trail, hands_findings(store, tables))
     by_table = records.digests({p.table for p in books.periods})
     digests = {(p.table, p.gaming_day, p.shift): by_table[p.table] for p in books.periods}
     acct: dict[tuple[str, dt.date, str], list[str]] = {}
@@ -128,7 +130,12 @@ def _hands_money(store: Store, house: House) -> list[HandsMoney]:
         cursor.close()
 
 
-def _reconcile(records: BookRecords, house: House, trail: list[Adjustment]) -> Books:
+def _reconcile(
+    records: BookRecords,
+    house: House,
+    trail: list[Adjustment],
+    found: list[HandsFinding],
+) -> Books:
     adjustments = [
         a if a.shift is not None else dataclasses.replace(a, shift=period_shift(a, house))
         for a in [*records.adjustments, *trail]
@@ -142,4 +149,5 @@ def _reconcile(records: BookRecords, house: House, trail: list[Adjustment]) -> B
         counts=records.counts,
         adjustments=adjustments,
         hands=records.hands,
+        hands_findings=found,
     )

@@ -18,6 +18,7 @@ from audit.books.model import (
     ZERO,
     Adjustment,
     DropCount,
+    HandsFinding,
     Inventory,
     Period,
     Side,
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
     from audit.books.reconcile import TableBooks
 
 NO_CODES = (Code.ACCT_NO_INVENTORY, Code.ACCT_NO_DROP_COUNT)
+_NAMED = 5
+"""How many of a session's hands' findings its ``ACCT_WIN_MISMATCH`` names one by one."""
 
 
 def _m(d: Decimal | None) -> str | None:
@@ -70,6 +73,9 @@ class Judge:
     lie: Mapping[str, Lie]
     outside: Mapping[PeriodKey, list[str]]
     period_counts: Mapping[PeriodKey, list[DropCount]]
+    hands_findings: Mapping[str, Sequence[HandsFinding]] = field(default_factory=dict)
+    """Each table's stored ``PAY_``/``LOG_SEQ_GAP`` findings, named by the
+    ``ACCT_WIN_MISMATCH`` of the session they fall in."""
     pending: set[PeriodKey] = field(default_factory=set)
     unjudged_sessions: set[tuple[str, int]] = field(default_factory=set)
 
@@ -453,7 +459,8 @@ class Judge:
                         f"{money_str(t)} (closer {money_str(f.closer)} - opener "
                         f"{money_str(f.opener)} + credits {money_str(f.credits)} - fills "
                         f"{money_str(f.fills)} + buy-ins {money_str(f.buy_ins)}), hands' "
-                        f"result R = {money_str(r)}: R - T = {money_str(r - t)}; {direction}",
+                        f"result R = {money_str(r)}: R - T = {money_str(r - t)}; {direction}"
+                        + self._hands_named(table, s.opener.at.ts, s.closer.at.ts),
                         expected=_m(r),
                         actual=_m(t),
                         impact=r - t,
@@ -642,6 +649,19 @@ class Judge:
                 p.status = "reconciled"
 
     # ---------------------------------------------------------------- making
+
+    def _hands_named(self, table: str, opened: dt.datetime, closed: dt.datetime) -> str:
+        """The session's ``PAY_``/``LOG_SEQ_GAP`` findings, named for its
+        ``ACCT_WIN_MISMATCH`` message (empty when there are none): the hands' own
+        findings say which wager; this one, for the money, points at them."""
+        within = [h for h in self.hands_findings.get(table, ()) if opened <= h.ts <= closed]
+        if not within:
+            return ""
+        named = [f"{h.code} on {h.place()} (finding {h.id})" for h in within[:_NAMED]]
+        if len(within) > _NAMED:
+            named.append(f"{len(within) - _NAMED} more")
+        those = "that finding" if len(within) == 1 else "those findings"
+        return f" (the hands carry {', '.join(named)}: see {those})"
 
     def _finding(
         self,

@@ -270,3 +270,28 @@ class Period:
     counts: list[DropCount] = field(default_factory=list)
     adjustments: list[Adjustment] = field(default_factory=list)
     currency: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HandsFinding:
+    """A stored finding of a table's hands that can explain its tray (a ``PAY_`` finding,
+    or a ``LOG_SEQ_GAP`` in its stream): the ``ACCT_WIN_MISMATCH`` of the session it falls
+    in names it (accounting.md "How many findings": the ``PAY_`` finding for the wager, the
+    ``ACCT_`` one, naming it, for the money)."""
+
+    id: str
+    code: str
+    table: str
+    shoe: str | None
+    round: int | None
+    ts: dt.datetime
+    """Its round's ``round_open`` time, else its first event's (aware)."""
+
+    def place(self) -> str:
+        """Where it is, as a reader finds it: ``T01 shoe S round 12``."""
+        where = self.table
+        if self.shoe is not None:
+            where += f" shoe {self.shoe}"
+        if self.round is not None:
+            where += f" round {self.round}"
+        return where

@@ -41,6 +41,7 @@ from audit.books.model import (
     BuyIn,
     DropCount,
     Figures,
+    HandsFinding,
     HandsMoney,
     Inventory,
     Period,
@@ -140,6 +141,7 @@ def reconcile(
     adjustments: Iterable[Adjustment] = (),
     hands: Iterable[HandsMoney] = (),
     horizon: Horizon = Horizon(),
+    hands_findings: Iterable[HandsFinding] = (),
 ) -> Books:
     """Build every session and period of the books given, compute their figures, judge
     what can be judged, and raise the ``ACCT_`` findings (accounting.md).
@@ -281,6 +283,7 @@ def reconcile(
         lie=lie,
         outside=ledger.outside,
         period_counts=period_counts,
+        hands_findings=_by_table(hands_findings),
     )
     for slip in slip_list:
         where = lie.get(slip.first.at.id)
@@ -320,6 +323,13 @@ def reconcile(
         unapplied=unapplied,
         strays=strays,
     )
+
+
+def _by_table(found: Iterable[HandsFinding]) -> dict[str, list[HandsFinding]]:
+    out: dict[str, list[HandsFinding]] = {}
+    for h in sorted(found, key=lambda h: (h.ts, h.code, h.id)):
+        out.setdefault(h.table, []).append(h)
+    return out
 
 
 # --------------------------------------------------------------------------- placing

@@ -1,7 +1,8 @@
 """The events as Parquet, for workers that read their own shoes (issue 13 point 2; cli.md `export`).
 
 ``shoe-audit export --parquet DIR`` writes every stored event into a Hive
-layout, one folder per gaming day of the shoe and table
+layout, one folder per gaming day and table (a shoe's events in its shoe's
+gaming day; a table's books, TEL/1 v1.2, in their own: :func:`_book_day_sql`)
 (``DIR/gaming_day=2026-11-28/table=T07/data_0.parquet``; DuckDB percent-encodes
 a table id that is not safe in a path), each row the ``events`` row as stored.
 DuckDB stays the store of record: the export is a copy that ``run --cluster
@@ -38,7 +39,8 @@ from typing import TYPE_CHECKING, Any
 
 from audit.errors import SourceError, UsageError
 from audit.store.batches import BATCH_SQL, run_keys
-from audit.store.store import EVENTS_DIGEST_SQL
+from audit.store.books import BOOK_TYPES
+from audit.store.store import DEFAULT_DAY_START, EVENTS_DIGEST_SQL, day_start_minutes
 from audit.store.types import ShoeKey
 from audit.targets import check_target, file_inside
 
@@ -90,32 +92,80 @@ class ExportSummary:
     """Size of the whole export."""
 
 
-_PARTITION_DIGESTS = """
+_SHOE_DIGESTS = """
 SELECT gaming_day, table_id,
-       sha256(string_agg(shoe || chr(31) || events_digest, chr(30) ORDER BY shoe)),
-       sum(events)
+       sha256(string_agg(shoe || chr(31) || events_digest, chr(30) ORDER BY shoe)) AS digest,
+       sum(events) AS events
 FROM shoes GROUP BY gaming_day, table_id
 """
 
+
+def _book_day_sql(start_minutes: int) -> str:
+    """A book event's gaming day (accounting.md "Command line"): a count's or an adjustment's
+    own ``gaming_day``; any other's, its table-local time less the store's day start, as the
+    day cuts compute it (:mod:`audit.store.store`)."""
+    return f"""COALESCE(CASE WHEN e.type IN ('drop_count', 'adjustment') THEN e.gaming_day END,
+                CAST(e.ts_local - to_minutes({start_minutes}) AS DATE))"""
+
+
+_BOOK_TYPES_SQL = ", ".join(f"'{t}'" for t in BOOK_TYPES)
+_BOOK_EVENTS = f"e.shoe IS NULL AND e.type IN ({_BOOK_TYPES_SQL})"
+"""A table's books (TEL/1 v1.2): the events of the book types that belong to no shoe."""
+
+_PARTITION_DIGESTS = """
+WITH s AS ({shoes}),
+b AS (
+  SELECT {day} AS gaming_day, e.table_id,
+         count(*) || ':' || sum(hash(e.id, e.seq, e.raw)::HUGEINT) AS digest, count(*) AS events
+  FROM events e WHERE {books} GROUP BY ALL
+)
+SELECT gaming_day, table_id,
+       CASE WHEN b.digest IS NULL THEN s.digest
+            ELSE sha256(COALESCE(s.digest, '') || chr(29) || 'books' || chr(31) || b.digest) END,
+       COALESCE(s.events, 0) + COALESCE(b.events, 0)
+FROM s FULL JOIN b USING (gaming_day, table_id)
+"""
+"""A partition's digest: its shoes' (exactly as before v1.2, so the export of a log without
+books is unchanged), and, where it has book events, theirs folded in: count, ids, ``seq``
+and the lines as read, so a book event added, removed or replaced makes the partition stale."""
+
 _EXPORT_SQL = """
 COPY (
-  SELECT s.gaming_day, e.table_id AS "table", e.* RENAME (gaming_day AS event_gaming_day)
-  FROM events e JOIN shoes s USING (table_id, shoe)
-  SEMI JOIN _export_parts p ON p.gaming_day = s.gaming_day AND p.table_id = e.table_id
-  ORDER BY e.table_id, e.shoe, e.seq, e.id
+  SELECT * FROM (
+    SELECT s.gaming_day, e.table_id AS "table", e.* RENAME (gaming_day AS event_gaming_day)
+    FROM events e JOIN shoes s USING (table_id, shoe)
+    SEMI JOIN _export_parts p ON p.gaming_day = s.gaming_day AND p.table_id = e.table_id
+    UNION ALL
+    SELECT b.* FROM (
+      SELECT {day} AS gaming_day, e.table_id AS "table",
+             e.* RENAME (gaming_day AS event_gaming_day)
+      FROM events e WHERE {books}
+    ) b SEMI JOIN _export_parts p ON p.gaming_day = b.gaming_day AND p.table_id = b."table"
+  ) e
+  ORDER BY e.table_id, e.shoe NULLS LAST, e.seq, e.id
 ) TO '{folder}' (FORMAT PARQUET, PARTITION_BY (gaming_day, "table"), COMPRESSION zstd)
 """
 """Partition columns are not written into the files (DuckDB's default): the folders carry
-them, and ``table_id`` is in every row anyway. The shoes' events only (a table's books,
-TEL/1 v1.2, belong to no shoe: the export is the replay's input); their own
-``gaming_day`` column (a count's or an adjustment's) is written as ``event_gaming_day``,
+them, and ``table_id`` is in every row anyway. The shoes' events, in their shoe's partition,
+then the table's books (TEL/1 v1.2, no shoe) in the partition of their own gaming day
+(:func:`_book_day_sql`): the export is the replay's input and the books' copy. An event's
+own ``gaming_day`` column (a count's or an adjustment's) is written as ``event_gaming_day``,
 apart from the partition's."""
 
 
 def partition_digests(store: Store) -> dict[Part, tuple[str, int]]:
-    """Each partition's digest of its shoes' ``events_digest`` now, and its events."""
-    rows = store.con.execute(_PARTITION_DIGESTS).fetchall()
+    """Each partition's digest of its shoes' ``events_digest`` and its book events now, and
+    its events."""
+    sql = _PARTITION_DIGESTS.format(
+        shoes=_SHOE_DIGESTS, day=_book_day_sql(_day_start(store)), books=_BOOK_EVENTS
+    )
+    rows = store.con.execute(sql).fetchall()
     return {(day, table): (digest, int(n)) for day, table, digest, n in rows}
+
+
+def _day_start(store: Store) -> int:
+    """The day start, in minutes, the store's gaming days were cut with."""
+    return day_start_minutes(store.meta("day_start") or DEFAULT_DAY_START)
 
 
 def recorded_partitions(store: Store) -> dict[Part, Partition]:
@@ -247,7 +297,10 @@ def _write_partitions(
             [[d for d, _ in parts], [t for _, t in parts]],
         )
         target = str(staging / "parts").replace("'", "''")
-        cur.execute(_EXPORT_SQL.format(folder=target))
+        sql = _EXPORT_SQL.format(
+            folder=target, day=_book_day_sql(_day_start(store)), books=_BOOK_EVENTS
+        )
+        cur.execute(sql)
     finally:
         cur.close()
     out: list[tuple[Part, PartFile, int]] = []
@@ -381,11 +434,13 @@ def read_source_batch(
 
 
 def _events_table(pf: Any) -> pa.Table:
-    """A file's rows, its ``raw`` lines decoded only when some event needs one.
+    """A file's shoes' rows, their ``raw`` lines decoded only when some event needs one.
 
-    The batch SQL reads ``raw`` only for an event with fields TEL/1 does not
-    name (``has_extra``), and ``raw`` is the widest column: most files never
-    decode it (their rows get it as nulls, which nothing reads).
+    A partition also holds its table's books (TEL/1 v1.2 events of no shoe): they are
+    never replayed, so they are dropped here, before anything reads them. The batch SQL
+    reads ``raw`` only for an event with fields TEL/1 does not name (``has_extra``), and
+    ``raw`` is the widest column: most files never decode it (their rows get it as nulls,
+    which nothing reads).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -396,6 +451,11 @@ def _events_table(pf: Any) -> pa.Table:
         table = table.rename_columns(
             ["gaming_day" if n == "event_gaming_day" else n for n in table.column_names]
         )
+    in_shoe = pc.is_valid(table["shoe"])
+    whole = bool(pc.all(in_shoe).as_py())
+    if not whole:
+        table = table.filter(in_shoe)
     if pc.any(table["has_extra"]).as_py():
-        return table.append_column("raw", pf.read(columns=["raw"])["raw"])
+        raw = pf.read(columns=["raw"])["raw"]
+        return table.append_column("raw", raw if whole else raw.filter(in_shoe))
     return table.append_column("raw", pa.nulls(table.num_rows, pf.schema_arrow.field("raw").type))

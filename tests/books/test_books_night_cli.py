@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from audit.cli.app import app
+from audit.cli import app
 
 DAYS = ("2026-11-28", "2026-11-29", "2026-11-30")
 HOUSE = """\

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from audit.cli.app import app
+from audit.cli import app
 from audit.simulate import MANIFEST_NAME, simulate
 from audit.simulate.books_inject import BOOKS_CODES
 
