@@ -293,7 +293,7 @@ def lines(draw: st.DrawFn) -> tuple[str, bool]:
     strings = " ".join(v for v in obj.values() if isinstance(v, str))
     if any(isinstance(v, list) and v and isinstance(v[0], dict) for v in obj.values()):
         ordinary = False  # chip lists and signers: the models decide
-    if obj.get("type") in TABLE_TYPES and "shoe" in obj:
+    if isinstance(obj.get("type"), str) and obj["type"] in TABLE_TYPES and "shoe" in obj:
         ordinary = False  # a shoe on a table-level event is an unknown field: the slow path
     if re.search(r"[,\[\]{}]|nan|inf|:\s*-?[0-9]", strings, re.IGNORECASE):
         ordinary = False  # text that looks like the guards' patterns may take the slow path
