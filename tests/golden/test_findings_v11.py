@@ -47,7 +47,9 @@ LOGS: dict[str, tuple[Path, list[Path] | None]] = {
 }
 
 
-def _findings(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
+def _findings(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> list[dict[str, object]]:
     root, inputs = LOGS[name]
     if inputs == []:
         inputs = _days(root.name)
