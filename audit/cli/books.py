@@ -16,10 +16,12 @@ from audit.cli.common import (
     DEFAULT_DB_PATH,
     DateOption,
     DbOption,
+    FromOption,
     HouseOption,
+    PasswordStdinOption,
     RowsFormat,
+    ToOption,
     boundary,
-    gaming_day_option,
     is_terminal,
     no_database,
     open_db,
@@ -40,12 +42,8 @@ class Level(StrEnum):
 def books_cmd(
     db: DbOption = DEFAULT_DB_PATH,
     date: DateOption = None,
-    from_: Annotated[
-        dt.date | None, gaming_day_option("--from", "First gaming day of a range (with --to).")
-    ] = None,
-    to: Annotated[
-        dt.date | None, gaming_day_option("--to", "Last gaming day of a range (with --from).")
-    ] = None,
+    from_: FromOption = None,
+    to: ToOption = None,
     table: Annotated[
         list[str] | None,
         typer.Option("--table", metavar="TABLE", help="Only this table (repeatable)."),
@@ -292,10 +290,7 @@ def adjust_cmd(
             help="Your manager account; its password is asked for.  [required]",
         ),
     ] = "",
-    password_stdin: Annotated[
-        bool,
-        typer.Option("--password-stdin", help="Read the account's password from standard input."),
-    ] = False,
+    password_stdin: PasswordStdinOption = False,
     shift: Annotated[
         str | None,
         typer.Option(

@@ -21,10 +21,12 @@ from audit.cli.common import (
     DateOption,
     DayStartOption,
     DbOption,
+    FromOption,
     HouseOption,
     JsonOption,
     ProfilesOption,
     RowsFormat,
+    ToOption,
     boundary,
     fail,
     gaming_day_option,
@@ -586,12 +588,8 @@ def findings_cmd(
         typer.Option("--shoe", metavar="SHOE", help="Only this shoe, e.g. T01-20261128-01."),
     ] = None,
     date: DateOption = None,
-    from_: Annotated[
-        dt.date | None, gaming_day_option("--from", "First gaming day of a range (with --to).")
-    ] = None,
-    to: Annotated[
-        dt.date | None, gaming_day_option("--to", "Last gaming day of a range (with --from).")
-    ] = None,
+    from_: FromOption = None,
+    to: ToOption = None,
     dealer: Annotated[
         str | None,
         typer.Option("--dealer", metavar="DEALER", help="Only the rounds this dealer dealt."),
@@ -862,12 +860,8 @@ ReportFormatOption = Annotated[
 def report_cmd(
     db: DbOption = DEFAULT_DB_PATH,
     date: DateOption = None,
-    from_: Annotated[
-        dt.date | None, gaming_day_option("--from", "First gaming day of a range (with --to).")
-    ] = None,
-    to: Annotated[
-        dt.date | None, gaming_day_option("--to", "Last gaming day of a range (with --from).")
-    ] = None,
+    from_: FromOption = None,
+    to: ToOption = None,
     fmt: ReportFormatOption = ReportFormat.html,
     out: OutOption = Path("audit-reports"),
     templates: TemplatesOption = None,

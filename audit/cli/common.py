@@ -176,6 +176,15 @@ def gaming_day_option(name: str, help: str) -> typer.models.OptionInfo:
 
 
 DateOption = Annotated[dt.date | None, gaming_day_option("--date", "Only this gaming day.")]
+FromOption = Annotated[
+    dt.date | None, gaming_day_option("--from", "First gaming day of a range (with --to).")
+]
+ToOption = Annotated[
+    dt.date | None, gaming_day_option("--to", "Last gaming day of a range (with --from).")
+]
+PasswordStdinOption = Annotated[
+    bool, typer.Option("--password-stdin", help="Read the account's password from standard input.")
+]
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print the summary as one JSON object on stdout.")
 ]

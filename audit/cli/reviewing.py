@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 
 from audit.cli.app import app
-from audit.cli.common import DEFAULT_DB_PATH, DbOption, boundary, no_database, open_db
+from audit.cli.common import (
+    DEFAULT_DB_PATH,
+    DbOption,
+    PasswordStdinOption,
+    boundary,
+    no_database,
+    open_db,
+)
 from audit.cli.framework import AuditTyper
 from audit.cli.output import say
 from audit.errors import UsageError
@@ -51,10 +58,7 @@ def review_cmd(
             help="Your account (`users add`); its password is asked for.  [required]",
         ),
     ] = "",
-    password_stdin: Annotated[
-        bool,
-        typer.Option("--password-stdin", help="Read the account's password from standard input."),
-    ] = False,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = DEFAULT_DB_PATH,
 ) -> None:
     """Record a review decision in the append-only review trail.
