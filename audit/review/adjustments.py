@@ -265,41 +265,14 @@ def _check_reversible(con: sqlite3.Connection, reverses: str) -> None:
 def _write_ledger(trail: ReviewTrail, con: sqlite3.Connection, a: TrailAdjustment) -> list[str]:
     """Append adjustment ``a``'s record to the adjustments' chain of the trail's ledger file
     (fsync'ed) inside ``con``'s transaction; the commit markers to append after ``COMMIT``."""
-    from audit.review.trail import TRAIL_RESTART_COMMAND
-    from audit.store.ledger import (
-        Record,
-        append_durably,
-        chain_hash,
-        commit_line,
-        key_from_env,
-        read_tail,
-        record_line,
-    )
+    from audit.review.trail import chain_end
+    from audit.store.ledger import Record, append_durably, chain_hash, commit_line, record_line
 
     markers = trail.open_ledger(con)
-    path = trail.ledger_path
-    key = key_from_env()
-    tail = read_tail(path, key, chain=ADJUSTMENTS)
-    if tail.sealed and key is None:
-        raise ReviewError(
-            f"the review trail's ledger file {str(path)!r} is sealed (HMAC) and "
-            "SHOE_AUDIT_KEY is not set: set the key it was sealed with"
-        )
-    if tail.marker is not None and tail.marker[0] == a.seq - 1:
-        prev = tail.marker[1]
-    elif a.seq - 1 in tail.after:
-        prev = tail.after[a.seq - 1]
-    elif a.seq == 1 and tail.marker is None and not tail.after:
-        prev = ""
-    else:
-        raise ReviewError(
-            f"the review trail's ledger file {str(path)!r} does not end at adjustment "
-            f"#{a.seq - 1}: no adjustment is recorded until `shoe-audit verify` is read and "
-            f"the break recorded with `{TRAIL_RESTART_COMMAND}`"
-        )
+    key, prev = chain_end(trail.ledger_path, a.seq, "adjustment", ADJUSTMENTS)
     text = _ledger_text(a)
     rec = Record(a.seq, ADJUSTMENT, text, prev, chain_hash(prev, text))
-    append_durably(path, record_line(rec, key, ADJUSTMENTS))
+    append_durably(trail.ledger_path, record_line(rec, key, ADJUSTMENTS))
     return [*markers, commit_line(rec.no, rec.hash, key, ADJUSTMENTS)]
 
 

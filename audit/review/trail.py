@@ -544,35 +544,11 @@ class ReviewTrail:
         """Append decision ``d``'s record to the trail's ledger file (fsync'ed), inside the
         transaction that inserts it; return the commit markers to append after ``COMMIT``
         (:meth:`open_ledger`'s, then the decision's)."""
-        from audit.store.ledger import (
-            append_durably,
-            commit_line,
-            key_from_env,
-            read_tail,
-            record_line,
-        )
+        from audit.store.ledger import append_durably, commit_line, record_line
 
         markers = self.open_ledger(con)
         path = self.ledger_path
-        key = key_from_env()
-        tail = read_tail(path, key)
-        if tail.sealed and key is None:  # an unsealed line after sealed ones is tampering
-            raise ReviewError(
-                f"the review trail's ledger file {str(path)!r} is sealed (HMAC) and "
-                "SHOE_AUDIT_KEY is not set: set the key it was sealed with"
-            )
-        if tail.marker is not None and tail.marker[0] == d.seq - 1:
-            prev = tail.marker[1]
-        elif d.seq - 1 in tail.after:
-            prev = tail.after[d.seq - 1]
-        elif d.seq == 1 and tail.marker is None and not tail.after:
-            prev = ""
-        else:
-            raise ReviewError(
-                f"the review trail's ledger file {str(path)!r} does not end at decision "
-                f"#{d.seq - 1}: no decision is recorded until `shoe-audit verify` is read "
-                f"and the break recorded with `{TRAIL_RESTART_COMMAND}`"
-            )
+        key, prev = chain_end(path, d.seq, "decision")
         rec = ledger_record(d, prev)
         append_durably(path, record_line(rec, key))
         return [*markers, commit_line(rec.no, rec.hash, key)]
@@ -678,3 +654,33 @@ def _has_decisions(con: sqlite3.Connection) -> bool:
         "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'decisions'"
     ).fetchone()
     return bool(row and row[0])
+
+
+def chain_end(
+    path: Path, seq: int, what: str, chain: str | None = None
+) -> tuple[bytes | None, str]:
+    """The key to seal with and the hash record ``seq`` of ``chain`` (None: the decisions')
+    chains on to in the ledger file at ``path``: the hash of record ``seq - 1`` at the file's
+    end ("" for the first record). Refused (:class:`ReviewError`, naming ``what``) when the
+    file is sealed and no key is set, or does not end at record ``seq - 1``: a break is read
+    with ``verify`` and recorded before anything more is."""
+    from audit.store.ledger import key_from_env, read_tail
+
+    key = key_from_env()
+    tail = read_tail(path, key, chain=chain)
+    if tail.sealed and key is None:  # an unsealed line after sealed ones is tampering
+        raise ReviewError(
+            f"the review trail's ledger file {str(path)!r} is sealed (HMAC) and "
+            "SHOE_AUDIT_KEY is not set: set the key it was sealed with"
+        )
+    if tail.marker is not None and tail.marker[0] == seq - 1:
+        return key, tail.marker[1]
+    if seq - 1 in tail.after:
+        return key, tail.after[seq - 1]
+    if seq == 1 and tail.marker is None and not tail.after:
+        return key, ""
+    raise ReviewError(
+        f"the review trail's ledger file {str(path)!r} does not end at {what} "
+        f"#{seq - 1}: no {what} is recorded until `shoe-audit verify` is read "
+        f"and the break recorded with `{TRAIL_RESTART_COMMAND}`"
+    )

@@ -376,3 +376,30 @@ def test_a_decision_counts_only_after_its_account_was_created(db: Path) -> None:
     assert not later.active_at(d.seq)
     assert review_of([dataclasses.replace(d, active=False)]).state.value == "dismissal_pending"
     assert Verdict(d.verdict) is Verdict.DISMISS
+
+
+# --------------------------------------------------------------------------- chain ends
+
+
+def test_a_decision_is_refused_while_the_ledger_file_does_not_end_at_the_last_one(
+    dismissed: tuple[Path, str],
+) -> None:
+    """The ledger file lost its last decision (bob's): the next decision would chain on to a
+    record that is not there, so it is refused, naming the break and how to record it
+    (audit.review.trail.chain_end, shared with the adjustments' chain)."""
+    db, _ = dismissed
+    trail = ReviewTrail.beside(db)
+    lines = trail.ledger_path.read_text().splitlines(keepends=True)
+    objs = [json.loads(x) for x in lines]
+    last = max(o["no"] for o in objs if "chain" not in o and "no" in o)
+    kept = [
+        x
+        for x, o in zip(lines, objs, strict=True)
+        if "chain" in o or last not in (o.get("no"), o.get("commit"))
+    ]
+    assert len(kept) < len(lines)
+    trail.ledger_path.write_text("".join(kept))
+    res = dismiss(db, critical_ids(db)[1], "ana")
+    assert res.exit_code != 0
+    assert f"does not end at decision #{last}" in res.output, res.output
+    assert "shoe-audit verify" in res.output
