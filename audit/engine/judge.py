@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from audit.engine.round import Round, SettleRec
 
 WagerKey = tuple[int, int, int, str]
+_NONE_REFUSED: frozenset[WagerKey] = frozenset()
 
 
 @dataclass(slots=True, eq=False)
@@ -442,7 +443,11 @@ def judge_round(rnd: Round) -> tuple[list[Wager], list[Breach]]:
     wagers = _build_wagers(rnd)
     by_key = {w.key: w for w in wagers}
     unknown: dict[WagerKey, list[SettleRec]] = {}
-    refused = {(b, 0, sp, k) for (b, sp, k), st in rnd.side.items() if st.table is None}
+    refused = (
+        {(b, 0, sp, k) for (b, sp, k), st in rnd.side.items() if st.table is None}
+        if rnd.side
+        else _NONE_REFUSED
+    )
     for s in rnd.settles:
         key = (s.box, s.hand, s.spot, s.kind)
         w = by_key.get(key)
