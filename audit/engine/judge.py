@@ -162,8 +162,13 @@ def _decided_at(rnd: Round, evaluator: str, first: list[tuple[str, int]]) -> int
         # a peek finds decides it at once
         if rnd.blackjack_found and rnd.known_index is not None:
             return rnd.known_index
-        marks = [*rnd.dealer_indexes[-1:], *([k] if (k := rnd.known_at()) is not None else [])]
-        return max(marks) if marks else None
+        marks = [*rnd.dealer_indexes[-1:], rnd.last_play]
+        known = rnd.known_at()
+        if known is not None:
+            marks.append(known)
+        if rnd.reveal_index is not None:
+            marks.append(rnd.reveal_index)
+        return max(marks)
     if len(first) < 2:
         return None
     at = first[1][1]

@@ -342,3 +342,19 @@ def test_insurance_reads_the_up_card_not_the_dealers_first_card_games_1(tmp_path
     replay = replay_shoe(log.parsed(), profile, ShoeContext())
     clean(replay)
     assert replay.rounds[0].dealer.cards == ("7D", "AH")
+
+
+def test_a_buster_bet_settled_before_the_hole_card_is_turned_is_pay_timing_games_1() -> None:
+    """games.md §1: Buster is decided when the dealer's hand is complete: after the players'
+    play, his hole card turned and his last draw. He stands on 7,T: a Buster bet taken
+    before the reveal is early, though no card came after it; after it, on time."""
+    log = _log()
+    r = log.round(1).bet(1, 10).side(1, "buster", 5).no_more_bets()
+    r.deal({1: "TS 9C"}, dealer="7C TD").stand(1).settle(1, -5, kind="buster").reveal()
+    r.settle(1, 10).close()
+    assert codes(log.replay()) == ["PAY_TIMING"]
+    log = _log()
+    r = log.round(1).bet(1, 10).side(1, "buster", 5).no_more_bets()
+    r.deal({1: "TS 9C"}, dealer="7C TD").stand(1).reveal().settle(1, -5, kind="buster")
+    r.settle(1, 10).close()
+    clean(log.replay())
