@@ -329,32 +329,24 @@ def _hole_first_registry(tmp_path: Path) -> object:
     return load_registry(extra_dir=tmp_path)
 
 
-def test_insurance_reads_the_up_card_not_the_dealers_first_card_games_1(tmp_path: Path) -> None:
-    """games.md §1: the up card is ``initial_deal``'s. With the hole card dealt first (7D,
-    face down) and the up card second (AH), insurance is offered against the ace."""
+@pytest.mark.parametrize(
+    ("hole", "up", "found"),
+    [("7D", "AH", []), ("AH", "7D", ["PLAY_ILLEGAL_INSURANCE"])],
+    ids=["against the ace up", "against a seven up, the ace in the hole"],
+)
+def test_insurance_reads_the_up_card_not_the_dealers_first_card_games_1(
+    tmp_path: Path, hole: str, up: str, found: list[str]
+) -> None:
+    """games.md §1: the up card is ``initial_deal``'s. With the hole card dealt first (face
+    down) and the up card second, insurance is offered against the up card: legal against
+    AH up over 7D, illegal against 7D up over an ace in the hole."""
     registry = _hole_first_registry(tmp_path)
     log = _log("us-test-6d")
     log.events[0]["profile"] = "hole-first-test"
-    r = log.round(1).bets({1: 10}).card("TS", 1).card("7D", face_up=False).card("9C", 1)
-    r.card("AH").insurance(1, 5).stand(1).reveal().settle(1, 10)
+    r = log.round(1).bets({1: 10}).card("TS", 1).card(hole, face_up=False).card("9C", 1)
+    r.card(up).insurance(1, 5).stand(1).reveal().settle(1, 10)
     r.settle(1, -5, kind="insurance").close()
     profile = registry.get("hole-first-test")  # type: ignore[attr-defined]
     replay = replay_shoe(log.parsed(), profile, ShoeContext())
-    clean(replay)
-    assert replay.rounds[0].dealer.cards == ("7D", "AH")
-
-
-def test_a_buster_bet_settled_before_the_hole_card_is_turned_is_pay_timing_games_1() -> None:
-    """games.md §1: Buster is decided when the dealer's hand is complete: after the players'
-    play, his hole card turned and his last draw. He stands on 7,T: a Buster bet taken
-    before the reveal is early, though no card came after it; after it, on time."""
-    log = _log()
-    r = log.round(1).bet(1, 10).side(1, "buster", 5).no_more_bets()
-    r.deal({1: "TS 9C"}, dealer="7C TD").stand(1).settle(1, -5, kind="buster").reveal()
-    r.settle(1, 10).close()
-    assert codes(log.replay()) == ["PAY_TIMING"]
-    log = _log()
-    r = log.round(1).bet(1, 10).side(1, "buster", 5).no_more_bets()
-    r.deal({1: "TS 9C"}, dealer="7C TD").stand(1).reveal().settle(1, -5, kind="buster")
-    r.settle(1, 10).close()
-    clean(log.replay())
+    assert codes(replay) == found
+    assert replay.rounds[0].dealer.cards == (hole, up)
