@@ -350,3 +350,15 @@ def test_insurance_reads_the_up_card_not_the_dealers_first_card_games_1(
     replay = replay_shoe(log.parsed(), profile, ShoeContext())
     assert codes(replay) == found
     assert replay.rounds[0].dealer.cards == (hole, up)
+
+
+def test_a_void_round_returns_a_side_bet_games_3() -> None:
+    """games.md §3: a ``void`` returns a side bet (0), as it returns the main stake."""
+    log = _log()
+    r = log.round(1).bet(1, 10).side(1, "perfect_pairs", 5).no_more_bets().card("8H", 1)
+    r.void().settle(1, 0, kind="perfect_pairs").settle(1, 0).close()
+    clean(log.replay())
+    log = _log()
+    r = log.round(1).bet(1, 10).side(1, "perfect_pairs", 5).no_more_bets().card("8H", 1)
+    r.void().settle(1, -5, kind="perfect_pairs").settle(1, 0).close()
+    assert codes(log.replay()) == ["PAY_SIDE_BET"]
