@@ -78,7 +78,13 @@ def _build_wagers(rnd: Round) -> list[Wager]:
     upcard = d[0] if d else None
     no_cards = not rnd.dealt
     wagers: list[Wager] = []
-    for h in rnd.wager_hands():
+    hands = rnd.wager_hands()
+    # BB+1 (games.md §3): of a box's hands not busted, the lowest number pays one unit
+    lowest_standing: dict[int, int] = {}
+    for h in hands:
+        if not h.bust and h.number < lowest_standing.get(h.box, h.number + 1):
+            lowest_standing[h.box] = h.number
+    for h in hands:
         box = rnd.boxes[h.box]
         for spot in sorted(h.stakes):
             base = h.stakes[spot]
@@ -89,7 +95,8 @@ def _build_wagers(rnd: Round) -> list[Wager]:
                 words = "void: stake returned" if rnd.voided else "no cards: returned"
                 due, rule = 0, "win_pays"
             else:
-                due, words, rule = due_main(h, spot, d_nat, d_total, rules)
+                lowest = lowest_standing.get(h.box) == h.number
+                due, words, rule = due_main(h, spot, d_nat, d_total, rules, lowest)
             player = box.players.get(spot)
             w = Wager(
                 h.box, h.number, spot, "main", h.stake(spot), base, player, due, words, rule, h

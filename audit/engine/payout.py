@@ -68,7 +68,7 @@ def sign(value: Cents) -> int:
 
 
 def due_main(
-    hand: Hand, spot: int, d_nat: bool, d_total: int, rules: Rules
+    hand: Hand, spot: int, d_nat: bool, d_total: int, rules: Rules, lowest_standing: bool = False
 ) -> tuple[int, str, str]:
     """The correct net settlement of a main wager, why in words, and the rule it follows.
 
@@ -78,7 +78,10 @@ def due_main(
     default); other wins 1:1, ties push. 002: a natural 1:1; the banker's
     two-card 21 takes every stake but another two-card 21. Even money (001):
     +stake. A surrender (never allowed; judged as it happened): half the stake.
-    ``d_nat`` / ``d_total``: the dealer's blackjack and best total.
+    ``d_nat`` / ``d_total``: the dealer's blackjack and best total. Against hands
+    already played the dealer's blackjack takes what ``dealer_blackjack_takes``
+    says (:func:`dealer_blackjack_share`); ``lowest_standing``: this hand is its
+    box's lowest-numbered hand not busted (BB+1's "plus one").
     """
     stake = hand.stake(spot)
     base = hand.stakes.get(spot, 0)
@@ -97,17 +100,12 @@ def due_main(
             "blackjack_pays",
         )
     total = hand.total
+    if d_nat and rules.dealer_blackjack_takes == "original":
+        return dealer_blackjack_share(hand, spot, rules, lowest_standing)
     if hand.bust:
         return -stake, f"bust {total}", "win_pays"
     if d_nat:
-        if rules.dealer_blackjack_takes_all:
-            return (
-                -stake,
-                f"{total} v dealer blackjack: the whole stake",
-                "dealer_blackjack_takes_all",
-            )
-        kept = -base if not hand.from_split or hand.number == 0 else 0
-        return kept, f"{total} v dealer blackjack: the original stake", "dealer_blackjack_takes_all"
+        return dealer_blackjack_share(hand, spot, rules, lowest_standing)
     if d_total > 21:
         win = payout(stake, rules.win_pays, house_rounding(rules))
         return win, f"{total} v dealer bust {d_total}", "win_pays"
@@ -117,6 +115,42 @@ def due_main(
     if total == d_total:
         return 0, f"{total} v dealer {d_total}: push", "win_pays"
     return -stake, f"{total} v dealer {d_total}: loss", "win_pays"
+
+
+def dealer_blackjack_share(
+    hand: Hand, spot: int, rules: Rules, lowest_standing: bool
+) -> tuple[int, str, str]:
+    """What a dealer blackjack takes from a main wager already played (games.md §3).
+
+    ``dealer_blackjack_takes``: ``all`` (ENHC) the whole stake, a double included;
+    ``original`` (OBO) the original stake from hand 0, busted or not, and nothing
+    from hands made by splits; ``original_and_busted`` (OBBO) a busted hand's
+    whole stake, else the original stake from hand 0 and nothing from split hands;
+    ``busted_plus_one`` (BB+1) every busted hand's whole stake and the original
+    stake from the lowest-numbered hand not busted (house default: the sources say
+    "one unit", not which), the rest returned. A bust under OBBO and BB+1 is taken
+    by the caller as any bust. The original stake is the spot's stake as placed.
+    """
+    takes = rules.dealer_blackjack_takes
+    rule = rules.rule_name("dealer_blackjack_takes")
+    total = hand.total
+    base = hand.stakes.get(spot, 0)
+    if takes == "all":
+        return -hand.stake(spot), f"{total} v dealer blackjack: the whole stake", rule
+    if takes == "busted_plus_one":
+        if hand.bust:
+            return -hand.stake(spot), f"bust {total} v dealer blackjack: the whole stake", rule
+        if lowest_standing:
+            return -base, f"{total} v dealer blackjack: the original stake (plus one)", rule
+        return 0, f"{total} v dealer blackjack: returned (only one hand pays)", rule
+    first = not hand.from_split or hand.number == 0
+    if takes == "original" and hand.bust:
+        if first:
+            return -base, f"bust {total} v dealer blackjack: the original stake", rule
+        return 0, f"bust {total} v dealer blackjack: returned (a split hand)", rule
+    if first:
+        return -base, f"{total} v dealer blackjack: the original stake", rule
+    return 0, f"{total} v dealer blackjack: the original stake", rule
 
 
 def pay_code(hand: Hand | None, stake: int, due: Cents, actual: int, rules: Rules) -> Code:

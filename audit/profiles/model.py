@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from decimal import Decimal
 from fractions import Fraction
 from functools import cached_property
@@ -41,6 +42,19 @@ Ratio = Annotated[
 ]
 
 
+Rank = Literal["A", "2", "3", "4", "5", "6", "7", "8", "9", "T"]
+"""A card's rank as the rules name it; ``T`` is every ten-value (10, J, Q, K)."""
+RANKS: tuple[Rank, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T")
+
+TAKES_ALL = "dealer_blackjack_takes_all"
+"""The v1 field ``dealer_blackjack_takes`` replaces, still read (true: ``all``, false:
+``original_and_busted``, what the engine did with it)."""
+
+SIDE_BET_ID = re.compile(r"^[a-z0-9][a-z0-9_]{0,31}$")
+"""A side bet's id (games.md §2): 1-32 of a-z, 0-9, _, not starting with _."""
+RESERVED_KINDS = frozenset({"main", "insurance", "bonus"})
+
+
 class RuleSource(BaseModel):
     """Where a rule's value comes from."""
 
@@ -57,10 +71,12 @@ class Deal(BaseModel):
     dealer's cards come last in their passes: with ``dealer_cards`` 1 only in
     the first (no hole card: 000, 001, 004), with 2 in both (the home banker,
     002; or a hole card). ``face_up`` is the players' cards, ``dealer_face_up``
-    the dealer's first card, ``hole_card_face_up`` his second. ``peek``: with a
-    hole card, the dealer checks it for a blackjack before play (not in any
-    profile yet: the rule and a TEL/1 ``peek`` event would come with the first
-    such game, see docs/architecture.md).
+    the dealer's first card, ``hole_card_face_up`` his second. With two dealer
+    cards and exactly one face down, that card is the **hole card** and the
+    other the **up card** (games.md §1); with one dealer card it is his up card.
+    Whether the dealer peeks is a rule of its own (``peek_on_ace``,
+    ``peek_on_ten``): the old key ``peek`` is refused naming them (``peek = false``,
+    which v1 read as no peek, still loads).
 
     A profile file may name a preset instead: ``"no_hole_card"`` or
     ``"face_down_two_each"`` (how profiles wrote it before the procedure was data).
@@ -72,7 +88,6 @@ class Deal(BaseModel):
     face_up: bool
     dealer_face_up: bool
     hole_card_face_up: bool = False
-    peek: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -81,19 +96,40 @@ class Deal(BaseModel):
             if value not in DEAL_PRESETS:
                 raise ValueError(
                     f"unknown initial deal {value!r}: a table of dealer_cards, face_up, "
-                    f"dealer_face_up, hole_card_face_up, peek, or one of {sorted(DEAL_PRESETS)}"
+                    f"dealer_face_up, hole_card_face_up, or one of {sorted(DEAL_PRESETS)}"
                 )
             return DEAL_PRESETS[value]
+        if isinstance(value, dict) and "peek" in value:
+            # v1 refused peek = true and read peek = false as no peek, which the new
+            # fields' defaults say too: a casino's copy written so keeps loading
+            if value["peek"] is not False:
+                raise ValueError(
+                    f"initial_deal.peek is no longer read (got {value['peek']!r}): the peek is "
+                    "peek_on_ace and peek_on_ten in [rules] (games.md §1)"
+                )
+            value = {k: v for k, v in value.items() if k != "peek"}
         return value
 
-    @model_validator(mode="after")
-    def _supported(self) -> Deal:
-        if self.peek:
-            raise ValueError(
-                "peek = true: this engine has no peek rule yet (TEL/1 has no peek event); "
-                "see docs/architecture.md"
-            )
-        return self
+    @property
+    def has_hole_card(self) -> bool:
+        """Two dealer cards in the deal, exactly one of them face down (games.md §1)."""
+        return self.dealer_cards == 2 and self.dealer_face_up != self.hole_card_face_up
+
+    @property
+    def hole_card_index(self) -> int | None:
+        """Which of the dealer's deal cards (0 his first, 1 his second) is the hole card."""
+        if not self.has_hole_card:
+            return None
+        return 1 if self.dealer_face_up else 0
+
+    @property
+    def upcard_index(self) -> int | None:
+        """Which of the dealer's deal cards is his up card; None where none is dealt face up."""
+        if self.dealer_cards == 1:
+            return 0 if self.dealer_face_up else None
+        if self.has_hole_card:
+            return 0 if self.dealer_face_up else 1
+        return None
 
     def __str__(self) -> str:
         faces = "face up" if self.face_up else "face down"
@@ -103,7 +139,7 @@ class Deal(BaseModel):
             first = "up" if self.dealer_face_up else "down"
             second = "up" if self.hole_card_face_up else "down"
             dealer = f"the dealer two cards (first {first}, second {second})"
-        return f"two cards to each box {faces}; {dealer}" + ("; peek" if self.peek else "")
+        return f"two cards to each box {faces}; {dealer}"
 
 
 DEAL_PRESETS: dict[str, dict[str, Any]] = {
@@ -175,7 +211,29 @@ class Rules(BaseModel):
     split_allowed: bool
     max_hands_per_box: int = Field(description="hands a box may hold after splits (2: no re-split)")
     split_aces_one_card: bool = Field(description="each split ace receives exactly one card")
+    double_max_cards: int | None = Field(
+        default=2,
+        ge=2,
+        description="the most cards a hand may hold when it doubles; null: any number",
+    )
+    resplit_aces: bool = Field(
+        default=True,
+        description="a pair of aces from split aces may be split again within max_hands_per_box",
+    )
+    split_forbidden_ranks: list[Rank] = Field(
+        default_factory=list,
+        description="pairs that may not be split; T stands for every pair of ten-values",
+    )
     surrender_allowed: bool
+    surrender_kind: Literal["late", "early"] = Field(
+        default="late",
+        description="late: after the peek, forfeited against a dealer blackjack; early: also "
+        "before the peek, and stands against a dealer blackjack",
+    )
+    surrender_against: list[Rank] = Field(
+        default_factory=lambda: list(RANKS),
+        description="the up cards a surrender is allowed against",
+    )
     # side bets
     insurance_offered: bool
     insurance_max_ratio: Ratio = Field(description="insurance at most this x the spot's stake")
@@ -188,8 +246,22 @@ class Rules(BaseModel):
     dealer_plays_freely: bool = Field(description="no dealer-draw rule (the home banker)")
     dealer_stands_on: int = Field(description="the dealer draws below this total and stands on it")
     dealer_stands_on_soft_17: bool
-    dealer_blackjack_takes_all: bool = Field(
-        description="with no hole card, the dealer's blackjack takes doubles and splits whole"
+    peek_on_ace: bool = Field(
+        default=False,
+        description="with a hole card and an ace up, the dealer checks for a blackjack before "
+        "any player decision",
+    )
+    peek_on_ten: bool = Field(default=False, description="the same with a ten-value up")
+    dealer_blackjack_takes: Literal["all", "original", "original_and_busted", "busted_plus_one"] = (
+        Field(
+            description="what a dealer blackjack takes from hands already played: all (ENHC), "
+            "original (OBO), original_and_busted (OBBO), busted_plus_one (BB+1); a file may "
+            "still write dealer_blackjack_takes_all (true: all, false: original_and_busted)"
+        )
+    )
+    dealer_22_pushes: bool = Field(
+        default=False,
+        description="the dealer's final 22 pushes every main wager still in play except a natural",
     )
     banker_max_rounds: int | None = Field(
         description="rounds one banker may deal in a row at a table"
@@ -215,6 +287,18 @@ class Rules(BaseModel):
         "the cent: half_away_from_zero (15.02); house: a payment rounds down (15.01), a take "
         "rounds up in size",
     )
+    payout_unit: Decimal = Field(
+        default=Decimal("0.01"),
+        gt=0,
+        decimal_places=2,
+        description="the smallest amount the house pays (a house without coins: its "
+        "smallest chip); a due that is no whole multiple of its stake is rounded to it",
+    )
+    side_bets: dict[str, str] = Field(
+        default_factory=dict,
+        description="the side bets offered: the id a log writes in a bet's kind, and the "
+        "pay table it pays by",
+    )
     # the statistics (rules.md is silent: added for the statistical audit)
     house_edge: Decimal | None = Field(
         default=None,
@@ -224,6 +308,81 @@ class Rules(BaseModel):
         "players play (insurance and bonus results in the win); null: unknown, the house "
         "result is shown but not tested",
     )
+    spelled: dict[str, str] = Field(
+        default_factory=dict,
+        description="not a rule: a field the profile file names by its older name (the "
+        "name a finding's rule cites, as the file spells it)",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older_names(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or TAKES_ALL not in data:
+            return data
+        if "dealer_blackjack_takes" in data:
+            raise ValueError(
+                f"name dealer_blackjack_takes or {TAKES_ALL}, not both "
+                "(dealer_blackjack_takes replaces it, games.md §1)"
+            )
+        data = dict(data)
+        takes_all = data.pop(TAKES_ALL)
+        if not isinstance(takes_all, bool):
+            raise ValueError(f"{TAKES_ALL} is true or false, got {takes_all!r}")
+        data["dealer_blackjack_takes"] = "all" if takes_all else "original_and_busted"
+        data["spelled"] = {**data.get("spelled", {}), "dealer_blackjack_takes": TAKES_ALL}
+        return data
+
+    @model_validator(mode="after")
+    def _coherent(self) -> Rules:
+        if (self.peek_on_ace or self.peek_on_ten) and not self.initial_deal.has_hole_card:
+            field = "peek_on_ace" if self.peek_on_ace else "peek_on_ten"
+            raise ValueError(
+                f"{field} = true needs a hole card: initial_deal gives the dealer two cards, "
+                "exactly one face down (games.md §1)"
+            )
+        for side_bet, paytable in self.side_bets.items():
+            if not SIDE_BET_ID.match(side_bet) or side_bet in RESERVED_KINDS:
+                raise ValueError(
+                    f"side_bets: {side_bet!r} is no side-bet id (1-32 of a-z, 0-9 and _, not "
+                    "starting with _; not main, insurance or bonus; games.md §2)"
+                )
+            if not isinstance(paytable, str) or not paytable.strip():
+                raise ValueError(f"side_bets: {side_bet!r} names no pay table")
+        return self
+
+    def rule_name(self, field: str) -> str:
+        """The name a finding's ``rule`` gives ``field``: as the profile file spells it."""
+        return self.spelled.get(field, field)
+
+
+NOT_RULES = frozenset({"spelled"})
+"""Fields of :class:`Rules` that are no rule (no source, not listed)."""
+
+
+def side_bet_problem(rules: Rules, evaluators: dict[str, str]) -> str | None:
+    """Why a profile's side bets cannot be offered (games.md §1), or None.
+
+    ``evaluators``: each known pay table's id and its evaluator, which the pay-table
+    loader (``audit/profiles/data/paytables/``) knows; this is its seam: the loader
+    calls it for each profile. A side bet naming no known pay table; a ``three_card``
+    or ``twenty`` bet where the deal gives the dealer no face-up card; a
+    ``dealer_bust_cards`` bet where the dealer plays freely (no draw rule).
+    """
+    for side_bet, paytable in sorted(rules.side_bets.items()):
+        evaluator = evaluators.get(paytable)
+        if evaluator is None:
+            return f"side_bets: {side_bet!r} names pay table {paytable!r}, which is not known"
+        if evaluator in ("three_card", "twenty") and rules.initial_deal.upcard_index is None:
+            return (
+                f"side_bets: {side_bet!r} pays by {paytable!r} ({evaluator}), which reads the "
+                "dealer's up card, and initial_deal deals him none face up"
+            )
+        if evaluator == "dealer_bust_cards" and rules.dealer_plays_freely:
+            return (
+                f"side_bets: {side_bet!r} pays by {paytable!r} ({evaluator}), which needs a "
+                "dealer draw rule, and the dealer plays freely"
+            )
+    return None
 
 
 _DEFAULT_SOURCES = {
@@ -240,6 +399,25 @@ _DEFAULT_SOURCES = {
     "house_edge": RuleSource(
         source="house default: not in the profile file, so no expected edge", house_default=True
     ),
+    **{
+        name: RuleSource(
+            source=f"games.md §1: {name} defaults to {meaning}, what the auditor did before "
+            "the field existed; house default for a profile file that does not name it",
+            house_default=True,
+        )
+        for name, meaning in {
+            "peek_on_ace": "false (no peek)",
+            "peek_on_ten": "false (no peek)",
+            "dealer_22_pushes": "false (a dealer 22 busts)",
+            "double_max_cards": "2 (a double on the first two cards only)",
+            "resplit_aces": "true (only the hand limit bounds a resplit of aces)",
+            "split_forbidden_ranks": "none (every pair may be split)",
+            "surrender_kind": "late",
+            "surrender_against": "every up card",
+            "payout_unit": "0.01 (the cent)",
+            "side_bets": "none offered",
+        }.items()
+    },
 }
 """Sources of rules added after profile files were written, for files that do not name them."""
 
@@ -261,6 +439,9 @@ class Profile(BaseModel):
         # a casino's own profile file written before a rule was added keeps loading
         if isinstance(data, dict) and isinstance(data.get("sources"), dict):
             sources = dict(data["sources"])
+            if TAKES_ALL in sources and "dealer_blackjack_takes" not in sources:
+                # the older name's source is the new field's (Rules reads its value)
+                sources["dealer_blackjack_takes"] = sources.pop(TAKES_ALL)
             for name, source in _DEFAULT_SOURCES.items():
                 sources.setdefault(name, source)
             data = {**data, "sources": sources}
@@ -268,8 +449,9 @@ class Profile(BaseModel):
 
     @model_validator(mode="after")
     def _every_rule_has_a_source(self) -> Profile:
-        missing = sorted(set(Rules.model_fields) - set(self.sources))
-        extra = sorted(set(self.sources) - set(Rules.model_fields))
+        rules = set(Rules.model_fields) - NOT_RULES
+        missing = sorted(rules - set(self.sources))
+        extra = sorted(set(self.sources) - rules)
         if missing or extra:
             raise ValueError(f"rule sources missing for {missing}, unknown rules {extra}")
         return self
@@ -290,7 +472,9 @@ def format_rule_value(value: object) -> str:
     if isinstance(value, Fraction):
         return f"{value.numerator}/{value.denominator}"
     if isinstance(value, list):
-        return ", ".join(str(v) for v in value)
+        return ", ".join(str(v) for v in value) if value else "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} → {v}" for k, v in value.items()) if value else "none"
     return str(value)  # a Deal reads as a sentence
 
 
@@ -298,8 +482,11 @@ def describe_rules(profile: Profile) -> list[tuple[str, str, bool, str]]:
     """Every rule of a profile as (name, value, house_default, source), in field order."""
     rows = []
     for name in Rules.model_fields:
+        if name in NOT_RULES:
+            continue
         src = profile.sources[name]
-        rows.append(
-            (name, format_rule_value(getattr(profile.rules, name)), src.house_default, src.source)
-        )
+        value = format_rule_value(getattr(profile.rules, name))
+        if name in profile.rules.spelled:
+            value += f" (written {profile.rules.spelled[name]})"
+        rows.append((name, value, src.house_default, src.source))
     return rows

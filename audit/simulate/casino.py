@@ -601,7 +601,7 @@ class CasinoRound(RoundBase):
                 return ZERO
             return pay(stake, rules.blackjack_pays)
         if dealer_bj:
-            if rules.dealer_blackjack_takes_all:
+            if rules.dealer_blackjack_takes == "all":
                 return -whole
             # the original stake only: doubles are returned, a split's second hand too
             return -stake if hand.index == 0 else ZERO
