@@ -275,9 +275,10 @@ class Rules(BaseModel):
     blackjack_beats_dealer_21: bool = Field(
         description="a natural beats the dealer's 21 in 3+ cards"
     )
-    blackjack_paid: Literal["at_settlement", "on_the_spot", "at_once"] = Field(
+    blackjack_paid: Literal["at_settlement", "on_the_spot", "at_once", "when_known"] = Field(
         description="at_settlement; on_the_spot: 001's staged payment; "
-        "at_once: when play reaches the box"
+        "at_once: when play reaches the box; when_known: once the dealer's blackjack is "
+        "ruled out (games.md §1)"
     )
     win_pays: Ratio
     settlement_order: Literal["any", "high_to_low"]
