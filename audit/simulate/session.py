@@ -21,6 +21,7 @@ from audit.simulate.books_inject import BOOKS_CODES, BooksInjected
 from audit.simulate.inject import ALL_CLASSES, InjectedError
 from audit.simulate.table import CasinoTable, HomeTable, ShoeOutput, TableSession
 from audit.simulate.writer import FileSink
+from audit.sidebets.paytables import load_paytables
 
 __all__ = [
     "DEFAULT_DATE",
@@ -172,8 +173,12 @@ def _tables(
         # The home game is the one whose banker plays freely (002); its table deals,
         # rotates the bank and reshuffles as the profile says.
         cls = HomeTable if profile.rules.dealer_plays_freely else CasinoTable
+        extra: dict[str, Any] = {}
+        if cls is CasinoTable and profile.rules.side_bets:
+            extra["paytables"] = load_paytables(reg.folder)
         out.append(
             cls(
+                **extra,
                 table=names[i],
                 index=i,
                 profile=profile,
