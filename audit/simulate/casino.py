@@ -221,7 +221,9 @@ class CasinoRound(RoundBase):
                     self.features["even_money"] += 1
                     self.emit("even_money", self.pause(2, 4), box=b, spot=spot)
                     hand.even_money.add(spot)
-                    self.settle(hand, spot, pay(hand.stakes[spot], self.rules.win_pays), even_money=True)
+                    self.settle(
+                        hand, spot, pay(hand.stakes[spot], self.rules.win_pays), even_money=True
+                    )
 
     def early_surrenders(self) -> None:
         """Early surrender (games.md §3): before the due peek, no card moving; it stands
@@ -230,8 +232,8 @@ class CasinoRound(RoundBase):
             hand = self.boxes[b].hands[0]
             if hand.natural or not self.surrender_allowed_on(hand):
                 continue
-            if wants_surrender(hand.cards, self.dealer[0]) or rank_of(self.dealer[0]) == "A" and (
-                hand.total in (14, 15, 16) and not hand.soft
+            if wants_surrender(hand.cards, self.dealer[0]) or (
+                rank_of(self.dealer[0]) == "A" and (hand.total in (14, 15, 16) and not hand.soft)
             ):
                 self.surrender(self.boxes[b], hand, early=True)
 
@@ -250,7 +252,7 @@ class CasinoRound(RoundBase):
         up = self.dealer[0]
         if not (is_ace(up) or is_ten_value(up)):
             return True
-        return self.peeked or len(self.dealer) >= 2 and not self.hole_face_down()
+        return self.peeked or (len(self.dealer) >= 2 and not self.hole_face_down())
 
     def hole_face_down(self) -> bool:
         return self.rules.initial_deal.has_hole_card and not self.revealed
@@ -289,7 +291,10 @@ class CasinoRound(RoundBase):
             for spot in sorted(box.insurance):
                 amount = box.insurance[spot]
                 self.settle(
-                    box.hands[0], spot, pay(amount, self.rules.insurance_pays), kind="insurance",
+                    box.hands[0],
+                    spot,
+                    pay(amount, self.rules.insurance_pays),
+                    kind="insurance",
                     stake=amount,
                 )
             hand = box.hands[0]
@@ -625,7 +630,11 @@ class CasinoRound(RoundBase):
 
     def after_split_card(self, box: BoxState, hand: Hand) -> None:
         """Split aces get one card each (000); the injected error gives one more."""
-        if not hand.split_aces or is_ten_value(hand.cards[-1]) or not self.rules.split_aces_one_card:
+        if (
+            not hand.split_aces
+            or is_ten_value(hand.cards[-1])
+            or not self.rules.split_aces_one_card
+        ):
             return
         if self.opportunity(Code.PLAY_SPLIT_ACES_CARDS):
             self.emit("action", 2, box=box.box, hand=hand.index, action=HIT)

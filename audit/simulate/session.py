@@ -15,13 +15,13 @@ from audit.books.house import House
 from audit.errors import InputError, UsageError
 from audit.findings import Code
 from audit.profiles import Profile, ProfileRegistry, Rules, load_registry
+from audit.sidebets.paytables import load_paytables
 from audit.simulate.bias import NO_BIAS, Bias
 from audit.simulate.books import BooksConfig, StreamRecord, TableBooks, period_of
 from audit.simulate.books_inject import BOOKS_CODES, BooksInjected
 from audit.simulate.inject import ALL_CLASSES, InjectedError
 from audit.simulate.table import CasinoTable, HomeTable, ShoeOutput, TableSession
 from audit.simulate.writer import FileSink
-from audit.sidebets.paytables import load_paytables
 
 __all__ = [
     "DEFAULT_DATE",

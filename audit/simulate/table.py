@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from audit.findings import Code
 from audit.profiles.model import Profile
@@ -226,7 +226,7 @@ class CasinoTable(TableSession):
     """A casino table: a croupier, seven boxes, bets behind, shoes dealt to the cut card."""
 
     LIMITS = ((10, 1000), (5, 500), (25, 2500), (20, 2000))
-    SIDE_LIMITS = {"min_bet": Decimal(1), "max_bet": Decimal(100)}
+    SIDE_LIMITS: ClassVar[dict[str, Decimal]] = {"min_bet": Decimal(1), "max_bet": Decimal(100)}
     """Every side bet's limits per spot (``shoe_open.side_limits``)."""
     P_SIDE_BET = 1 / 3
     """The share of staked spots that also play a side bet (games.md §7)."""
@@ -235,9 +235,11 @@ class CasinoTable(TableSession):
 
     def __init__(self, paytables: Any = None, **kw: Any) -> None:
         super().__init__(**kw)
-        self.paytables = {
-            kind: paytables.get(pid) for kind, pid in sorted(self.rules.side_bets.items())
-        } if self.rules.side_bets else {}
+        self.paytables = (
+            {kind: paytables.get(pid) for kind, pid in sorted(self.rules.side_bets.items())}
+            if self.rules.side_bets
+            else {}
+        )
         rng = self.rng
         rules = self.rules
         lo, hi = self.LIMITS[rng.randrange(len(self.LIMITS))]
@@ -363,7 +365,9 @@ class CasinoTable(TableSession):
         record_order = False
         if rig is not None:  # a rigged shoe: its order recorded, so the log stays true
             record_order = True
-            self.stamp(out, Draft("shuffle", {"method": "machine", "order": list(cards)}, 120, False))
+            self.stamp(
+                out, Draft("shuffle", {"method": "machine", "order": list(cards)}, 120, False)
+            )
             out.features["shuffle_orders"] += 1
             out.features["rigged_shoes"] += 1
         elif not inspected and rng.random() < 0.3:  # the pit's shuffling machine
@@ -479,7 +483,9 @@ class CasinoTable(TableSession):
                 void=void,
                 bias=self.bias,
                 bias_rng=self.bias_rng,
-                side_bets=[SideBet(b.box, b.spot, b.kind, b.table, b.stake) for b in side_bets or []],
+                side_bets=[
+                    SideBet(b.box, b.spot, b.kind, b.table, b.stake) for b in side_bets or []
+                ],
                 games_rng=self.games_rng,
                 rigged=rigged,
             )
@@ -507,7 +513,9 @@ class CasinoTable(TableSession):
         for plan in plans:
             if g.random() < self.P_CENTS and sum(1 for b in plan.bets if b[0] == 0) == 1:
                 old = plan.stakes[0]
-                new = Decimal(7) if self.min_bet <= 7 and g.random() < 0.3 else old + Decimal("0.01")
+                new = (
+                    Decimal(7) if self.min_bet <= 7 and g.random() < 0.3 else old + Decimal("0.01")
+                )
                 if sum(plan.stakes.values()) - old + new <= self.max_bet:
                     plan.stakes[0] = new
                     plan.bets = [(s, new if s == 0 else a, p) for s, a, p in plan.bets]
