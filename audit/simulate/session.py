@@ -243,6 +243,9 @@ def iter_shoes(
         prefix=prefix,
     ):
         if only_tables is None or table.index in only_tables:
+            if books is not None and isinstance(table, CasinoTable):
+                # the tray collects and pays in the house's chips: no stakes with cents
+                table.P_CENTS = 0.0
             dealt = _evenings(table, start, days, shoes, rounds)
             if books is not None and isinstance(table, CasinoTable):
                 yield from TableBooks(table, seed, books).books(dealt)
