@@ -91,6 +91,7 @@ class Hand:
     busted: bool = False
     settled: set[int] = field(default_factory=set)
     even_money: set[int] = field(default_factory=set)
+    surrendered: bool = False
 
     @property
     def total(self) -> int:

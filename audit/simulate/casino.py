@@ -11,12 +11,21 @@ is still open; the final pass settles in ``settlement_order``.
 
 from __future__ import annotations
 
+import random
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from audit.events.cards import hand_total, is_ace, is_ten_value
 from audit.findings import Code
+from audit.sidebets.evaluators import (
+    dealer_bust_cards_lines,
+    pair_lines,
+    three_card_lines,
+    twenty_lines,
+)
 from audit.simulate.base import ZERO, BoxPlan, BoxState, Hand, RoundBase, RoundResult, pay
+from audit.simulate.games import SideBet, due, peek_due, rank_of, side_bet_due, wants_surrender
 from audit.simulate.shoe import Shoe
 from audit.simulate.strategy import (
     DOUBLE,
@@ -34,6 +43,9 @@ P_INSURANCE = 0.18
 P_EVEN_MONEY = 0.5
 P_DEALER_STOPS = 0.6
 """Chance the dealer stops at once when every player hand is already decided."""
+P_REVEAL = 0.85
+"""Chance the dealer writes a ``reveal`` as he turns his hole card (games.md §2: optional)."""
+HALF = Fraction(1, 2)
 
 
 class CasinoRound(RoundBase):
@@ -45,9 +57,19 @@ class CasinoRound(RoundBase):
         max_bet: Decimal,
         start_burn: int | None,
         void: bool = False,
+        side_bets: list[SideBet] | None = None,
+        games_rng: random.Random | None = None,
+        rigged: bool = False,
         **kw: Any,
     ) -> None:
         super().__init__(**kw)
+        self.side_bets = side_bets or []
+        self.games_rng = games_rng or random.Random(0)
+        self.rigged = rigged
+        self.layouts: dict[int, list[Hand]] = {}
+        self.peeked = False
+        self.revealed = False
+        self.deferred_busts: list[Hand] = []
         self.plans = boxes
         self.min_bet = min_bet
         self.max_bet = max_bet
@@ -64,6 +86,11 @@ class CasinoRound(RoundBase):
         self.emit("round_open", self.pause(8, 25))
         self.boxes.update(self.place_bets(self.plans, 1, 6))
         self.features["bets_behind"] += sum(len(p.stakes) - 1 for p in self.plans)
+        for bet in self.side_bets:
+            self.features["side_bets"] += 1
+            self.emit(
+                "bet", self.pause(1, 4), box=bet.box, spot=bet.spot, kind=bet.kind, amount=bet.stake
+            )
         # 004: "Rien ne va plus" as the first card leaves the shoe
         self.emit("no_more_bets", self.pause(0, 1) if self.start_burn is None else 3)
         if self.start_burn is not None:
@@ -77,8 +104,18 @@ class CasinoRound(RoundBase):
         if self.void:
             self.declare_void()
             return self.result()
+        self.settle_side_bets_dealt()
         if rules.insurance_offered and is_ace(self.dealer[0]):
             self.offer_insurance()
+        if rules.initial_deal.has_hole_card:
+            if rules.even_money_offered and is_ace(self.dealer[0]):
+                self.even_money_before_play()
+            if peek_due(rules, self.dealer[0]):
+                if rules.surrender_kind == "early":
+                    self.early_surrenders()
+                if self.peek():
+                    self.emit("round_close", self.pause(2, 6))
+                    return self.result()
         for b in sorted(self.boxes):
             self.play_box(self.boxes[b])
         self.dealer_turn()
@@ -170,6 +207,145 @@ class CasinoRound(RoundBase):
                 self.features["insurance"] += 1
                 self.emit("insurance", self.pause(2, 5), box=b, spot=spot, amount=amount)
 
+    # ------------------------------------------------------------------ hole card, peek, side bets
+
+    def even_money_before_play(self) -> None:
+        """Even money with a hole card: taken in the insurance window and settled before
+        the first player decision (games.md §1, house default)."""
+        for b in sorted(self.boxes):
+            hand = self.boxes[b].hands[0]
+            if not hand.natural:
+                continue
+            for spot in sorted(hand.stakes):
+                if self.games_rng.random() < P_EVEN_MONEY:
+                    self.features["even_money"] += 1
+                    self.emit("even_money", self.pause(2, 4), box=b, spot=spot)
+                    hand.even_money.add(spot)
+                    self.settle(
+                        hand, spot, pay(hand.stakes[spot], self.rules.win_pays), even_money=True
+                    )
+
+    def early_surrenders(self) -> None:
+        """Early surrender (games.md §3): before the due peek, no card moving; it stands
+        against a dealer blackjack, so it is settled at once (half the stake)."""
+        for b in sorted(self.boxes):
+            hand = self.boxes[b].hands[0]
+            if hand.natural or not self.surrender_allowed_on(hand):
+                continue
+            if wants_surrender(hand.cards, self.dealer[0]) or (
+                rank_of(self.dealer[0]) == "A" and (hand.total in (14, 15, 16) and not hand.soft)
+            ):
+                self.surrender(self.boxes[b], hand, early=True)
+
+    def surrender_allowed_on(self, hand: Hand) -> bool:
+        rules = self.rules
+        return (
+            rules.surrender_allowed
+            and rank_of(self.dealer[0]) in rules.surrender_against
+            and len(hand.cards) == 2
+            and not hand.from_split
+            and not hand.natural
+        )
+
+    def blackjack_known(self) -> bool:
+        """Whether the dealer's blackjack is ruled in or out yet (games.md §3, *known*)."""
+        up = self.dealer[0]
+        if not (is_ace(up) or is_ten_value(up)):
+            return True
+        return self.peeked or (len(self.dealer) >= 2 and not self.hole_face_down())
+
+    def hole_face_down(self) -> bool:
+        return self.rules.initial_deal.has_hole_card and not self.revealed
+
+    def surrender(self, box: BoxState, hand: Hand, *, early: bool) -> None:
+        """A surrender: the holder gives up half of every spot's stake (games.md §3). It is
+        settled at once when it stands (early, or the dealer's blackjack ruled out), else
+        in the final pass (forfeited, the whole stake, if the dealer has a blackjack)."""
+        hand.surrendered = True
+        self.features["early_surrenders" if early else "surrenders"] += 1
+        self.emit("action", self.pause(3, 6), box=box.box, hand=hand.index, action="surrender")
+        if early or self.rules.surrender_kind == "early" or self.blackjack_known():
+            for spot in sorted(hand.stakes):
+                self.settle(hand, spot, due(-hand.stakes[spot], HALF, self.rules))
+
+    def peek(self) -> bool:
+        """The peek (games.md §3): after the hole card, insurance and even money, before any
+        decision. A blackjack it finds ends play: insurance wins, naturals push, early
+        surrenders stand, every other main wager loses its stake, side bets pay by their
+        lines. True when it found one."""
+        bj = hand_total(self.dealer)[0] == 21
+        self.emit("peek", self.pause(2, 5), blackjack=bj)
+        self.peeked = True
+        self.features["peeks"] += 1
+        self.settle_side_bets_known()
+        if not bj:
+            return False
+        self.features["peek_blackjacks"] += 1
+        self.features["dealer_blackjacks"] += 1
+        if self.games_rng.random() < P_REVEAL:
+            self.emit("reveal", self.pause(1, 3))
+            self.revealed = True
+            self.features["reveals"] += 1
+        for b in sorted(self.boxes):
+            box = self.boxes[b]
+            for spot in sorted(box.insurance):
+                amount = box.insurance[spot]
+                self.settle(
+                    box.hands[0],
+                    spot,
+                    pay(amount, self.rules.insurance_pays),
+                    kind="insurance",
+                    stake=amount,
+                )
+            hand = box.hands[0]
+            for spot in sorted(hand.stakes):
+                if spot not in hand.settled:
+                    self.settle(hand, spot, ZERO if hand.natural else -hand.stakes[spot])
+        self.settle_buster()
+        return True
+
+    def settle_side_bet(self, bet: SideBet, lines: tuple[str, ...]) -> None:
+        amount, line = side_bet_due(bet, lines, self.rules)
+        bet.settled = True
+        self.features[f"side_line:{bet.kind}:{line or 'lose'}"] += 1
+        hand = self.boxes[bet.box].hands[0]
+        self.settle(hand, bet.spot, amount, kind=bet.kind, stake=bet.stake)
+
+    def settle_side_bets_dealt(self) -> None:
+        """Side bets decided by the deal (games.md §1): ``pair`` and ``three_card`` at
+        once; ``twenty`` at once unless a QH pair waits for the dealer's blackjack."""
+        for bet in self.side_bets:
+            cards = self.boxes[bet.box].hands[0].cards
+            evaluator = bet.table.evaluator
+            if evaluator == "pair":
+                self.settle_side_bet(bet, pair_lines(cards[0], cards[1]))
+            elif evaluator == "three_card":
+                self.settle_side_bet(bet, three_card_lines(cards[0], cards[1], self.dealer[0]))
+            elif evaluator == "twenty" and not (cards[0] == cards[1] == "QH"):
+                self.settle_side_bet(bet, twenty_lines(cards[0], cards[1]))
+        if self.blackjack_known():
+            self.settle_side_bets_known()
+
+    def settle_side_bets_known(self) -> None:
+        """A QH pair's Lucky Ladies, once the dealer's blackjack is known."""
+        for bet in self.side_bets:
+            if bet.settled or bet.table.evaluator != "twenty":
+                continue
+            cards = self.boxes[bet.box].hands[0].cards
+            dealer = self.dealer[:2] if len(self.dealer) >= 2 else []
+            self.settle_side_bet(bet, twenty_lines(cards[0], cards[1], dealer))
+
+    def settle_buster(self) -> None:
+        """Buster, when the dealer's hand is complete (a blackjack loses it)."""
+        for bet in self.side_bets:
+            if not bet.settled and bet.table.evaluator == "dealer_bust_cards":
+                self.settle_side_bet(bet, dealer_bust_cards_lines(self.dealer))
+
+    def side_open(self) -> bool:
+        """A side bet that needs the dealer's cards is still open (games.md §3: he completes
+        his hand for Buster, takes his second card for a QH pair)."""
+        return any(not b.settled for b in self.side_bets)
+
     # ------------------------------------------------------------------ a box plays
 
     def play_box(self, box: BoxState) -> None:
@@ -177,17 +353,24 @@ class CasinoRound(RoundBase):
         if h0.natural:
             self.natural_turn(box, h0)
             return
-        self.play_hand(box, h0)
-        if len(box.hands) > 1:
-            h1 = box.hands[1]
-            self.deal("box", box.box, h1, write_hand=True, delay=(2, 4))
-            self.after_split_card(box, h1)
-            self.play_hand(box, h1)
+        # hands are played in layout order (games.md §3): a new hand lies right after the
+        # hand it came from, and takes its second card in its turn
+        layout = self.layouts[box.box] = [h0]
+        i = 0
+        while i < len(layout):
+            hand = layout[i]
+            if len(hand.cards) == 1:
+                self.deal("box", box.box, hand, write_hand=True, delay=(2, 4))
+                self.after_split_card(box, hand)
+            self.play_hand(box, hand)
+            i += 1
 
     def natural_turn(self, box: BoxState, hand: Hand) -> None:
         """A natural when play reaches its box: even money, or paid at once where due."""
         rules = self.rules
         up = self.dealer[0]
+        if rules.initial_deal.has_hole_card:
+            return
         if is_ace(up) and rules.even_money_offered:
             for spot in sorted(hand.stakes):
                 if self.rng.random() < P_EVEN_MONEY:
@@ -205,8 +388,12 @@ class CasinoRound(RoundBase):
 
     def double_permitted(self, box: BoxState, hand: Hand) -> bool:
         rules = self.rules
-        if not rules.double_allowed or len(hand.cards) != 2 or hand.natural or hand.doubled:
+        most = rules.double_max_cards
+        cards_ok = len(hand.cards) == 2 or (most is None or len(hand.cards) <= most)
+        if not rules.double_allowed or not cards_ok or hand.natural or hand.doubled:
             return False
+        if len(hand.cards) > 2:
+            return hand_total(hand.cards)[0] in (10, 11) and not hand.soft
         if hand.from_split and (
             not rules.double_after_split or (hand.split_aces and not rules.double_on_split_aces)
         ):
@@ -221,12 +408,15 @@ class CasinoRound(RoundBase):
 
     def split_permitted(self, box: BoxState, hand: Hand) -> bool:
         rules = self.rules
-        if not rules.split_allowed or len(hand.cards) != 2 or hand.from_split:
+        if not rules.split_allowed or len(hand.cards) != 2:
             return False
         if len(box.hands) >= rules.max_hands_per_box:
             return False
+        if hand.split_aces and not rules.resplit_aces:
+            return False
         a, b = hand.cards
-        return a[0] == b[0] or (is_ten_value(a) and is_ten_value(b))
+        pair = a[0] == b[0] or (is_ten_value(a) and is_ten_value(b))
+        return pair and rank_of(a) not in rules.split_forbidden_ranks
 
     def play_hand(self, box: BoxState, hand: Hand) -> None:
         rules = self.rules
@@ -235,7 +425,16 @@ class CasinoRound(RoundBase):
             if total > 21:
                 self.bust(hand)
                 return
-            if hand.doubled or hand.split_aces or total == 21 or hand.natural:
+            one_card = hand.split_aces and self.rules.split_aces_one_card
+            if hand.doubled or one_card or total == 21 or hand.natural or hand.surrendered:
+                return
+            if (
+                rules.surrender_allowed
+                and len(box.hands) == 1
+                and self.surrender_allowed_on(hand)
+                and wants_surrender(hand.cards, self.dealer[0])
+            ):
+                self.surrender(box, hand, early=False)
                 return
             if self.maybe_exposed(box, hand):
                 continue
@@ -419,15 +618,23 @@ class CasinoRound(RoundBase):
             from_split=True,
             split_aces=aces,
         )
+        if hand.from_split:
+            self.features["resplits"] += 1
         hand.from_split = True
         hand.split_aces = aces
         box.hands.append(new)
+        layout = self.layouts.setdefault(box.box, [hand])
+        layout.insert(layout.index(hand) + 1, new)
         self.deal("box", box.box, hand, write_hand=True, delay=(1, 3))
         self.after_split_card(box, hand)
 
     def after_split_card(self, box: BoxState, hand: Hand) -> None:
         """Split aces get one card each (000); the injected error gives one more."""
-        if not hand.split_aces or is_ten_value(hand.cards[-1]):
+        if (
+            not hand.split_aces
+            or is_ten_value(hand.cards[-1])
+            or not self.rules.split_aces_one_card
+        ):
             return
         if self.opportunity(Code.PLAY_SPLIT_ACES_CARDS):
             self.emit("action", 2, box=box.box, hand=hand.index, action=HIT)
@@ -447,7 +654,7 @@ class CasinoRound(RoundBase):
         """
         rules = self.rules
         shoe = self.shoe
-        if not rules.exposed_card_procedure or len(box.hands) > 1:
+        if not rules.exposed_card_procedure or len(box.hands) > 1 or self.rigged:
             return False
         if shoe.beyond_cut(shoe.next_pos) or shoe.remaining < 20:
             return False
@@ -516,7 +723,7 @@ class CasinoRound(RoundBase):
 
     def dealer_turn(self) -> None:
         rules = self.rules
-        insured = any(box.insurance for box in self.boxes.values())
+        insured = any(box.insurance for box in self.boxes.values()) or self.side_open()
         free: bool | None = None
         if not self.open_hands() and not insured:
             free = self.rng.random() < P_DEALER_STOPS
@@ -525,15 +732,26 @@ class CasinoRound(RoundBase):
                 return
         if len(self.dealer) == 1:  # no hole card: the dealer's second card comes now
             self.dealer.append(self.deal("dealer", delay=(3, 6)))
+        elif self.hole_face_down() and self.games_rng.random() < P_REVEAL:
+            self.emit("reveal", self.pause(2, 4))
+            self.features["reveals"] += 1
+        self.revealed = True
         dealer_bj = len(self.dealer) == 2 and hand_total(self.dealer)[0] == 21
         if dealer_bj:
             self.features["dealer_blackjacks"] += 1
+        self.settle_side_bets_known()
         for b in sorted(self.boxes):
             box = self.boxes[b]
             for spot in sorted(box.insurance):
                 amount = box.insurance[spot]
                 won = pay(amount, rules.insurance_pays) if dealer_bj else -amount
                 self.settle(box.hands[0], spot, won, kind="insurance", stake=amount)
+        if self.deferred_busts:
+            # OBO: busts wait for the dealer's blackjack to be known (games.md §3)
+            for hand in self.deferred_busts:
+                for spot in sorted(hand.stakes):
+                    self.settle(hand, spot, self.main_result(hand, spot))
+            self.deferred_busts = []
         up = self.dealer[0]
         if rules.blackjack_paid == "on_the_spot" and is_ten_value(up) and not dealer_bj:
             # 001: with a ten-value up, naturals are paid right after the dealer's second card
@@ -544,11 +762,12 @@ class CasinoRound(RoundBase):
                     for spot in sorted(hand.stakes):
                         self.settle(hand, spot, pay(hand.stakes[spot], rules.blackjack_pays))
         if dealer_bj:
+            self.settle_buster()
             return
         drew_extra = False
         while True:
             total, _ = hand_total(self.dealer)
-            live = self.open_hands()
+            live = self.open_hands() or self.side_open()
             if not live and free is None:
                 free = self.rng.random() < P_DEALER_STOPS
                 if free:
@@ -585,6 +804,7 @@ class CasinoRound(RoundBase):
                 continue
             if total > 21:
                 self.features["dealer_busts"] += 1
+            self.settle_buster()
             return
 
     # ------------------------------------------------------------------ settlement
@@ -599,13 +819,16 @@ class CasinoRound(RoundBase):
         if hand.natural:
             if dealer_bj or (dealer_total == 21 and not rules.blackjack_beats_dealer_21):
                 return ZERO
-            return pay(stake, rules.blackjack_pays)
+            return due(stake, rules.blackjack_pays, rules)
+        if hand.surrendered:  # a late surrender, forfeited against a dealer blackjack
+            return -stake if dealer_bj else due(-stake, HALF, rules)
         if dealer_bj:
-            if rules.dealer_blackjack_takes == "all":
-                return -whole
-            # the original stake only: doubles are returned, a split's second hand too
-            return -stake if hand.index == 0 else ZERO
+            return self.dealer_blackjack_share(hand, spot)
+        if hand.busted:
+            return -whole
         assert len(self.dealer) >= 2, "an open hand always sees the dealer complete"
+        if dealer_total == 22 and rules.dealer_22_pushes:
+            return ZERO
         if dealer_total > 21:
             return pay(whole, rules.win_pays)
         total = hand.total
@@ -614,6 +837,36 @@ class CasinoRound(RoundBase):
         if total < dealer_total:
             return -whole
         return ZERO
+
+    def dealer_blackjack_share(self, hand: Hand, spot: int) -> Decimal:
+        """What a dealer blackjack takes from a hand already played (games.md §3): ENHC the
+        whole stake; OBO the original stake from hand 0, busted or not; OBBO a bust's whole
+        stake, else the original from hand 0; BB+1 busts whole, the lowest-numbered hand
+        not busted the original, the rest returned."""
+        takes = self.rules.dealer_blackjack_takes
+        stake = hand.stakes[spot]
+        whole = stake + hand.extra.get(spot, ZERO)
+        if takes == "all":
+            return -whole
+        if takes == "busted_plus_one":
+            if hand.busted:
+                return -whole
+            standing = [h.index for h in self.boxes[hand.box].hands if not h.busted]
+            return -stake if hand.index == min(standing) else ZERO
+        if hand.busted and takes == "original_and_busted":
+            return -whole
+        return -stake if hand.index == 0 else ZERO
+
+    def bust(self, hand: Hand) -> None:
+        """A bust loses at once, but under OBO only once the dealer's blackjack is known
+        (games.md §3): until then its settlement waits."""
+        if self.rules.dealer_blackjack_takes == "original" and not self.blackjack_known():
+            hand.busted = True
+            self.features["busts"] += 1
+            self.features["busts_deferred"] += 1
+            self.deferred_busts.append(hand)
+            return
+        super().bust(hand)
 
     def final_pass(self) -> None:
         rules = self.rules
