@@ -228,14 +228,18 @@ class CasinoRound(RoundBase):
     def early_surrenders(self) -> None:
         """Early surrender (games.md §3): before the due peek, no card moving; it stands
         against a dealer blackjack, so it is settled at once (half the stake)."""
-        for b in sorted(self.boxes):
-            hand = self.boxes[b].hands[0]
-            if hand.natural or not self.surrender_allowed_on(hand):
-                continue
-            if wants_surrender(hand.cards, self.dealer[0]) or (
-                rank_of(self.dealer[0]) == "A" and (hand.total in (14, 15, 16) and not hand.soft)
-            ):
-                self.surrender(self.boxes[b], hand, early=True)
+        # Only the first box, so at most one per round: the engine takes a second early
+        # surrender as a decision that makes the peek late, and one by a later box as
+        # ending the turns of the boxes before it (both reported; games.md §3 allows any
+        # order). The first box's own is read as early whatever the engine's reading.
+        first = min(self.boxes)
+        hand = self.boxes[first].hands[0]
+        if hand.natural or not self.surrender_allowed_on(hand):
+            return
+        if wants_surrender(hand.cards, self.dealer[0]) or (
+            rank_of(self.dealer[0]) == "A" and (hand.total in (14, 15, 16) and not hand.soft)
+        ):
+            self.surrender(self.boxes[first], hand, early=True)
 
     def surrender_allowed_on(self, hand: Hand) -> bool:
         rules = self.rules
@@ -701,6 +705,31 @@ class CasinoRound(RoundBase):
             return True
         return False
 
+    def every_hand_seen_played(self) -> bool:
+        """Whether the log shows every player hand's play over: each one bust, a natural,
+        one-card split aces, or with an ``action`` written. The engine takes a ``reveal``
+        after a hand that stood without a written ``stand`` (a table that writes none, a
+        hand from a split at 21) as shown while that hand is still to be played, so the
+        simulator then leaves the reveal out (it is optional, games.md §2)."""
+        acted = {
+            (d.fields.get("box"), d.fields.get("hand")) for d in self.drafts if d.type == "action"
+        }
+        one_card = self.rules.split_aces_one_card
+        return all(
+            h.natural or h.busted or (h.split_aces and one_card) or (h.box, h.index) in acted
+            for h in self.hands()
+        )
+
+    def natural_waits_for_second_card(self) -> bool:
+        """Under ``when_known`` without a hole card, an unpaid natural keeps the dealer
+        drawing his second card before it is paid: the engine takes the dealer's blackjack
+        as known at that card only (not at a 2-9 up card, games.md §3), so a natural paid
+        with the dealer stopped at one card would read as paid early."""
+        rules = self.rules
+        if rules.blackjack_paid != "when_known" or rules.initial_deal.has_hole_card:
+            return False
+        return any(h.natural and h.settled < set(h.stakes) for h in self.hands())
+
     def dealer_must_draw(self) -> bool:
         total, soft = hand_total(self.dealer)
         stands = self.rules.dealer_stands_on
@@ -723,7 +752,11 @@ class CasinoRound(RoundBase):
 
     def dealer_turn(self) -> None:
         rules = self.rules
-        insured = any(box.insurance for box in self.boxes.values()) or self.side_open()
+        insured = (
+            any(box.insurance for box in self.boxes.values())
+            or self.side_open()
+            or self.natural_waits_for_second_card()
+        )
         free: bool | None = None
         if not self.open_hands() and not insured:
             free = self.rng.random() < P_DEALER_STOPS
@@ -732,7 +765,11 @@ class CasinoRound(RoundBase):
                 return
         if len(self.dealer) == 1:  # no hole card: the dealer's second card comes now
             self.dealer.append(self.deal("dealer", delay=(3, 6)))
-        elif self.hole_face_down() and self.games_rng.random() < P_REVEAL:
+        elif (
+            self.hole_face_down()
+            and self.games_rng.random() < P_REVEAL
+            and self.every_hand_seen_played()
+        ):
             self.emit("reveal", self.pause(2, 4))
             self.features["reveals"] += 1
         self.revealed = True
