@@ -143,6 +143,7 @@ class Wager:
     split21: bool = False
     final_pass: bool = False
     even_money: bool = False
+    surrendered: bool = False
 
 
 @dataclass(slots=True)
@@ -171,6 +172,13 @@ class RoundResult:
     features: Counter[str]
     fired: Fired | None
     recorded_cards: int
+    peek_found: bool | None = None
+    """What the round's ``peek`` found (None: no peek): a settlement moved before it must
+    not be one a blackjack would change."""
+
+    @property
+    def peek_index(self) -> int | None:
+        return next((i for i, d in enumerate(self.drafts) if d.type == "peek"), None)
 
 
 class RoundBase:
@@ -203,6 +211,7 @@ class RoundBase:
         self.fired: Fired | None = None
         self.recorded = 0
         self._excess_seen = False
+        self.peek_found: bool | None = None
 
     # ------------------------------------------------------------------ drafting
 
@@ -238,7 +247,13 @@ class RoundBase:
 
     def result(self) -> RoundResult:
         return RoundResult(
-            self.drafts, self.wagers, self.opps, self.features, self.fired, self.recorded
+            self.drafts,
+            self.wagers,
+            self.opps,
+            self.features,
+            self.fired,
+            self.recorded,
+            self.peek_found,
         )
 
     # ------------------------------------------------------------------ injection hooks
@@ -358,6 +373,7 @@ class RoundBase:
             split21=hand.split21,
             final_pass=final_pass,
             even_money=even_money,
+            surrendered=hand.surrendered and kind == "main",
         )
         self.wagers.append(wager)
         return wager

@@ -60,9 +60,13 @@ class CasinoRound(RoundBase):
         side_bets: list[SideBet] | None = None,
         games_rng: random.Random | None = None,
         rigged: bool = False,
+        games: bool = False,
         **kw: Any,
     ) -> None:
         super().__init__(**kw)
+        self.games = games
+        """The profile sets a field of games.md §1: only then do games.md §7's injections
+        count opportunities (an Italian round is dealt, and injected, as before)."""
         self.side_bets = side_bets or []
         self.games_rng = games_rng or random.Random(0)
         self.rigged = rigged
@@ -113,10 +117,17 @@ class CasinoRound(RoundBase):
             if peek_due(rules, self.dealer[0]):
                 if rules.surrender_kind == "early":
                     self.early_surrenders()
-                if self.peek():
+                else:
+                    self.maybe_surrender_before_peek()
+                if not self.maybe_peek_missing() and self.peek():
                     self.emit("round_close", self.pause(2, 6))
                     return self.result()
-        for b in sorted(self.boxes):
+            else:
+                self.maybe_peek_needless()
+        order = sorted(self.boxes)
+        for b in order:
+            if b == order[-1] and len(order) > 1:
+                self.maybe_hole_card_shown(self.boxes[b])
             self.play_box(self.boxes[b])
         self.dealer_turn()
         self.final_pass()
@@ -254,6 +265,10 @@ class CasinoRound(RoundBase):
     def blackjack_known(self) -> bool:
         """Whether the dealer's blackjack is ruled in or out yet (games.md §3, *known*)."""
         up = self.dealer[0]
+        if not self.rules.initial_deal.has_hole_card:
+            # games.md §3 has it known at a 2-9 up card; the engine, without a hole card,
+            # only at his second card (reported): settle what waits for it after that
+            return len(self.dealer) >= 2
         if not (is_ace(up) or is_ten_value(up)):
             return True
         return self.peeked or (len(self.dealer) >= 2 and not self.hole_face_down())
@@ -280,12 +295,15 @@ class CasinoRound(RoundBase):
         bj = hand_total(self.dealer)[0] == 21
         self.emit("peek", self.pause(2, 5), blackjack=bj)
         self.peeked = True
+        self.peek_found = bj
         self.features["peeks"] += 1
         self.settle_side_bets_known()
         if not bj:
+            self.maybe_insurance_after_peek()
             return False
         self.features["peek_blackjacks"] += 1
         self.features["dealer_blackjacks"] += 1
+        self.maybe_play_after_blackjack()
         if self.games_rng.random() < P_REVEAL:
             self.emit("reveal", self.pause(1, 3))
             self.revealed = True
@@ -306,6 +324,203 @@ class CasinoRound(RoundBase):
                 if spot not in hand.settled:
                     self.settle(hand, spot, ZERO if hand.natural else -hand.stakes[spot])
         self.settle_buster()
+        return True
+
+    # ------------------------------------------------------------------ games.md §7's injections
+
+    def dealer_has_blackjack(self) -> bool:
+        return len(self.dealer) == 2 and hand_total(self.dealer)[0] == 21
+
+    def maybe_peek_missing(self) -> bool:
+        """``DEAL_PEEK_MISSING``: no peek under a peeked up card; play goes on and a
+        blackjack the hole card holds is found when it is turned, every wager settled by
+        ``dealer_blackjack_takes``. Only where a written decision follows (a table that
+        writes its actions, a box without a natural), so the peek is seen missing."""
+        if not (
+            self.style.records_actions and any(not b.hands[0].natural for b in self.boxes.values())
+        ):
+            return False
+        first = self.boxes[min(self.boxes)].hands[0]
+        if self.surrender_allowed_on(first) and wants_surrender(first.cards, self.dealer[0]):
+            # a surrender as the first decision with the peek never made reads, to the
+            # engine, as an early one (games.md §3 lets late surrender have it in turn)
+            return False
+        if not self.opportunity(Code.DEAL_PEEK_MISSING):
+            return False
+        found = "a blackjack" if self.dealer_has_blackjack() else "no blackjack"
+        self.fire(
+            Code.DEAL_PEEK_MISSING,
+            None,
+            None,
+            f"no peek under the dealer's {self.dealer[0]} (the hole card holds {found})",
+        )
+        return True
+
+    def maybe_peek_needless(self) -> None:
+        """``DEAL_PEEK_NEEDLESS``: a peek under an up card the profile does not peek on
+        (2-9, or a ten where it peeks on aces only), over a hole card with no blackjack."""
+        if not (self.games and self.rules.initial_deal.has_hole_card):
+            return
+        if self.dealer_has_blackjack() or not self.opportunity(Code.DEAL_PEEK_NEEDLESS):
+            return
+        self.emit("peek", self.pause(2, 5), blackjack=False)
+        self.fire(
+            Code.DEAL_PEEK_NEEDLESS, None, None, f"a peek under the dealer's {self.dealer[0]}"
+        )
+
+    def maybe_hole_card_shown(self, box: BoxState) -> None:
+        """``DEAL_HOLE_CARD_SHOWN``: the hole card turned before the last box has played
+        (a table that writes its actions, so the boxes before it are seen played)."""
+        if not (self.hole_face_down() and self.style.records_actions):
+            return
+        if box.hands[0].natural or self.dealer_has_blackjack():
+            return
+        if not self.opportunity(Code.DEAL_HOLE_CARD_SHOWN):
+            return
+        self.emit("reveal", self.pause(2, 4))
+        self.revealed = True
+        self.fire(
+            Code.DEAL_HOLE_CARD_SHOWN,
+            None,
+            None,
+            f"the hole card {self.dealer[1]} turned before box {box.box} played",
+        )
+
+    def maybe_play_after_blackjack(self) -> None:
+        """``PLAY_AFTER_DEALER_BLACKJACK``: the peek found a blackjack, and a box still
+        hits; its stake is lost as the blackjack's (the original stake, no double)."""
+        for b in sorted(self.boxes):
+            hand = self.boxes[b].hands[0]
+            if hand.natural or hand.surrendered or hand.settled:
+                continue
+            if not self.opportunity(Code.PLAY_AFTER_DEALER_BLACKJACK):
+                continue
+            self.emit("action", self.pause(2, 5), box=b, hand=0, action=HIT)
+            self.deal("box", b, hand, delay=(1, 3))
+            self.fire(
+                Code.PLAY_AFTER_DEALER_BLACKJACK,
+                b,
+                0,
+                f"box {b} hit ({','.join(hand.cards)}) after the peek found "
+                f"{','.join(self.dealer)}",
+            )
+            return
+
+    def maybe_insurance_after_peek(self) -> None:
+        """``PLAY_ILLEGAL_INSURANCE`` / ``PLAY_ILLEGAL_EVEN_MONEY``: taken after the peek
+        (that found no blackjack): the insurance loses, the even money is paid 1:1."""
+        rules = self.rules
+        if not is_ace(self.dealer[0]):
+            return
+        for b in sorted(self.boxes):
+            box = self.boxes[b]
+            hand = box.hands[0]
+            if (
+                rules.even_money_offered
+                and hand.natural
+                and 0 not in hand.even_money
+                and 0 not in hand.settled
+                and self.opportunity(Code.PLAY_ILLEGAL_EVEN_MONEY)
+            ):
+                self.emit("even_money", self.pause(2, 4), box=b, spot=0)
+                hand.even_money.add(0)
+                self.settle(hand, 0, pay(hand.stakes[0], rules.win_pays), even_money=True)
+                self.fire(
+                    Code.PLAY_ILLEGAL_EVEN_MONEY, b, None, f"box {b} took even money after the peek"
+                )
+                return
+            if (
+                rules.insurance_offered
+                and not hand.natural
+                and 0 not in box.insurance
+                and self.opportunity(Code.PLAY_ILLEGAL_INSURANCE)
+            ):
+                amount = insurance_amount(box.nmb_stakes[0], self.err_rng)
+                if amount <= 0:
+                    continue
+                box.insurance[0] = amount
+                self.emit("insurance", self.pause(2, 5), box=b, spot=0, amount=amount)
+                self.fire(
+                    Code.PLAY_ILLEGAL_INSURANCE,
+                    b,
+                    None,
+                    f"box {b} insured {amount} after the peek",
+                )
+                return
+
+    def maybe_surrender_before_peek(self) -> None:
+        """``PLAY_SURRENDER``: the first box surrenders before the peek where only late
+        surrender is allowed (it stands: half the stake, settled at once)."""
+        if not self.rules.surrender_allowed:
+            return
+        first = min(self.boxes)
+        hand = self.boxes[first].hands[0]
+        if hand.natural or not self.surrender_allowed_on(hand) or hand.total >= 17:
+            return
+        if not self.opportunity(Code.PLAY_SURRENDER):
+            return
+        self.surrender(self.boxes[first], hand, early=True)
+        self.fire(
+            Code.PLAY_SURRENDER,
+            first,
+            0,
+            f"box {first} surrendered {','.join(hand.cards)} before the peek (late only)",
+        )
+
+    def maybe_illegal_surrender(self, box: BoxState, hand: Hand) -> bool:
+        """``PLAY_SURRENDER`` in turn: after a hit, against an up card the profile does not
+        allow it against, or where it allows none; settled as made (half the stake, or
+        the whole against a dealer blackjack: a late surrender's)."""
+        rules = self.rules
+        if not self.games or len(box.hands) > 1 or hand.from_split or hand.natural:
+            return False
+        total, soft = hand_total(tuple(hand.cards))
+        if soft or not 12 <= total <= 16:
+            return False
+        up = rank_of(self.dealer[0])
+        if up in ("A", "T") and (len(self.dealer) < 2 or self.dealer_has_blackjack()):
+            # against a dealer blackjack the engine stands an illegal surrender (half the
+            # stake) where games.md §3 forfeits it: reported, not dealt
+            return False
+        allowed_here = rules.surrender_allowed and up in rules.surrender_against
+        if len(hand.cards) == 2:
+            if allowed_here or not wants_surrender(hand.cards, self.dealer[0]):
+                return False
+            why = (
+                "where the profile allows none" if not rules.surrender_allowed else f"against {up}"
+            )
+        elif allowed_here:
+            why = "after a hit"
+        else:
+            return False
+        if not self.opportunity(Code.PLAY_SURRENDER):
+            return False
+        cards = ",".join(hand.cards)
+        self.surrender(box, hand, early=False)
+        self.fire(
+            Code.PLAY_SURRENDER, box.box, hand.index, f"box {box.box} surrendered {cards} {why}"
+        )
+        return True
+
+    def maybe_illegal_split(self, box: BoxState, hand: Hand) -> bool:
+        """``PLAY_ILLEGAL_SPLIT``: a pair in ``split_forbidden_ranks`` split, or aces from
+        split aces split again without ``resplit_aces``; played on as split."""
+        rules = self.rules
+        if not rules.split_allowed or len(hand.cards) != 2 or hand.doubled:
+            return False
+        if len(box.hands) >= rules.max_hands_per_box:
+            return False
+        a, b = hand.cards
+        if not (a[0] == b[0] or (is_ten_value(a) and is_ten_value(b))):
+            return False
+        forbidden = rank_of(a) in rules.split_forbidden_ranks
+        aces = hand.split_aces and is_ace(a) and not rules.resplit_aces
+        if not (forbidden or aces) or not self.opportunity(Code.PLAY_ILLEGAL_SPLIT):
+            return False
+        why = "split aces split again" if aces else f"a pair of {rank_of(a)} split"
+        note = f"box {box.box} hand {hand.index}: {why} ({a},{b})"
+        self.do_split(box, hand)
+        self.fire(Code.PLAY_ILLEGAL_SPLIT, box.box, hand.index, note)
         return True
 
     def settle_side_bet(self, bet: SideBet, lines: tuple[str, ...]) -> None:
@@ -405,9 +620,12 @@ class CasinoRound(RoundBase):
         if rules.double_totals is None:
             return True
         hard = sum(1 if is_ace(c) else min(10, _rank_value(c)) for c in hand.cards)
+        has_ace = any(is_ace(c) for c in hand.cards)
+        if not rules.double_soft_ace_either and has_ace and hard + 10 <= 21:
+            # the best total (games.md §1): "hard 9-11" refuses A,8 (soft 19)
+            return hard + 10 in rules.double_totals
         if hard in rules.double_totals:
             return True
-        has_ace = any(is_ace(c) for c in hand.cards)
         return rules.double_soft_ace_either and has_ace and hard + 10 in rules.double_totals
 
     def split_permitted(self, box: BoxState, hand: Hand) -> bool:
@@ -429,8 +647,12 @@ class CasinoRound(RoundBase):
             if total > 21:
                 self.bust(hand)
                 return
+            if self.maybe_illegal_split(box, hand):
+                continue
             one_card = hand.split_aces and self.rules.split_aces_one_card
             if hand.doubled or one_card or total == 21 or hand.natural or hand.surrendered:
+                return
+            if self.maybe_illegal_surrender(box, hand):
                 return
             if (
                 rules.surrender_allowed
@@ -787,7 +1009,8 @@ class CasinoRound(RoundBase):
             # OBO: busts wait for the dealer's blackjack to be known (games.md §3)
             for hand in self.deferred_busts:
                 for spot in sorted(hand.stakes):
-                    self.settle(hand, spot, self.main_result(hand, spot))
+                    if spot not in hand.settled:
+                        self.settle(hand, spot, self.main_result(hand, spot))
             self.deferred_busts = []
         up = self.dealer[0]
         if rules.blackjack_paid == "on_the_spot" and is_ten_value(up) and not dealer_bj:
@@ -898,6 +1121,28 @@ class CasinoRound(RoundBase):
         """A bust loses at once, but under OBO only once the dealer's blackjack is known
         (games.md §3): until then its settlement waits."""
         if self.rules.dealer_blackjack_takes == "original" and not self.blackjack_known():
+            if (
+                len(self.dealer) == 2
+                and not self.dealer_has_blackjack()
+                and self.style.records_actions
+                and any(not self.boxes[b].hands[0].natural for b in self.boxes if b > hand.box)
+                and self.opportunity(Code.PAY_TIMING)
+            ):
+                # games.md §7: an OBO bust collected before the blackjack is known: spot
+                # 0's at once (one wager, one finding), the others when it is known; only
+                # with a later box's play written after it (the end of play makes it known)
+                hand.busted = True
+                self.features["busts"] += 1
+                self.settle(hand, 0, -(hand.stakes[0] + hand.extra.get(0, ZERO)))
+                self.deferred_busts.append(hand)
+                self.fire(
+                    Code.PAY_TIMING,
+                    hand.box,
+                    hand.index,
+                    f"box {hand.box} hand {hand.index}: bust collected before the dealer's "
+                    "blackjack is known (OBO)",
+                )
+                return
             hand.busted = True
             self.features["busts"] += 1
             self.features["busts_deferred"] += 1

@@ -27,6 +27,8 @@ from audit.simulate.casino import CasinoRound, start_burn_fields
 from audit.simulate.dress import Dresser
 from audit.simulate.games import SideBet, plays_beyond_italian, rig_cards, rig_for_line
 from audit.simulate.inject import (
+    GAMES_PLAY_CLASSES,
+    GAMES_SETTLE_CLASSES,
     PLAY_CLASSES,
     SETTLE_CLASSES,
     InjectedError,
@@ -104,7 +106,9 @@ class TableSession:
         self.err_rng = random.Random(f"{seed}/{table}/errors")
         self.error_rate = error_rate
         self.enabled = enabled
-        self.round_classes = enabled & frozenset(PLAY_CLASSES + SETTLE_CLASSES)
+        self.round_classes = enabled & frozenset(
+            PLAY_CLASSES + SETTLE_CLASSES + GAMES_PLAY_CLASSES + GAMES_SETTLE_CLASSES
+        )
         stagger = dt.timedelta(minutes=index * 4 + self.rng.randint(0, 3))
         self.opening = start - dt.datetime.combine(gaming_day(start), DAY_START, start.tzinfo)
         self.stagger = stagger
@@ -168,6 +172,7 @@ class TableSession:
         if not has_error or not self.round_classes:
             return make(Directive()).play()
         rng_state = self.rng.getstate()
+        games_state = self.games_rng.getstate()
         shoe_state = shoe.snapshot()
         clean = make(Directive()).play()
         pick = choose_error(clean, self.rules, self.err_rng, self.round_classes)
@@ -179,6 +184,7 @@ class TableSession:
             clean.fired = Fired(code, where.box, where.hand, note)
             return clean
         self.rng.setstate(rng_state)
+        self.games_rng.setstate(games_state)  # the replay draws the games' choices again
         shoe.restore(shoe_state)
         result = make(Directive(code, where)).play()
         if result.fired is None or result.fired.code is not code:
@@ -492,6 +498,7 @@ class CasinoTable(TableSession):
                 ],
                 games_rng=self.games_rng,
                 rigged=rigged,
+                games=self.games,
             )
 
         return make
@@ -535,12 +542,14 @@ class CasinoTable(TableSession):
     def round_after_cut(self, out: ShoeOutput, shoe: Shoe, round_no: int) -> None:
         """The injected error: one more round once the cut card has come out."""
         rng_state = self.rng.getstate()
+        games_state = self.games_rng.getstate()
         shoe_state = shoe.snapshot()
         plans = self.plan_round(max_boxes=3)
         try:
             result = self.round_maker(shoe, round_no, plans, None)(Directive()).play()
         except ShoeExhausted:
             self.rng.setstate(rng_state)
+            self.games_rng.setstate(games_state)
             shoe.restore(shoe_state)
             return
         result.fired = Fired(
