@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Collection
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any
 
+from audit.errors import UsageError
 from audit.findings import Code
 from audit.profiles.model import Rules
 from audit.simulate.base import ZERO, RoundResult, Wager, pay
@@ -44,6 +46,7 @@ __all__ = [
     "InjectedError",
     "apply_settlement_error",
     "choose_error",
+    "injectable_codes",
     "settlement_candidates",
 ]
 
@@ -114,6 +117,18 @@ RARE: frozenset[Code] = frozenset(
     }
 )
 """Classes whose opportunity is rare: preferred when they apply, so every class shows up."""
+
+
+def injectable_codes(names: Collection[str]) -> frozenset[Code]:
+    """The classes ``simulate --error CODE`` names, or a usage error naming the ones it
+    knows (cli.md: an option value that is not allowed is exit 2)."""
+    known = {str(c): c for c in ALL_CLASSES}
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        raise UsageError(
+            f"--error {', '.join(unknown)}: the injectable codes are {', '.join(sorted(known))}"
+        )
+    return frozenset(known[n] for n in names)
 
 
 @dataclass(frozen=True, slots=True)
