@@ -172,6 +172,10 @@ class CasinoRound(RoundBase):
             hand = self.boxes[b].hands[0]
             for spot in sorted(hand.stakes):
                 self.settle(hand, spot, ZERO)
+        for bet in self.side_bets:  # a void returns a side bet too (games.md §3)
+            bet.settled = True
+            hand = self.boxes[bet.box].hands[0]
+            self.settle(hand, bet.spot, ZERO, kind=bet.kind, stake=bet.stake)
         self.emit("round_close", self.pause(2, 6))
 
     def maybe_late_bet(self) -> None:
