@@ -144,6 +144,10 @@ class Wager:
     final_pass: bool = False
     even_money: bool = False
     surrendered: bool = False
+    paytable: Any = None
+    """A side bet's pay table (:class:`~audit.sidebets.paytables.PayTable`), else None."""
+    decided_at: Draft | None = None
+    """A side bet's deciding event: the box's second card, or the dealer's last card."""
 
 
 @dataclass(slots=True)

@@ -35,6 +35,7 @@ from audit.simulate.strategy import (
     insurance_amount,
     player_decision,
 )
+from audit.simulate.writer import Draft
 
 __all__ = ["CasinoRound", "start_burn_fields"]
 
@@ -46,6 +47,9 @@ P_DEALER_STOPS = 0.6
 P_REVEAL = 0.85
 """Chance the dealer writes a ``reveal`` as he turns his hole card (games.md §2: optional)."""
 HALF = Fraction(1, 2)
+SIDE_BET_IDS = ("perfect_pairs", "21plus3", "lucky_ladies", "buster")
+"""The side bets games.md §5 names, from which an injected one the profile does not
+offer is drawn."""
 
 
 class CasinoRound(RoundBase):
@@ -61,9 +65,13 @@ class CasinoRound(RoundBase):
         games_rng: random.Random | None = None,
         rigged: bool = False,
         games: bool = False,
+        side_max: Decimal = Decimal(100),
         **kw: Any,
     ) -> None:
         super().__init__(**kw)
+        self.side_max = side_max
+        self.second_cards: dict[int, Draft] = {}
+        """Each box's second card as drafted: what decides its dealt side bets."""
         self.games = games
         """The profile sets a field of games.md §1: only then do games.md §7's injections
         count opportunities (an Italian round is dealt, and injected, as before)."""
@@ -90,13 +98,19 @@ class CasinoRound(RoundBase):
         self.emit("round_open", self.pause(8, 25))
         self.boxes.update(self.place_bets(self.plans, 1, 6))
         self.features["bets_behind"] += sum(len(p.stakes) - 1 for p in self.plans)
+        late = self.maybe_side_bet_errors()
         for bet in self.side_bets:
             self.features["side_bets"] += 1
+            if bet is late:
+                continue
             self.emit(
                 "bet", self.pause(1, 4), box=bet.box, spot=bet.spot, kind=bet.kind, amount=bet.stake
             )
+        not_offered = self.maybe_side_bet_not_offered()
         # 004: "Rien ne va plus" as the first card leaves the shoe
         self.emit("no_more_bets", self.pause(0, 1) if self.start_burn is None else 3)
+        if late is not None:
+            self.emit("bet", 2, box=late.box, spot=late.spot, kind=late.kind, amount=late.stake)
         if self.start_burn is not None:
             self.emit(
                 "burn",
@@ -109,6 +123,10 @@ class CasinoRound(RoundBase):
             self.declare_void()
             return self.result()
         self.settle_side_bets_dealt()
+        if not_offered is not None:
+            kind, stake = not_offered
+            box = self.boxes[min(self.boxes)]
+            self.settle(box.hands[0], 0, -stake, kind=kind, stake=stake)
         if rules.insurance_offered and is_ace(self.dealer[0]):
             self.offer_insurance()
         if rules.initial_deal.has_hole_card:
@@ -156,6 +174,7 @@ class CasinoRound(RoundBase):
         self.dealer.append(self.deal("dealer", face_up=deal.dealer_face_up))
         for b in order:
             self.deal("box", b, self.boxes[b].hands[0], face_up=deal.face_up)
+            self.second_cards[b] = self.drafts[-1]
         if deal.dealer_cards == 2:
             self.dealer.append(self.deal("dealer", face_up=deal.hole_card_face_up))
         for b in order:
@@ -421,6 +440,7 @@ class CasinoRound(RoundBase):
             hand = box.hands[0]
             if (
                 rules.even_money_offered
+                and not any(d.type == "action" for d in self.drafts)  # an early surrender
                 and hand.natural
                 and 0 not in hand.even_money
                 and 0 not in hand.settled
@@ -527,12 +547,58 @@ class CasinoRound(RoundBase):
         self.fire(Code.PLAY_ILLEGAL_SPLIT, box.box, hand.index, note)
         return True
 
-    def settle_side_bet(self, bet: SideBet, lines: tuple[str, ...]) -> None:
+    def settle_side_bet(
+        self, bet: SideBet, lines: tuple[str, ...], decided_at: Draft | None = None
+    ) -> None:
         amount, line = side_bet_due(bet, lines, self.rules)
         bet.settled = True
         self.features[f"side_line:{bet.kind}:{line or 'lose'}"] += 1
         hand = self.boxes[bet.box].hands[0]
-        self.settle(hand, bet.spot, amount, kind=bet.kind, stake=bet.stake)
+        wager = self.settle(hand, bet.spot, amount, kind=bet.kind, stake=bet.stake)
+        wager.paytable = bet.table
+        wager.decided_at = decided_at
+
+    def maybe_side_bet_errors(self) -> SideBet | None:
+        """games.md §7's side-bet stakes: one over its limit (``BET_LIMIT``), or one placed
+        after no more bets (``BET_AFTER_NO_MORE_BETS``, returned to be written then);
+        each settled as placed."""
+        if not self.side_bets or self.void:
+            return None
+        bet = self.side_bets[0]
+        if self.opportunity(Code.BET_LIMIT):
+            bet.stake = self.side_max + 5 * (1 + self.err_rng.randrange(5))
+            self.fire(
+                Code.BET_LIMIT,
+                bet.box,
+                None,
+                f"box {bet.box} spot {bet.spot} {bet.kind} {bet.stake} over its limit "
+                f"{self.side_max}",
+            )
+            return None
+        if self.opportunity(Code.BET_AFTER_NO_MORE_BETS):
+            self.fire(
+                Code.BET_AFTER_NO_MORE_BETS,
+                bet.box,
+                None,
+                f"box {bet.box} spot {bet.spot} {bet.kind} {bet.stake} placed after no more bets",
+            )
+            return bet
+        return None
+
+    def maybe_side_bet_not_offered(self) -> tuple[str, Decimal] | None:
+        """``BET_SIDE_NOT_OFFERED``: the first box stakes a side bet its profile does not
+        offer (settled after the deal as lost; the engine does not judge it)."""
+        if not self.games or self.void:
+            return None
+        offered = set(self.rules.side_bets)
+        kind = next((k for k in SIDE_BET_IDS if k not in offered), None)
+        if kind is None or not self.opportunity(Code.BET_SIDE_NOT_OFFERED):
+            return None
+        b = min(self.boxes)
+        stake = Decimal(5)
+        self.emit("bet", self.pause(1, 4), box=b, spot=0, kind=kind, amount=stake)
+        self.fire(Code.BET_SIDE_NOT_OFFERED, b, None, f"box {b} staked {stake} on {kind}")
+        return kind, stake
 
     def settle_side_bets_dealt(self) -> None:
         """Side bets decided by the deal (games.md §1): ``pair`` and ``three_card`` at
@@ -540,12 +606,14 @@ class CasinoRound(RoundBase):
         for bet in self.side_bets:
             cards = self.boxes[bet.box].hands[0].cards
             evaluator = bet.table.evaluator
+            second = self.second_cards.get(bet.box)
             if evaluator == "pair":
-                self.settle_side_bet(bet, pair_lines(cards[0], cards[1]))
+                self.settle_side_bet(bet, pair_lines(cards[0], cards[1]), second)
             elif evaluator == "three_card":
-                self.settle_side_bet(bet, three_card_lines(cards[0], cards[1], self.dealer[0]))
+                lines = three_card_lines(cards[0], cards[1], self.dealer[0])
+                self.settle_side_bet(bet, lines, second)
             elif evaluator == "twenty" and not (cards[0] == cards[1] == "QH"):
-                self.settle_side_bet(bet, twenty_lines(cards[0], cards[1]))
+                self.settle_side_bet(bet, twenty_lines(cards[0], cards[1]), second)
         if self.blackjack_known():
             self.settle_side_bets_known()
 
@@ -560,9 +628,13 @@ class CasinoRound(RoundBase):
 
     def settle_buster(self) -> None:
         """Buster, when the dealer's hand is complete (a blackjack loses it)."""
+        last = next(
+            (d for d in reversed(self.drafts) if d.type == "card" and d.fields["to"] == "dealer"),
+            None,
+        )
         for bet in self.side_bets:
             if not bet.settled and bet.table.evaluator == "dealer_bust_cards":
-                self.settle_side_bet(bet, dealer_bust_cards_lines(self.dealer))
+                self.settle_side_bet(bet, dealer_bust_cards_lines(self.dealer), last)
 
     def side_open(self) -> bool:
         """A side bet that needs the dealer's cards is still open (games.md §3: he completes
@@ -1043,10 +1115,13 @@ class CasinoRound(RoundBase):
                         Code.DEALER_STOOD_ON_DRAW,
                         None,
                         None,
-                        f"dealer stood on {total} ({','.join(self.dealer)})",
+                        f"dealer stood on {total} ({','.join(self.dealer)})"
+                        + ("" if self.open_hands() else " with a side bet open"),
                     )
+                    self.settle_buster()  # as the cards fell: he did not bust
                     return
                 if live and self.stops_a_card_short():
+                    self.settle_buster()
                     return
                 self.dealer.append(self.deal("dealer", delay=(2, 4)))
                 continue

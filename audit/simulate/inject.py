@@ -86,11 +86,13 @@ GAMES_PLAY_CLASSES: tuple[Code, ...] = (
     Code.PLAY_ILLEGAL_INSURANCE,
     Code.PLAY_ILLEGAL_EVEN_MONEY,
     Code.PAY_TIMING,
+    Code.BET_SIDE_NOT_OFFERED,
+    Code.BET_LIMIT,
 )
 """games.md §7's play classes: their opportunities arise only where a profile sets a
 field of games.md §1 (a hole card, a peek, surrender, forbidden pairs, OBO), so an
 Italian round counts none and its injected nights are dealt as before."""
-GAMES_SETTLE_CLASSES: tuple[Code, ...] = (Code.PAY_TIMING,)
+GAMES_SETTLE_CLASSES: tuple[Code, ...] = (Code.PAY_TIMING, Code.PAY_SIDE_BET)
 """games.md §7's settlement classes beyond the v1 ones (a natural paid before the peek);
 the v1 classes gain games.md's cases (a surrender, 6:5, rounding) on their own codes."""
 ALL_CLASSES: tuple[Code, ...] = tuple(
@@ -181,16 +183,43 @@ def settlement_candidates(result: RoundResult, rules: Rules) -> dict[Code, list[
         + [w for w in main if w.surrendered and w.amount != -w.stake]
         + [w for w in paid_naturals if _natural_overpaid(w, rules) is not None],
         Code.PAY_INSURANCE: [w for w in result.wagers if w.kind == "insurance"],
-        Code.PAY_MISSING: [w for w in main if w.final_pass],
+        # games.md §7: a side bet never settled too (no side bet in an Italian round)
+        Code.PAY_MISSING: [w for w in main if w.final_pass] + _side(result),
         Code.PAY_DUPLICATE: list(main),
         Code.PAY_BONUS: [w for w in result.wagers if w.kind == "bonus"],
     }
+    timing: list[Wager] = []
     if result.peek_index is not None and not result.peek_found:
         # games.md §7: a natural paid before the peek (that found none)
         timing = [w for w in paid_naturals if w.draft in result.drafts]
-        if timing:
-            out[Code.PAY_TIMING] = timing
+    # a side bet settled before its deciding card
+    timing += [w for w in _side(result) if w.decided_at is not None]
+    if timing:
+        out[Code.PAY_TIMING] = timing
+    side = _side(result)
+    if side:
+        out[Code.PAY_SIDE_BET] = side
     return {code: ws for code, ws in out.items() if ws}
+
+
+def _side(result: RoundResult) -> list[Wager]:
+    return [w for w in result.wagers if w.paytable is not None]
+
+
+def _side_bet_wrong(w: Wager, rules: Rules) -> tuple[Decimal, str]:
+    """games.md §7's wrong side-bet settlements: a win paid at another line's ratio (a
+    mixed pair as coloured, a straight as a straight flush), else taken; a loss paid."""
+    table = w.paytable
+    if w.amount > 0:
+        ratios = sorted({r for _, r in table.pays})
+        paid = [r for r in ratios if _due(w.stake, r, rules) != w.amount]
+        if paid:
+            ratio = paid[-1]
+            line = next(n for n, r in table.pays if r == ratio)
+            return _due(w.stake, ratio, rules), f"paid as {line}"
+        return -w.stake, "a winning side bet taken"
+    ratio = min(r for _, r in table.pays)
+    return _due(w.stake, ratio, rules), "a losing side bet paid"
 
 
 def _natural_overpaid(w: Wager, rules: Rules) -> Decimal | None:
@@ -250,7 +279,8 @@ def apply_settlement_error(code: Code, wager: Wager, result: RoundResult, rules:
     wrong: Decimal
     if code is Code.PAY_MISSING:
         drafts.remove(wager.draft)
-        return f"{place}: settlement of {due} never made"
+        what = "" if wager.kind == "main" else f" {wager.kind}"
+        return f"{place}{what}: settlement of {due} never made"
     if code is Code.PAY_DUPLICATE:
         i = drafts.index(wager.draft)
         drafts.insert(i + 1, Draft("settle", dict(wager.draft.fields), 2))
@@ -261,11 +291,19 @@ def apply_settlement_error(code: Code, wager: Wager, result: RoundResult, rules:
     if code is Code.PAY_SPLIT_BLACKJACK_AS_NATURAL:
         wrong = pay(wager.stake, rules.blackjack_pays)
         note = f"{place}: two-card 21 after a split paid {wrong} (blackjack odds), due {due}"
+    elif code is Code.PAY_TIMING and wager.paytable is not None:
+        assert wager.decided_at is not None
+        drafts.remove(wager.draft)
+        drafts.insert(drafts.index(wager.decided_at), wager.draft)
+        return f"{place} {wager.kind}: settled {due} before it was decided"
     elif code is Code.PAY_TIMING:
         peek = next(d for d in drafts if d.type == "peek")
         drafts.remove(wager.draft)
         drafts.insert(drafts.index(peek), wager.draft)
         return f"{place}: natural paid {due} before the peek"
+    elif code is Code.PAY_SIDE_BET:
+        wrong, what = _side_bet_wrong(wager, rules)
+        note = f"{place} {wager.kind}: {what}: settled {wrong}, due {due}"
     elif code is Code.PAY_BLACKJACK_SHORT:
         wrong = _natural_short(wager, rules)
         note = f"{place}: natural paid {wrong}, due {due}"

@@ -499,6 +499,7 @@ class CasinoTable(TableSession):
                 games_rng=self.games_rng,
                 rigged=rigged,
                 games=self.games,
+                side_max=self.SIDE_LIMITS["max_bet"],
             )
 
         return make
