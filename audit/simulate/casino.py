@@ -363,9 +363,9 @@ class CasinoRound(RoundBase):
             self.style.records_actions and any(not b.hands[0].natural for b in self.boxes.values())
         ):
             return False
-        first = self.boxes[min(self.boxes)].hands[0]
+        first = next(b.hands[0] for _, b in sorted(self.boxes.items()) if not b.hands[0].natural)
         if self.surrender_allowed_on(first) and wants_surrender(first.cards, self.dealer[0]):
-            # a surrender as the first decision with the peek never made reads, to the
+            # a surrender as the round's first decision with the peek never made reads, to the
             # engine, as an early one (games.md §3 lets late surrender have it in turn)
             return False
         if not self.opportunity(Code.DEAL_PEEK_MISSING):
