@@ -2,8 +2,10 @@
 
     .venv/bin/python benchmarks/sim_recall.py --rounds 25000 --seed 1
 
-Runs a clean simulation (every finding is a false positive) and one with
-injected errors (``--error-rate``), a share of their tables writing every
+Per profile (default: the four Italian ones and games.md §5's four, one after the
+other; ``--profiles DIR`` reads a casino's own), runs a clean simulation (every
+finding is a false positive) and one with injected errors (``--error-rate``, of
+the classes ``--error CODE`` names, default all), a share of their tables writing every
 optional field of TEL/1 (``--rich-share``), replays every shoe through the engine
 with the cross-shoe context the batch layer would compute, and prints, per
 code: injected, found at the manifest's place, extra findings, recall and
@@ -38,8 +40,8 @@ from typing import Any
 from audit.books.house import PACKAGED_HOUSE
 from audit.engine import ShoeContext, replay_shoe
 from audit.events.parse import parse_object
-from audit.findings import Finding
-from audit.profiles import load_registry
+from audit.findings import Code, Finding
+from audit.profiles import ProfileRegistry, load_registry
 from audit.simulate import (
     RICH_SHARE,
     InjectedError,
@@ -50,12 +52,24 @@ from audit.simulate import (
     simulate,
 )
 
-PROFILES = ["it-casino-6d", "it-casino-5d", "it-casino-6d-mandatory", "ventuno-family"]
+PROFILES = [
+    "it-casino-6d",
+    "it-casino-5d",
+    "it-casino-6d-mandatory",
+    "ventuno-family",
+    "us-strip-6d-s17",
+    "us-6d-h17-6to5",
+    "uk-6d-enhc",
+    "au-6d-obbo",
+]
+"""The four Italian profiles and games.md §5's four."""
 
 
-def replay(shoes: Iterable[ShoeOutput]) -> tuple[Counter[str], list[InjectedError], list[Finding]]:
+def replay(
+    shoes: Iterable[ShoeOutput], registry: ProfileRegistry | None = None
+) -> tuple[Counter[str], list[InjectedError], list[Finding]]:
     """Replay shoe by shoe; keep only the features, the manifest and the findings."""
-    registry = load_registry()
+    registry = registry if registry is not None else load_registry()
     tracker = ShoeInfoTracker()
     features: Counter[str] = Counter()
     injected: list[InjectedError] = []
@@ -169,17 +183,23 @@ def books_main(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--rounds", type=int, default=25_000, help="rounds in total (all tables)")
+    ap.add_argument("--rounds", type=int, default=25_000, help="rounds per profile (all tables)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--error-rate", type=float, default=0.1)
-    ap.add_argument("--tables", type=int, default=4)
+    ap.add_argument("--tables", type=int, default=4, help="tables per profile")
     ap.add_argument(
         "--rich-share",
         type=float,
         default=RICH_SHARE,
         help="share of tables that write every optional field (0: plain logs only)",
     )
-    ap.add_argument("--profile", action="append", dest="profiles", help="default: all four")
+    ap.add_argument(
+        "--profile", action="append", dest="profiles", help="default: all eight, one by one"
+    )
+    ap.add_argument("--profiles", dest="profiles_dir", help="a folder of extra profiles")
+    ap.add_argument(
+        "--error", action="append", dest="errors", metavar="CODE", help="inject only these"
+    )
     ap.add_argument("--show", type=int, default=10, help="disagreements to print")
     ap.add_argument("--books", action="store_true", help="score the books' ACCT_ codes")
     ap.add_argument("--books-error-rate", type=float, default=0.5)
@@ -188,18 +208,30 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.books:
         return books_main(args)
-    profiles = args.profiles or PROFILES
+    registry = load_registry(args.profiles_dir)
+    codes = [Code(c) for c in args.errors] if args.errors else None
+    ok = True
+    for profile in args.profiles or PROFILES:
+        print(f"\n=== {profile}")
+        ok = _profile_recall(args, profile, registry, codes) and ok
+    return 0 if ok else 1
+
+
+def _profile_recall(
+    args: argparse.Namespace, profile: str, registry: ProfileRegistry, codes: list[Code] | None
+) -> bool:
+    """A clean night and an injected one of ``profile``; True when both score perfectly."""
     per_table = max(1, args.rounds // args.tables)
-    kw = {
+    kw: dict[str, Any] = {
         "tables": args.tables,
         "shoes": 1,
         "rounds": per_table,
-        "profiles": profiles,
+        "profiles": [profile],
         "rich_share": args.rich_share,
+        "registry": registry,
     }
-
     t0 = time.perf_counter()
-    feats, _, clean = replay(iter_shoes(seed=args.seed, **kw))  # type: ignore[arg-type]
+    feats, _, clean = replay(iter_shoes(seed=args.seed, **kw), registry)
     t1 = time.perf_counter()
     print(
         f"clean run: {feats['rounds']} rounds, {feats['shoes']} shoes, "
@@ -210,19 +242,19 @@ def main(argv: list[str] | None = None) -> int:
     for f in clean[: args.show]:
         print(f"  - {f.code} {f.table} {f.shoe} r{f.round} box {f.box} hand {f.hand}: {f.message}")
 
-    injected_run = iter_shoes(seed=args.seed + 1, error_rate=args.error_rate, **kw)  # type: ignore[arg-type]
-    feats, injected, found = replay(injected_run)
+    injected_run = iter_shoes(
+        seed=args.seed + 1, error_rate=args.error_rate, error_codes=codes, **kw
+    )
+    feats, injected, found = replay(injected_run, registry)
     report = match_findings(injected, found)
     t2 = time.perf_counter()
-    print(
-        f"\ninjected run: {feats['rounds']} rounds, error rate {args.error_rate} ({t2 - t1:.1f} s)"
-    )
+    print(f"injected run: {feats['rounds']} rounds, error rate {args.error_rate} ({t2 - t1:.1f} s)")
     print(report.table())
     for err in report.missed[: args.show]:
         print(f"  missed: {err.to_json()}")
     for f in report.unexpected[: args.show]:
         print(f"  extra: {f.code} {f.table} {f.shoe} r{f.round} box {f.box}: {f.message}")
-    return 0 if not clean and report.perfect else 1
+    return not clean and report.perfect
 
 
 if __name__ == "__main__":

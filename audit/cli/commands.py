@@ -1032,6 +1032,15 @@ def simulate_cmd(
             help="The chance (0 to 1) that a round carries one injected dealer error.",
         ),
     ] = 0.0,
+    error: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--error",
+            metavar="CODE",
+            help="With --error-rate: inject only this finding code (repeatable; default "
+            "every class that applies to a round).",
+        ),
+    ] = None,
     gzip: Annotated[bool, typer.Option("--gzip", help="Write *.jsonl.gz.")] = False,
     rich_share: Annotated[
         float | None,
@@ -1143,6 +1152,7 @@ def simulate_cmd(
     from audit.profiles import load_registry
     from audit.simulate import DEFAULT_DATE, RICH_SHARE, night_start, simulate
     from audit.simulate.bias import parse_biases
+    from audit.simulate.inject import injectable_codes
     from audit.targets import check_target
 
     check_target(out, "--out", "folder")
@@ -1166,6 +1176,7 @@ def simulate_cmd(
         profiles=chosen,
         seed=seed,
         error_rate=error_rate,
+        error_codes=injectable_codes(error) if error else None,
         gzip=gzip,
         registry=registry,
         biases=biases,

@@ -91,6 +91,7 @@ class Hand:
     busted: bool = False
     settled: set[int] = field(default_factory=set)
     even_money: set[int] = field(default_factory=set)
+    surrendered: bool = False
 
     @property
     def total(self) -> int:
@@ -142,6 +143,11 @@ class Wager:
     split21: bool = False
     final_pass: bool = False
     even_money: bool = False
+    surrendered: bool = False
+    paytable: Any = None
+    """A side bet's pay table (:class:`~audit.sidebets.paytables.PayTable`), else None."""
+    decided_at: Draft | None = None
+    """A side bet's deciding event: the box's second card, or the dealer's last card."""
 
 
 @dataclass(slots=True)
@@ -170,6 +176,13 @@ class RoundResult:
     features: Counter[str]
     fired: Fired | None
     recorded_cards: int
+    peek_found: bool | None = None
+    """What the round's ``peek`` found (None: no peek): a settlement moved before it must
+    not be one a blackjack would change."""
+
+    @property
+    def peek_index(self) -> int | None:
+        return next((i for i, d in enumerate(self.drafts) if d.type == "peek"), None)
 
 
 class RoundBase:
@@ -202,6 +215,7 @@ class RoundBase:
         self.fired: Fired | None = None
         self.recorded = 0
         self._excess_seen = False
+        self.peek_found: bool | None = None
 
     # ------------------------------------------------------------------ drafting
 
@@ -237,7 +251,13 @@ class RoundBase:
 
     def result(self) -> RoundResult:
         return RoundResult(
-            self.drafts, self.wagers, self.opps, self.features, self.fired, self.recorded
+            self.drafts,
+            self.wagers,
+            self.opps,
+            self.features,
+            self.fired,
+            self.recorded,
+            self.peek_found,
         )
 
     # ------------------------------------------------------------------ injection hooks
@@ -357,6 +377,7 @@ class RoundBase:
             split21=hand.split21,
             final_pass=final_pass,
             even_money=even_money,
+            surrendered=hand.surrendered and kind == "main",
         )
         self.wagers.append(wager)
         return wager

@@ -11,12 +11,21 @@ is still open; the final pass settles in ``settlement_order``.
 
 from __future__ import annotations
 
+import random
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from audit.events.cards import hand_total, is_ace, is_ten_value
 from audit.findings import Code
+from audit.sidebets.evaluators import (
+    dealer_bust_cards_lines,
+    pair_lines,
+    three_card_lines,
+    twenty_lines,
+)
 from audit.simulate.base import ZERO, BoxPlan, BoxState, Hand, RoundBase, RoundResult, pay
+from audit.simulate.games import SideBet, due, peek_due, rank_of, side_bet_due, wants_surrender
 from audit.simulate.shoe import Shoe
 from audit.simulate.strategy import (
     DOUBLE,
@@ -26,6 +35,7 @@ from audit.simulate.strategy import (
     insurance_amount,
     player_decision,
 )
+from audit.simulate.writer import Draft
 
 __all__ = ["CasinoRound", "start_burn_fields"]
 
@@ -34,6 +44,12 @@ P_INSURANCE = 0.18
 P_EVEN_MONEY = 0.5
 P_DEALER_STOPS = 0.6
 """Chance the dealer stops at once when every player hand is already decided."""
+P_REVEAL = 0.85
+"""Chance the dealer writes a ``reveal`` as he turns his hole card (games.md §2: optional)."""
+HALF = Fraction(1, 2)
+SIDE_BET_IDS = ("perfect_pairs", "21plus3", "lucky_ladies", "buster")
+"""The side bets games.md §5 names, from which an injected one the profile does not
+offer is drawn."""
 
 
 class CasinoRound(RoundBase):
@@ -45,9 +61,27 @@ class CasinoRound(RoundBase):
         max_bet: Decimal,
         start_burn: int | None,
         void: bool = False,
+        side_bets: list[SideBet] | None = None,
+        games_rng: random.Random | None = None,
+        rigged: bool = False,
+        games: bool = False,
+        side_max: Decimal = Decimal(100),
         **kw: Any,
     ) -> None:
         super().__init__(**kw)
+        self.side_max = side_max
+        self.second_cards: dict[int, Draft] = {}
+        """Each box's second card as drafted: what decides its dealt side bets."""
+        self.games = games
+        """The profile sets a field of games.md §1: only then do games.md §7's injections
+        count opportunities (an Italian round is dealt, and injected, as before)."""
+        self.side_bets = side_bets or []
+        self.games_rng = games_rng or random.Random(0)
+        self.rigged = rigged
+        self.layouts: dict[int, list[Hand]] = {}
+        self.peeked = False
+        self.revealed = False
+        self.deferred_busts: list[Hand] = []
         self.plans = boxes
         self.min_bet = min_bet
         self.max_bet = max_bet
@@ -64,8 +98,19 @@ class CasinoRound(RoundBase):
         self.emit("round_open", self.pause(8, 25))
         self.boxes.update(self.place_bets(self.plans, 1, 6))
         self.features["bets_behind"] += sum(len(p.stakes) - 1 for p in self.plans)
+        late = self.maybe_side_bet_errors()
+        for bet in self.side_bets:
+            self.features["side_bets"] += 1
+            if bet is late:
+                continue
+            self.emit(
+                "bet", self.pause(1, 4), box=bet.box, spot=bet.spot, kind=bet.kind, amount=bet.stake
+            )
+        not_offered = self.maybe_side_bet_not_offered()
         # 004: "Rien ne va plus" as the first card leaves the shoe
         self.emit("no_more_bets", self.pause(0, 1) if self.start_burn is None else 3)
+        if late is not None:
+            self.emit("bet", 2, box=late.box, spot=late.spot, kind=late.kind, amount=late.stake)
         if self.start_burn is not None:
             self.emit(
                 "burn",
@@ -77,9 +122,30 @@ class CasinoRound(RoundBase):
         if self.void:
             self.declare_void()
             return self.result()
+        self.settle_side_bets_dealt()
+        if not_offered is not None:
+            kind, stake = not_offered
+            box = self.boxes[min(self.boxes)]
+            self.settle(box.hands[0], 0, -stake, kind=kind, stake=stake)
         if rules.insurance_offered and is_ace(self.dealer[0]):
             self.offer_insurance()
-        for b in sorted(self.boxes):
+        if rules.initial_deal.has_hole_card:
+            if rules.even_money_offered and is_ace(self.dealer[0]):
+                self.even_money_before_play()
+            if peek_due(rules, self.dealer[0]):
+                if rules.surrender_kind == "early":
+                    self.early_surrenders()
+                else:
+                    self.maybe_surrender_before_peek()
+                if not self.maybe_peek_missing() and self.peek():
+                    self.emit("round_close", self.pause(2, 6))
+                    return self.result()
+            else:
+                self.maybe_peek_needless()
+        order = sorted(self.boxes)
+        for b in order:
+            if b == order[-1] and len(order) > 1:
+                self.maybe_hole_card_shown(self.boxes[b])
             self.play_box(self.boxes[b])
         self.dealer_turn()
         self.final_pass()
@@ -108,6 +174,7 @@ class CasinoRound(RoundBase):
         self.dealer.append(self.deal("dealer", face_up=deal.dealer_face_up))
         for b in order:
             self.deal("box", b, self.boxes[b].hands[0], face_up=deal.face_up)
+            self.second_cards[b] = self.drafts[-1]
         if deal.dealer_cards == 2:
             self.dealer.append(self.deal("dealer", face_up=deal.hole_card_face_up))
         for b in order:
@@ -124,6 +191,10 @@ class CasinoRound(RoundBase):
             hand = self.boxes[b].hands[0]
             for spot in sorted(hand.stakes):
                 self.settle(hand, spot, ZERO)
+        for bet in self.side_bets:  # a void returns a side bet too (games.md §3)
+            bet.settled = True
+            hand = self.boxes[bet.box].hands[0]
+            self.settle(hand, bet.spot, ZERO, kind=bet.kind, stake=bet.stake)
         self.emit("round_close", self.pause(2, 6))
 
     def maybe_late_bet(self) -> None:
@@ -170,6 +241,406 @@ class CasinoRound(RoundBase):
                 self.features["insurance"] += 1
                 self.emit("insurance", self.pause(2, 5), box=b, spot=spot, amount=amount)
 
+    # ------------------------------------------------------------------ hole card, peek, side bets
+
+    def even_money_before_play(self) -> None:
+        """Even money with a hole card: taken in the insurance window and settled before
+        the first player decision (games.md §1, house default)."""
+        for b in sorted(self.boxes):
+            hand = self.boxes[b].hands[0]
+            if not hand.natural:
+                continue
+            for spot in sorted(hand.stakes):
+                if self.games_rng.random() < P_EVEN_MONEY:
+                    self.features["even_money"] += 1
+                    self.emit("even_money", self.pause(2, 4), box=b, spot=spot)
+                    hand.even_money.add(spot)
+                    self.settle(
+                        hand, spot, pay(hand.stakes[spot], self.rules.win_pays), even_money=True
+                    )
+
+    def early_surrenders(self) -> None:
+        """Early surrender (games.md §3): before the due peek, no card moving; it stands
+        against a dealer blackjack, so it is settled at once (half the stake)."""
+        # Only the first box, so at most one per round: the engine takes a second early
+        # surrender as a decision that makes the peek late, and one by a later box as
+        # ending the turns of the boxes before it (both reported; games.md §3 allows any
+        # order). The first box's own is read as early whatever the engine's reading.
+        first = min(self.boxes)
+        hand = self.boxes[first].hands[0]
+        if hand.natural or not self.surrender_allowed_on(hand):
+            return
+        if wants_surrender(hand.cards, self.dealer[0]) or (
+            rank_of(self.dealer[0]) == "A" and (hand.total in (14, 15, 16) and not hand.soft)
+        ):
+            self.surrender(self.boxes[first], hand, early=True)
+
+    def surrender_allowed_on(self, hand: Hand) -> bool:
+        rules = self.rules
+        return (
+            rules.surrender_allowed
+            and rank_of(self.dealer[0]) in rules.surrender_against
+            and len(hand.cards) == 2
+            and not hand.from_split
+            and not hand.natural
+        )
+
+    def blackjack_known(self) -> bool:
+        """Whether the dealer's blackjack is ruled in or out yet (games.md §3, *known*)."""
+        up = self.dealer[0]
+        if not self.rules.initial_deal.has_hole_card:
+            # games.md §3 has it known at a 2-9 up card; the engine, without a hole card,
+            # only at his second card (reported): settle what waits for it after that
+            return len(self.dealer) >= 2
+        if not (is_ace(up) or is_ten_value(up)):
+            return True
+        return self.peeked or (len(self.dealer) >= 2 and not self.hole_face_down())
+
+    def hole_face_down(self) -> bool:
+        return self.rules.initial_deal.has_hole_card and not self.revealed
+
+    def surrender(self, box: BoxState, hand: Hand, *, early: bool) -> None:
+        """A surrender: the holder gives up half of every spot's stake (games.md §3). It is
+        settled at once when it stands (early, or the dealer's blackjack ruled out), else
+        in the final pass (forfeited, the whole stake, if the dealer has a blackjack)."""
+        hand.surrendered = True
+        self.features["early_surrenders" if early else "surrenders"] += 1
+        self.emit("action", self.pause(3, 6), box=box.box, hand=hand.index, action="surrender")
+        if early or self.rules.surrender_kind == "early" or self.blackjack_known():
+            for spot in sorted(hand.stakes):
+                self.settle(hand, spot, due(-hand.stakes[spot], HALF, self.rules))
+
+    def peek(self) -> bool:
+        """The peek (games.md §3): after the hole card, insurance and even money, before any
+        decision. A blackjack it finds ends play: insurance wins, naturals push, early
+        surrenders stand, every other main wager loses its stake, side bets pay by their
+        lines. True when it found one."""
+        bj = hand_total(self.dealer)[0] == 21
+        self.emit("peek", self.pause(2, 5), blackjack=bj)
+        self.peeked = True
+        self.peek_found = bj
+        self.features["peeks"] += 1
+        self.settle_side_bets_known()
+        if not bj:
+            self.maybe_insurance_after_peek()
+            return False
+        self.features["peek_blackjacks"] += 1
+        self.features["dealer_blackjacks"] += 1
+        self.maybe_play_after_blackjack()
+        if self.games_rng.random() < P_REVEAL:
+            self.emit("reveal", self.pause(1, 3))
+            self.revealed = True
+            self.features["reveals"] += 1
+        for b in sorted(self.boxes):
+            box = self.boxes[b]
+            for spot in sorted(box.insurance):
+                amount = box.insurance[spot]
+                self.settle(
+                    box.hands[0],
+                    spot,
+                    pay(amount, self.rules.insurance_pays),
+                    kind="insurance",
+                    stake=amount,
+                )
+            hand = box.hands[0]
+            for spot in sorted(hand.stakes):
+                if spot not in hand.settled:
+                    self.settle(hand, spot, ZERO if hand.natural else -hand.stakes[spot])
+        self.settle_buster()
+        return True
+
+    # ------------------------------------------------------------------ games.md §7's injections
+
+    def dealer_has_blackjack(self) -> bool:
+        return len(self.dealer) == 2 and hand_total(self.dealer)[0] == 21
+
+    def maybe_peek_missing(self) -> bool:
+        """``DEAL_PEEK_MISSING``: no peek under a peeked up card; play goes on and a
+        blackjack the hole card holds is found when it is turned, every wager settled by
+        ``dealer_blackjack_takes``. Only where a written decision follows (a table that
+        writes its actions, a box without a natural), so the peek is seen missing."""
+        if not (
+            self.style.records_actions and any(not b.hands[0].natural for b in self.boxes.values())
+        ):
+            return False
+        first = next(b.hands[0] for _, b in sorted(self.boxes.items()) if not b.hands[0].natural)
+        if self.surrender_allowed_on(first) and wants_surrender(first.cards, self.dealer[0]):
+            # a surrender as the round's first decision with the peek never made reads, to the
+            # engine, as an early one (games.md §3 lets late surrender have it in turn)
+            return False
+        if not self.opportunity(Code.DEAL_PEEK_MISSING):
+            return False
+        found = "a blackjack" if self.dealer_has_blackjack() else "no blackjack"
+        self.fire(
+            Code.DEAL_PEEK_MISSING,
+            None,
+            None,
+            f"no peek under the dealer's {self.dealer[0]} (the hole card holds {found})",
+        )
+        return True
+
+    def maybe_peek_needless(self) -> None:
+        """``DEAL_PEEK_NEEDLESS``: a peek under an up card the profile does not peek on
+        (2-9, or a ten where it peeks on aces only), over a hole card with no blackjack."""
+        if not (self.games and self.rules.initial_deal.has_hole_card):
+            return
+        if self.dealer_has_blackjack() or not self.opportunity(Code.DEAL_PEEK_NEEDLESS):
+            return
+        self.emit("peek", self.pause(2, 5), blackjack=False)
+        self.fire(
+            Code.DEAL_PEEK_NEEDLESS, None, None, f"a peek under the dealer's {self.dealer[0]}"
+        )
+
+    def maybe_hole_card_shown(self, box: BoxState) -> None:
+        """``DEAL_HOLE_CARD_SHOWN``: the hole card turned before the last box has played
+        (a table that writes its actions, so the boxes before it are seen played)."""
+        if not (self.hole_face_down() and self.style.records_actions):
+            return
+        if box.hands[0].natural or self.dealer_has_blackjack():
+            return
+        if not self.opportunity(Code.DEAL_HOLE_CARD_SHOWN):
+            return
+        self.emit("reveal", self.pause(2, 4))
+        self.revealed = True
+        self.fire(
+            Code.DEAL_HOLE_CARD_SHOWN,
+            None,
+            None,
+            f"the hole card {self.dealer[1]} turned before box {box.box} played",
+        )
+
+    def maybe_play_after_blackjack(self) -> None:
+        """``PLAY_AFTER_DEALER_BLACKJACK``: the peek found a blackjack, and a box still
+        hits; its stake is lost as the blackjack's (the original stake, no double)."""
+        for b in sorted(self.boxes):
+            hand = self.boxes[b].hands[0]
+            if hand.natural or hand.surrendered or hand.settled:
+                continue
+            if not self.opportunity(Code.PLAY_AFTER_DEALER_BLACKJACK):
+                continue
+            self.emit("action", self.pause(2, 5), box=b, hand=0, action=HIT)
+            self.deal("box", b, hand, delay=(1, 3))
+            self.fire(
+                Code.PLAY_AFTER_DEALER_BLACKJACK,
+                b,
+                0,
+                f"box {b} hit ({','.join(hand.cards)}) after the peek found "
+                f"{','.join(self.dealer)}",
+            )
+            return
+
+    def maybe_insurance_after_peek(self) -> None:
+        """``PLAY_ILLEGAL_INSURANCE`` / ``PLAY_ILLEGAL_EVEN_MONEY``: taken after the peek
+        (that found no blackjack): the insurance loses, the even money is paid 1:1."""
+        rules = self.rules
+        if not is_ace(self.dealer[0]):
+            return
+        for b in sorted(self.boxes):
+            box = self.boxes[b]
+            hand = box.hands[0]
+            if (
+                rules.even_money_offered
+                and not any(d.type == "action" for d in self.drafts)  # an early surrender
+                and hand.natural
+                and 0 not in hand.even_money
+                and 0 not in hand.settled
+                and self.opportunity(Code.PLAY_ILLEGAL_EVEN_MONEY)
+            ):
+                self.emit("even_money", self.pause(2, 4), box=b, spot=0)
+                hand.even_money.add(0)
+                self.settle(hand, 0, pay(hand.stakes[0], rules.win_pays), even_money=True)
+                self.fire(
+                    Code.PLAY_ILLEGAL_EVEN_MONEY, b, None, f"box {b} took even money after the peek"
+                )
+                return
+            if (
+                rules.insurance_offered
+                and not hand.natural
+                and 0 not in box.insurance
+                and self.opportunity(Code.PLAY_ILLEGAL_INSURANCE)
+            ):
+                amount = insurance_amount(box.nmb_stakes[0], self.err_rng)
+                if amount <= 0:
+                    continue
+                box.insurance[0] = amount
+                self.emit("insurance", self.pause(2, 5), box=b, spot=0, amount=amount)
+                self.fire(
+                    Code.PLAY_ILLEGAL_INSURANCE,
+                    b,
+                    None,
+                    f"box {b} insured {amount} after the peek",
+                )
+                return
+
+    def maybe_surrender_before_peek(self) -> None:
+        """``PLAY_SURRENDER``: the first box surrenders before the peek where only late
+        surrender is allowed (it stands: half the stake, settled at once)."""
+        if not self.rules.surrender_allowed:
+            return
+        first = min(self.boxes)
+        hand = self.boxes[first].hands[0]
+        if hand.natural or not self.surrender_allowed_on(hand) or hand.total >= 17:
+            return
+        if not self.opportunity(Code.PLAY_SURRENDER):
+            return
+        self.surrender(self.boxes[first], hand, early=True)
+        self.fire(
+            Code.PLAY_SURRENDER,
+            first,
+            0,
+            f"box {first} surrendered {','.join(hand.cards)} before the peek (late only)",
+        )
+
+    def maybe_illegal_surrender(self, box: BoxState, hand: Hand) -> bool:
+        """``PLAY_SURRENDER`` in turn: after a hit, against an up card the profile does not
+        allow it against, or where it allows none; settled as made (half the stake, or
+        the whole against a dealer blackjack: a late surrender's)."""
+        rules = self.rules
+        if not self.games or len(box.hands) > 1 or hand.from_split or hand.natural:
+            return False
+        total, soft = hand_total(tuple(hand.cards))
+        if soft or not 12 <= total <= 16:
+            return False
+        up = rank_of(self.dealer[0])
+        if up in ("A", "T") and (len(self.dealer) < 2 or self.dealer_has_blackjack()):
+            # against a dealer blackjack the engine stands an illegal surrender (half the
+            # stake) where games.md §3 forfeits it: reported, not dealt
+            return False
+        allowed_here = rules.surrender_allowed and up in rules.surrender_against
+        if len(hand.cards) == 2:
+            if allowed_here or not wants_surrender(hand.cards, self.dealer[0]):
+                return False
+            why = (
+                "where the profile allows none" if not rules.surrender_allowed else f"against {up}"
+            )
+        elif allowed_here:
+            why = "after a hit"
+        else:
+            return False
+        if not self.opportunity(Code.PLAY_SURRENDER):
+            return False
+        cards = ",".join(hand.cards)
+        self.surrender(box, hand, early=False)
+        self.fire(
+            Code.PLAY_SURRENDER, box.box, hand.index, f"box {box.box} surrendered {cards} {why}"
+        )
+        return True
+
+    def maybe_illegal_split(self, box: BoxState, hand: Hand) -> bool:
+        """``PLAY_ILLEGAL_SPLIT``: a pair in ``split_forbidden_ranks`` split, or aces from
+        split aces split again without ``resplit_aces``; played on as split."""
+        rules = self.rules
+        if not rules.split_allowed or len(hand.cards) != 2 or hand.doubled:
+            return False
+        if len(box.hands) >= rules.max_hands_per_box:
+            return False
+        a, b = hand.cards
+        if not (a[0] == b[0] or (is_ten_value(a) and is_ten_value(b))):
+            return False
+        forbidden = rank_of(a) in rules.split_forbidden_ranks
+        aces = hand.split_aces and is_ace(a) and not rules.resplit_aces
+        if not (forbidden or aces) or not self.opportunity(Code.PLAY_ILLEGAL_SPLIT):
+            return False
+        why = "split aces split again" if aces else f"a pair of {rank_of(a)} split"
+        note = f"box {box.box} hand {hand.index}: {why} ({a},{b})"
+        self.do_split(box, hand)
+        self.fire(Code.PLAY_ILLEGAL_SPLIT, box.box, hand.index, note)
+        return True
+
+    def settle_side_bet(
+        self, bet: SideBet, lines: tuple[str, ...], decided_at: Draft | None = None
+    ) -> None:
+        amount, line = side_bet_due(bet, lines, self.rules)
+        bet.settled = True
+        self.features[f"side_line:{bet.kind}:{line or 'lose'}"] += 1
+        hand = self.boxes[bet.box].hands[0]
+        wager = self.settle(hand, bet.spot, amount, kind=bet.kind, stake=bet.stake)
+        wager.paytable = bet.table
+        wager.decided_at = decided_at
+
+    def maybe_side_bet_errors(self) -> SideBet | None:
+        """games.md §7's side-bet stakes: one over its limit (``BET_LIMIT``), or one placed
+        after no more bets (``BET_AFTER_NO_MORE_BETS``, returned to be written then);
+        each settled as placed."""
+        if not self.side_bets or self.void:
+            return None
+        bet = self.side_bets[0]
+        if self.opportunity(Code.BET_LIMIT):
+            bet.stake = self.side_max + 5 * (1 + self.err_rng.randrange(5))
+            self.fire(
+                Code.BET_LIMIT,
+                bet.box,
+                None,
+                f"box {bet.box} spot {bet.spot} {bet.kind} {bet.stake} over its limit "
+                f"{self.side_max}",
+            )
+            return None
+        if self.opportunity(Code.BET_AFTER_NO_MORE_BETS):
+            self.fire(
+                Code.BET_AFTER_NO_MORE_BETS,
+                bet.box,
+                None,
+                f"box {bet.box} spot {bet.spot} {bet.kind} {bet.stake} placed after no more bets",
+            )
+            return bet
+        return None
+
+    def maybe_side_bet_not_offered(self) -> tuple[str, Decimal] | None:
+        """``BET_SIDE_NOT_OFFERED``: the first box stakes a side bet its profile does not
+        offer (settled after the deal as lost; the engine does not judge it)."""
+        if not self.games or self.void:
+            return None
+        offered = set(self.rules.side_bets)
+        kind = next((k for k in SIDE_BET_IDS if k not in offered), None)
+        if kind is None or not self.opportunity(Code.BET_SIDE_NOT_OFFERED):
+            return None
+        b = min(self.boxes)
+        stake = Decimal(5)
+        self.emit("bet", self.pause(1, 4), box=b, spot=0, kind=kind, amount=stake)
+        self.fire(Code.BET_SIDE_NOT_OFFERED, b, None, f"box {b} staked {stake} on {kind}")
+        return kind, stake
+
+    def settle_side_bets_dealt(self) -> None:
+        """Side bets decided by the deal (games.md §1): ``pair`` and ``three_card`` at
+        once; ``twenty`` at once unless a QH pair waits for the dealer's blackjack."""
+        for bet in self.side_bets:
+            cards = self.boxes[bet.box].hands[0].cards
+            evaluator = bet.table.evaluator
+            second = self.second_cards.get(bet.box)
+            if evaluator == "pair":
+                self.settle_side_bet(bet, pair_lines(cards[0], cards[1]), second)
+            elif evaluator == "three_card":
+                lines = three_card_lines(cards[0], cards[1], self.dealer[0])
+                self.settle_side_bet(bet, lines, second)
+            elif evaluator == "twenty" and not (cards[0] == cards[1] == "QH"):
+                self.settle_side_bet(bet, twenty_lines(cards[0], cards[1]), second)
+        if self.blackjack_known():
+            self.settle_side_bets_known()
+
+    def settle_side_bets_known(self) -> None:
+        """A QH pair's Lucky Ladies, once the dealer's blackjack is known."""
+        for bet in self.side_bets:
+            if bet.settled or bet.table.evaluator != "twenty":
+                continue
+            cards = self.boxes[bet.box].hands[0].cards
+            dealer = self.dealer[:2] if len(self.dealer) >= 2 else []
+            self.settle_side_bet(bet, twenty_lines(cards[0], cards[1], dealer))
+
+    def settle_buster(self) -> None:
+        """Buster, when the dealer's hand is complete (a blackjack loses it)."""
+        last = next(
+            (d for d in reversed(self.drafts) if d.type == "card" and d.fields["to"] == "dealer"),
+            None,
+        )
+        for bet in self.side_bets:
+            if not bet.settled and bet.table.evaluator == "dealer_bust_cards":
+                self.settle_side_bet(bet, dealer_bust_cards_lines(self.dealer), last)
+
+    def side_open(self) -> bool:
+        """A side bet that needs the dealer's cards is still open (games.md §3: he completes
+        his hand for Buster, takes his second card for a QH pair)."""
+        return any(not b.settled for b in self.side_bets)
+
     # ------------------------------------------------------------------ a box plays
 
     def play_box(self, box: BoxState) -> None:
@@ -177,17 +648,24 @@ class CasinoRound(RoundBase):
         if h0.natural:
             self.natural_turn(box, h0)
             return
-        self.play_hand(box, h0)
-        if len(box.hands) > 1:
-            h1 = box.hands[1]
-            self.deal("box", box.box, h1, write_hand=True, delay=(2, 4))
-            self.after_split_card(box, h1)
-            self.play_hand(box, h1)
+        # hands are played in layout order (games.md §3): a new hand lies right after the
+        # hand it came from, and takes its second card in its turn
+        layout = self.layouts[box.box] = [h0]
+        i = 0
+        while i < len(layout):
+            hand = layout[i]
+            if len(hand.cards) == 1:
+                self.deal("box", box.box, hand, write_hand=True, delay=(2, 4))
+                self.after_split_card(box, hand)
+            self.play_hand(box, hand)
+            i += 1
 
     def natural_turn(self, box: BoxState, hand: Hand) -> None:
         """A natural when play reaches its box: even money, or paid at once where due."""
         rules = self.rules
         up = self.dealer[0]
+        if rules.initial_deal.has_hole_card:
+            return
         if is_ace(up) and rules.even_money_offered:
             for spot in sorted(hand.stakes):
                 if self.rng.random() < P_EVEN_MONEY:
@@ -205,8 +683,12 @@ class CasinoRound(RoundBase):
 
     def double_permitted(self, box: BoxState, hand: Hand) -> bool:
         rules = self.rules
-        if not rules.double_allowed or len(hand.cards) != 2 or hand.natural or hand.doubled:
+        most = rules.double_max_cards
+        cards_ok = len(hand.cards) == 2 or (most is None or len(hand.cards) <= most)
+        if not rules.double_allowed or not cards_ok or hand.natural or hand.doubled:
             return False
+        if len(hand.cards) > 2:
+            return hand_total(hand.cards)[0] in (10, 11) and not hand.soft
         if hand.from_split and (
             not rules.double_after_split or (hand.split_aces and not rules.double_on_split_aces)
         ):
@@ -214,19 +696,25 @@ class CasinoRound(RoundBase):
         if rules.double_totals is None:
             return True
         hard = sum(1 if is_ace(c) else min(10, _rank_value(c)) for c in hand.cards)
+        has_ace = any(is_ace(c) for c in hand.cards)
+        if not rules.double_soft_ace_either and has_ace and hard + 10 <= 21:
+            # the best total (games.md §1): "hard 9-11" refuses A,8 (soft 19)
+            return hard + 10 in rules.double_totals
         if hard in rules.double_totals:
             return True
-        has_ace = any(is_ace(c) for c in hand.cards)
         return rules.double_soft_ace_either and has_ace and hard + 10 in rules.double_totals
 
     def split_permitted(self, box: BoxState, hand: Hand) -> bool:
         rules = self.rules
-        if not rules.split_allowed or len(hand.cards) != 2 or hand.from_split:
+        if not rules.split_allowed or len(hand.cards) != 2:
             return False
         if len(box.hands) >= rules.max_hands_per_box:
             return False
+        if hand.split_aces and not rules.resplit_aces:
+            return False
         a, b = hand.cards
-        return a[0] == b[0] or (is_ten_value(a) and is_ten_value(b))
+        pair = a[0] == b[0] or (is_ten_value(a) and is_ten_value(b))
+        return pair and rank_of(a) not in rules.split_forbidden_ranks
 
     def play_hand(self, box: BoxState, hand: Hand) -> None:
         rules = self.rules
@@ -235,7 +723,20 @@ class CasinoRound(RoundBase):
             if total > 21:
                 self.bust(hand)
                 return
-            if hand.doubled or hand.split_aces or total == 21 or hand.natural:
+            if self.maybe_illegal_split(box, hand):
+                continue
+            one_card = hand.split_aces and self.rules.split_aces_one_card
+            if hand.doubled or one_card or total == 21 or hand.natural or hand.surrendered:
+                return
+            if self.maybe_illegal_surrender(box, hand):
+                return
+            if (
+                rules.surrender_allowed
+                and len(box.hands) == 1
+                and self.surrender_allowed_on(hand)
+                and wants_surrender(hand.cards, self.dealer[0])
+            ):
+                self.surrender(box, hand, early=False)
                 return
             if self.maybe_exposed(box, hand):
                 continue
@@ -419,15 +920,23 @@ class CasinoRound(RoundBase):
             from_split=True,
             split_aces=aces,
         )
+        if hand.from_split:
+            self.features["resplits"] += 1
         hand.from_split = True
         hand.split_aces = aces
         box.hands.append(new)
+        layout = self.layouts.setdefault(box.box, [hand])
+        layout.insert(layout.index(hand) + 1, new)
         self.deal("box", box.box, hand, write_hand=True, delay=(1, 3))
         self.after_split_card(box, hand)
 
     def after_split_card(self, box: BoxState, hand: Hand) -> None:
         """Split aces get one card each (000); the injected error gives one more."""
-        if not hand.split_aces or is_ten_value(hand.cards[-1]):
+        if (
+            not hand.split_aces
+            or is_ten_value(hand.cards[-1])
+            or not self.rules.split_aces_one_card
+        ):
             return
         if self.opportunity(Code.PLAY_SPLIT_ACES_CARDS):
             self.emit("action", 2, box=box.box, hand=hand.index, action=HIT)
@@ -447,7 +956,7 @@ class CasinoRound(RoundBase):
         """
         rules = self.rules
         shoe = self.shoe
-        if not rules.exposed_card_procedure or len(box.hands) > 1:
+        if not rules.exposed_card_procedure or len(box.hands) > 1 or self.rigged:
             return False
         if shoe.beyond_cut(shoe.next_pos) or shoe.remaining < 20:
             return False
@@ -494,6 +1003,31 @@ class CasinoRound(RoundBase):
             return True
         return False
 
+    def every_hand_seen_played(self) -> bool:
+        """Whether the log shows every player hand's play over: each one bust, a natural,
+        one-card split aces, or with an ``action`` written. The engine takes a ``reveal``
+        after a hand that stood without a written ``stand`` (a table that writes none, a
+        hand from a split at 21) as shown while that hand is still to be played, so the
+        simulator then leaves the reveal out (it is optional, games.md §2)."""
+        acted = {
+            (d.fields.get("box"), d.fields.get("hand")) for d in self.drafts if d.type == "action"
+        }
+        one_card = self.rules.split_aces_one_card
+        return all(
+            h.natural or h.busted or (h.split_aces and one_card) or (h.box, h.index) in acted
+            for h in self.hands()
+        )
+
+    def natural_waits_for_second_card(self) -> bool:
+        """Under ``when_known`` without a hole card, an unpaid natural keeps the dealer
+        drawing his second card before it is paid: the engine takes the dealer's blackjack
+        as known at that card only (not at a 2-9 up card, games.md §3), so a natural paid
+        with the dealer stopped at one card would read as paid early."""
+        rules = self.rules
+        if rules.blackjack_paid != "when_known" or rules.initial_deal.has_hole_card:
+            return False
+        return any(h.natural and h.settled < set(h.stakes) for h in self.hands())
+
     def dealer_must_draw(self) -> bool:
         total, soft = hand_total(self.dealer)
         stands = self.rules.dealer_stands_on
@@ -516,7 +1050,11 @@ class CasinoRound(RoundBase):
 
     def dealer_turn(self) -> None:
         rules = self.rules
-        insured = any(box.insurance for box in self.boxes.values())
+        insured = (
+            any(box.insurance for box in self.boxes.values())
+            or self.side_open()
+            or self.natural_waits_for_second_card()
+        )
         free: bool | None = None
         if not self.open_hands() and not insured:
             free = self.rng.random() < P_DEALER_STOPS
@@ -525,15 +1063,31 @@ class CasinoRound(RoundBase):
                 return
         if len(self.dealer) == 1:  # no hole card: the dealer's second card comes now
             self.dealer.append(self.deal("dealer", delay=(3, 6)))
+        elif (
+            self.hole_face_down()
+            and self.games_rng.random() < P_REVEAL
+            and self.every_hand_seen_played()
+        ):
+            self.emit("reveal", self.pause(2, 4))
+            self.features["reveals"] += 1
+        self.revealed = True
         dealer_bj = len(self.dealer) == 2 and hand_total(self.dealer)[0] == 21
         if dealer_bj:
             self.features["dealer_blackjacks"] += 1
+        self.settle_side_bets_known()
         for b in sorted(self.boxes):
             box = self.boxes[b]
             for spot in sorted(box.insurance):
                 amount = box.insurance[spot]
                 won = pay(amount, rules.insurance_pays) if dealer_bj else -amount
                 self.settle(box.hands[0], spot, won, kind="insurance", stake=amount)
+        if self.deferred_busts:
+            # OBO: busts wait for the dealer's blackjack to be known (games.md §3)
+            for hand in self.deferred_busts:
+                for spot in sorted(hand.stakes):
+                    if spot not in hand.settled:
+                        self.settle(hand, spot, self.main_result(hand, spot))
+            self.deferred_busts = []
         up = self.dealer[0]
         if rules.blackjack_paid == "on_the_spot" and is_ten_value(up) and not dealer_bj:
             # 001: with a ten-value up, naturals are paid right after the dealer's second card
@@ -544,11 +1098,12 @@ class CasinoRound(RoundBase):
                     for spot in sorted(hand.stakes):
                         self.settle(hand, spot, pay(hand.stakes[spot], rules.blackjack_pays))
         if dealer_bj:
+            self.settle_buster()
             return
         drew_extra = False
         while True:
             total, _ = hand_total(self.dealer)
-            live = self.open_hands()
+            live = self.open_hands() or self.side_open()
             if not live and free is None:
                 free = self.rng.random() < P_DEALER_STOPS
                 if free:
@@ -560,10 +1115,13 @@ class CasinoRound(RoundBase):
                         Code.DEALER_STOOD_ON_DRAW,
                         None,
                         None,
-                        f"dealer stood on {total} ({','.join(self.dealer)})",
+                        f"dealer stood on {total} ({','.join(self.dealer)})"
+                        + ("" if self.open_hands() else " with a side bet open"),
                     )
+                    self.settle_buster()  # as the cards fell: he did not bust
                     return
                 if live and self.stops_a_card_short():
+                    self.settle_buster()
                     return
                 self.dealer.append(self.deal("dealer", delay=(2, 4)))
                 continue
@@ -585,6 +1143,7 @@ class CasinoRound(RoundBase):
                 continue
             if total > 21:
                 self.features["dealer_busts"] += 1
+            self.settle_buster()
             return
 
     # ------------------------------------------------------------------ settlement
@@ -599,13 +1158,16 @@ class CasinoRound(RoundBase):
         if hand.natural:
             if dealer_bj or (dealer_total == 21 and not rules.blackjack_beats_dealer_21):
                 return ZERO
-            return pay(stake, rules.blackjack_pays)
+            return due(stake, rules.blackjack_pays, rules)
+        if hand.surrendered:  # a late surrender, forfeited against a dealer blackjack
+            return -stake if dealer_bj else due(-stake, HALF, rules)
         if dealer_bj:
-            if rules.dealer_blackjack_takes == "all":
-                return -whole
-            # the original stake only: doubles are returned, a split's second hand too
-            return -stake if hand.index == 0 else ZERO
+            return self.dealer_blackjack_share(hand, spot)
+        if hand.busted:
+            return -whole
         assert len(self.dealer) >= 2, "an open hand always sees the dealer complete"
+        if dealer_total == 22 and rules.dealer_22_pushes:
+            return ZERO
         if dealer_total > 21:
             return pay(whole, rules.win_pays)
         total = hand.total
@@ -614,6 +1176,58 @@ class CasinoRound(RoundBase):
         if total < dealer_total:
             return -whole
         return ZERO
+
+    def dealer_blackjack_share(self, hand: Hand, spot: int) -> Decimal:
+        """What a dealer blackjack takes from a hand already played (games.md §3): ENHC the
+        whole stake; OBO the original stake from hand 0, busted or not; OBBO a bust's whole
+        stake, else the original from hand 0; BB+1 busts whole, the lowest-numbered hand
+        not busted the original, the rest returned."""
+        takes = self.rules.dealer_blackjack_takes
+        stake = hand.stakes[spot]
+        whole = stake + hand.extra.get(spot, ZERO)
+        if takes == "all":
+            return -whole
+        if takes == "busted_plus_one":
+            if hand.busted:
+                return -whole
+            standing = [h.index for h in self.boxes[hand.box].hands if not h.busted]
+            return -stake if hand.index == min(standing) else ZERO
+        if hand.busted and takes == "original_and_busted":
+            return -whole
+        return -stake if hand.index == 0 else ZERO
+
+    def bust(self, hand: Hand) -> None:
+        """A bust loses at once, but under OBO only once the dealer's blackjack is known
+        (games.md §3): until then its settlement waits."""
+        if self.rules.dealer_blackjack_takes == "original" and not self.blackjack_known():
+            if (
+                len(self.dealer) == 2
+                and not self.dealer_has_blackjack()
+                and self.style.records_actions
+                and any(not self.boxes[b].hands[0].natural for b in self.boxes if b > hand.box)
+                and self.opportunity(Code.PAY_TIMING)
+            ):
+                # games.md §7: an OBO bust collected before the blackjack is known: spot
+                # 0's at once (one wager, one finding), the others when it is known; only
+                # with a later box's play written after it (the end of play makes it known)
+                hand.busted = True
+                self.features["busts"] += 1
+                self.settle(hand, 0, -(hand.stakes[0] + hand.extra.get(0, ZERO)))
+                self.deferred_busts.append(hand)
+                self.fire(
+                    Code.PAY_TIMING,
+                    hand.box,
+                    hand.index,
+                    f"box {hand.box} hand {hand.index}: bust collected before the dealer's "
+                    "blackjack is known (OBO)",
+                )
+                return
+            hand.busted = True
+            self.features["busts"] += 1
+            self.features["busts_deferred"] += 1
+            self.deferred_busts.append(hand)
+            return
+        super().bust(hand)
 
     def final_pass(self) -> None:
         rules = self.rules

@@ -15,6 +15,7 @@ from audit.books.house import House
 from audit.errors import InputError, UsageError
 from audit.findings import Code
 from audit.profiles import Profile, ProfileRegistry, Rules, load_registry
+from audit.sidebets.paytables import load_paytables
 from audit.simulate.bias import NO_BIAS, Bias
 from audit.simulate.books import BooksConfig, StreamRecord, TableBooks, period_of
 from audit.simulate.books_inject import BOOKS_CODES, BooksInjected
@@ -172,8 +173,12 @@ def _tables(
         # The home game is the one whose banker plays freely (002); its table deals,
         # rotates the bank and reshuffles as the profile says.
         cls = HomeTable if profile.rules.dealer_plays_freely else CasinoTable
+        extra: dict[str, Any] = {}
+        if cls is CasinoTable and profile.rules.side_bets:
+            extra["paytables"] = load_paytables(reg.folder)
         out.append(
             cls(
+                **extra,
                 table=names[i],
                 index=i,
                 profile=profile,
@@ -238,6 +243,9 @@ def iter_shoes(
         prefix=prefix,
     ):
         if only_tables is None or table.index in only_tables:
+            if books is not None and isinstance(table, CasinoTable):
+                # the tray collects and pays in the house's chips: no stakes with cents
+                table.P_CENTS = 0.0
             dealt = _evenings(table, start, days, shoes, rounds)
             if books is not None and isinstance(table, CasinoTable):
                 yield from TableBooks(table, seed, books).books(dealt)

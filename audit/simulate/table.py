@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from audit.findings import Code
 from audit.profiles.model import Profile
@@ -25,7 +25,10 @@ from audit.simulate.base import BoxPlan, Directive, Fired, RoundBase, RoundResul
 from audit.simulate.bias import NO_BIAS, Bias, strip_tens
 from audit.simulate.casino import CasinoRound, start_burn_fields
 from audit.simulate.dress import Dresser
+from audit.simulate.games import SideBet, plays_beyond_italian, rig_cards, rig_for_line
 from audit.simulate.inject import (
+    GAMES_PLAY_CLASSES,
+    GAMES_SETTLE_CLASSES,
     PLAY_CLASSES,
     SETTLE_CLASSES,
     InjectedError,
@@ -34,7 +37,7 @@ from audit.simulate.inject import (
 )
 from audit.simulate.shoe import Shoe, ShoeExhausted, new_shoe
 from audit.simulate.ventuno import VentunoRound
-from audit.simulate.writer import Draft, TableClock, gaming_day
+from audit.simulate.writer import Compact, Draft, TableClock, gaming_day
 
 if TYPE_CHECKING:
     from audit.simulate.books import StreamRecord
@@ -103,7 +106,9 @@ class TableSession:
         self.err_rng = random.Random(f"{seed}/{table}/errors")
         self.error_rate = error_rate
         self.enabled = enabled
-        self.round_classes = enabled & frozenset(PLAY_CLASSES + SETTLE_CLASSES)
+        self.round_classes = enabled & frozenset(
+            PLAY_CLASSES + SETTLE_CLASSES + GAMES_PLAY_CLASSES + GAMES_SETTLE_CLASSES
+        )
         stagger = dt.timedelta(minutes=index * 4 + self.rng.randint(0, 3))
         self.opening = start - dt.datetime.combine(gaming_day(start), DAY_START, start.tzinfo)
         self.stagger = stagger
@@ -124,6 +129,10 @@ class TableSession:
             if self.rich
             else None
         )
+        # games.md §7's dealing (side bets, cents, reveals) draws from a stream of its own,
+        # and only for a profile that sets one of its fields: an Italian table never does
+        self.games_rng = random.Random(f"{seed}/{table}/games")
+        self.games = plays_beyond_italian(self.rules)
 
     # ------------------------------------------------------------------ time and ids
 
@@ -163,6 +172,7 @@ class TableSession:
         if not has_error or not self.round_classes:
             return make(Directive()).play()
         rng_state = self.rng.getstate()
+        games_state = self.games_rng.getstate()
         shoe_state = shoe.snapshot()
         clean = make(Directive()).play()
         pick = choose_error(clean, self.rules, self.err_rng, self.round_classes)
@@ -174,6 +184,7 @@ class TableSession:
             clean.fired = Fired(code, where.box, where.hand, note)
             return clean
         self.rng.setstate(rng_state)
+        self.games_rng.setstate(games_state)  # the replay draws the games' choices again
         shoe.restore(shoe_state)
         result = make(Directive(code, where)).play()
         if result.fired is None or result.fired.code is not code:
@@ -225,9 +236,20 @@ class CasinoTable(TableSession):
     """A casino table: a croupier, seven boxes, bets behind, shoes dealt to the cut card."""
 
     LIMITS = ((10, 1000), (5, 500), (25, 2500), (20, 2000))
+    SIDE_LIMITS: ClassVar[dict[str, Decimal]] = {"min_bet": Decimal(1), "max_bet": Decimal(100)}
+    """Every side bet's limits per spot (``shoe_open.side_limits``)."""
+    P_SIDE_BET = 1 / 3
+    """The share of staked spots that also play a side bet (games.md §7)."""
+    P_CENTS = 0.12
+    """The share of box holders' stakes with cents (10.01) or an odd amount (7)."""
 
-    def __init__(self, **kw: Any) -> None:
+    def __init__(self, paytables: Any = None, **kw: Any) -> None:
         super().__init__(**kw)
+        self.paytables = (
+            {kind: paytables.get(pid) for kind, pid in sorted(self.rules.side_bets.items())}
+            if self.rules.side_bets
+            else {}
+        )
         rng = self.rng
         rules = self.rules
         lo, hi = self.LIMITS[rng.randrange(len(self.LIMITS))]
@@ -329,10 +351,18 @@ class CasinoTable(TableSession):
             "min_bet": self.min_bet,
             "max_bet": self.max_bet,
         }
+        if self.paytables:
+            shoe_open["side_limits"] = Compact(
+                {k: Compact(self.SIDE_LIMITS) for k in self.paytables}
+            )
         self.stamp(out, Draft("shoe_open", shoe_open, delay, False))
         out.features["shoes"] += 1
         self.features["shoes"] += 1
         cards = new_shoe(rng, decks)
+        rig = self.rig_line(self.features["shoes"] - 1)
+        if rig is not None:
+            _kind, evaluator, line = rig
+            cards = rig_cards(cards, self.rules.burn_count, rig_for_line(evaluator, line))
         if self.bias.stripped_tens:
             cards = strip_tens(cards, self.bias.stripped_tens)
         inspected = rules.inspection_required and first_of_day
@@ -343,7 +373,14 @@ class CasinoTable(TableSession):
             self.stamp(out, Draft("shuffle", {"method": "wash"}, rng.randint(60, 150), False))
             out.features["inspections"] += 1
         record_order = False
-        if not inspected and rng.random() < 0.3:  # the pit's shuffling machine
+        if rig is not None:  # a rigged shoe: its order recorded, so the log stays true
+            record_order = True
+            self.stamp(
+                out, Draft("shuffle", {"method": "machine", "order": list(cards)}, 120, False)
+            )
+            out.features["shuffle_orders"] += 1
+            out.features["rigged_shoes"] += 1
+        elif not inspected and rng.random() < 0.3:  # the pit's shuffling machine
             record_order = rng.random() < 0.5
             fields: dict[str, Any] = {"method": "machine"}
             if record_order:
@@ -370,7 +407,7 @@ class CasinoTable(TableSession):
             self.stamp(out, Draft("cut_card", {"position": cut_card}, rng.randint(5, 15), False))
         shoe = Shoe(cards, decks, cut_card=cut_card, has_pos=True, order_recorded=record_order)
         # round 1's error slot is decided before the start burn, which it may take
-        r1_error = self.err_rng.random() < self.error_rate
+        r1_error = self.err_rng.random() < self.error_rate and rig is None
         burn = rules.burn_count
         if r1_error and burn > 0 and self.shoe_class_chosen(Code.SHOE_BURN_COUNT):
             burn -= 1
@@ -402,8 +439,20 @@ class CasinoTable(TableSession):
             has_error = r1_error if round_no == 1 else self.err_rng.random() < self.error_rate
             start_burn = burn if round_no == 1 and rules.bets_close_before_start_burn else None
             void = self.rich and not has_error and self.fields_rng.random() < P_VOID
+            side: list[SideBet] = []
+            rigged = rig is not None and round_no == 1
+            if rigged:
+                assert rig is not None
+                plans = plans[:1]
+                stake = min(self.SIDE_LIMITS["max_bet"], Decimal(5))
+                side = [SideBet(plans[0].box, 0, rig[0], self.paytables[rig[0]], stake)]
+                void = False
+            elif self.games:
+                side = self.dress_plans(plans)
             result = self.play_round(
-                self.round_maker(shoe, round_no, plans, start_burn, void), shoe, has_error
+                self.round_maker(shoe, round_no, plans, start_burn, void, side, rigged),
+                shoe,
+                has_error,
             )
             self.record(out, result, round_no)
         if (
@@ -426,6 +475,8 @@ class CasinoTable(TableSession):
         plans: list[BoxPlan],
         start_burn: int | None,
         void: bool = False,
+        side_bets: list[SideBet] | None = None,
+        rigged: bool = False,
     ) -> Callable[[Directive], RoundBase]:
         def make(directive: Directive) -> RoundBase:
             return CasinoRound(
@@ -442,19 +493,64 @@ class CasinoTable(TableSession):
                 void=void,
                 bias=self.bias,
                 bias_rng=self.bias_rng,
+                side_bets=[
+                    SideBet(b.box, b.spot, b.kind, b.table, b.stake) for b in side_bets or []
+                ],
+                games_rng=self.games_rng,
+                rigged=rigged,
+                games=self.games,
+                side_max=self.SIDE_LIMITS["max_bet"],
             )
 
         return make
 
+    def rig_line(self, shoe_index: int) -> tuple[str, str, str] | None:
+        """The pay-table line this shoe's first round is rigged to reach (games.md §7), in
+        turn over every line of every side bet offered: table i's n-th shoe takes line
+        ``i + 8n``, so 8 tables x 3 shoes reach up to 24 lines."""
+        lines = [
+            (kind, table.evaluator, line)
+            for kind, table in self.paytables.items()
+            for line in table.lines
+        ]
+        if not lines:
+            return None
+        return lines[(self.index + 8 * shoe_index) % len(lines)]
+
+    def dress_plans(self, plans: list[BoxPlan]) -> list[SideBet]:
+        """games.md §7 on a profile beyond the Italian ones: stakes with cents on a share of
+        boxes, and side bets, within their limits, on a share of the staked spots."""
+        g = self.games_rng
+        side: list[SideBet] = []
+        for plan in plans:
+            if g.random() < self.P_CENTS and sum(1 for b in plan.bets if b[0] == 0) == 1:
+                old = plan.stakes[0]
+                new = (
+                    Decimal(7) if self.min_bet <= 7 and g.random() < 0.3 else old + Decimal("0.01")
+                )
+                if sum(plan.stakes.values()) - old + new <= self.max_bet:
+                    plan.stakes[0] = new
+                    plan.bets = [(s, new if s == 0 else a, p) for s, a, p in plan.bets]
+            for spot in sorted(plan.stakes):
+                if not self.paytables or g.random() >= self.P_SIDE_BET:
+                    continue
+                kinds = sorted(self.paytables)
+                for kind in g.sample(kinds, 1 if g.random() < 0.7 else len(kinds)):
+                    stake = Decimal(g.choice((1, 5, 5, 10, 25)))
+                    side.append(SideBet(plan.box, spot, kind, self.paytables[kind], stake))
+        return side
+
     def round_after_cut(self, out: ShoeOutput, shoe: Shoe, round_no: int) -> None:
         """The injected error: one more round once the cut card has come out."""
         rng_state = self.rng.getstate()
+        games_state = self.games_rng.getstate()
         shoe_state = shoe.snapshot()
         plans = self.plan_round(max_boxes=3)
         try:
             result = self.round_maker(shoe, round_no, plans, None)(Directive()).play()
         except ShoeExhausted:
             self.rng.setstate(rng_state)
+            self.games_rng.setstate(games_state)
             shoe.restore(shoe_state)
             return
         result.fired = Fired(

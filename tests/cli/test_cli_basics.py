@@ -46,11 +46,21 @@ def test_every_command_has_help_with_examples(runner: CliRunner, name: str) -> N
     assert all(line.startswith(f"    shoe-audit {name}") for line in examples), examples
 
 
-def test_profiles_lists_the_four(runner: CliRunner) -> None:
+def test_profiles_lists_the_eight(runner: CliRunner) -> None:
+    """The four Italian profiles and games.md §5's four, by id."""
     result = runner.invoke(app, ["profiles"])
     assert result.exit_code == 0
     ids = [line.split()[0] for line in result.output.splitlines()]
-    assert ids == ["it-casino-5d", "it-casino-6d", "it-casino-6d-mandatory", "ventuno-family"]
+    assert ids == [
+        "au-6d-obbo",
+        "it-casino-5d",
+        "it-casino-6d",
+        "it-casino-6d-mandatory",
+        "uk-6d-enhc",
+        "us-6d-h17-6to5",
+        "us-strip-6d-s17",
+        "ventuno-family",
+    ]
 
 
 def test_profiles_shows_every_rule_with_its_source(runner: CliRunner) -> None:

@@ -18,11 +18,32 @@ SEED_PROFILES = {
     "it-casino-6d-mandatory": "004",
     "ventuno-family": "002",
 }
+GAMES_PROFILES = {
+    "us-strip-6d-s17": "games.md §5: [R], [W9], [PK], [LA], [IN], [SB]",
+    "us-6d-h17-6to5": "games.md §5: [R], [W9], [PK], [LA], [IN], [SB]",
+    "uk-6d-enhc": "games.md §5: [UK], [PT], [NCF], [SB]",
+    "au-6d-obbo": "games.md §5: [AU], [SB]",
+}
+"""games.md §5's four profiles: their ``seed`` names the sources the table cites."""
 
 
 def test_the_four_seed_profiles_ship() -> None:
     reg = load_registry()
-    assert {p.id: p.seed for p in reg.all()} == SEED_PROFILES
+    assert {p.id: p.seed for p in reg.all()} == SEED_PROFILES | GAMES_PROFILES
+
+
+@pytest.mark.parametrize("pid", sorted(GAMES_PROFILES))
+def test_every_games_rule_cites_a_source_of_its_table(pid: str) -> None:
+    """games.md §5: each rule with its source as the table gives it, or a house default."""
+    p = load_registry().get(pid)
+    assert set(p.sources) == set(Rules.model_fields) - NOT_RULES
+    tags = [t.strip() for t in p.seed.split(":", 1)[1].split(",")]
+    for name, src in p.sources.items():
+        assert src.source.strip(), name
+        if src.house_default:
+            assert "house default" in src.source, name
+        else:
+            assert src.source.startswith(("games.md §5", *tags)), (name, src.source)
 
 
 @pytest.mark.parametrize("pid", sorted(SEED_PROFILES))
@@ -96,7 +117,9 @@ def test_the_v12_fields_default_for_an_older_profile_file(tmp_path: Path) -> Non
     are silent); a casino's file written before v1.2 loads with both new fields' defaults
     (marked house defaults); a rounding that is neither reading is refused."""
     for p in load_registry().all():
-        assert p.rules.payout_rounding == "half_away_from_zero"
+        # games.md §5: the game that pays odd amounts (6:5) rounds the house's way
+        want = "house" if p.rules.blackjack_pays == Fraction(6, 5) else "half_away_from_zero"
+        assert p.rules.payout_rounding == want
         assert p.sources["payout_rounding"].house_default
     text = (PACKAGED_DIR / "it-casino-6d.toml").read_text(encoding="utf-8")
     old = "\n".join(

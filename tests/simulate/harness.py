@@ -3,19 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from audit.engine import ShoeContext, replay_shoe
 from audit.events.parse import parse_object
 from audit.findings import Finding
-from audit.profiles import load_registry
+from audit.profiles import ProfileRegistry, load_registry
 from audit.simulate import InjectedError, RecallReport, ShoeInfoTracker, ShoeOutput, match_findings
 
 _REG = load_registry()
 
 
-def replay_events(shoes: Iterable[list[dict[str, Any]]]) -> list[Finding]:
+GAMES_PROFILES = Path(__file__).resolve().parents[1] / "data" / "games-profiles"
+"""games.md §7's test profile folder: the fields no shipped profile sets."""
+GAMES_REG = load_registry(GAMES_PROFILES)
+"""The shipped profiles and the test profile folder's."""
+
+
+def replay_events(
+    shoes: Iterable[list[dict[str, Any]]], registry: ProfileRegistry | None = None
+) -> list[Finding]:
     """Findings of every shoe (each a list of event dicts in ``seq`` order, tables in order)."""
+    reg = registry if registry is not None else _REG
     tracker = ShoeInfoTracker()
     findings: list[Finding] = []
     for events in shoes:
@@ -26,12 +36,14 @@ def replay_events(shoes: Iterable[list[dict[str, Any]]]) -> list[Finding]:
             banker_rounds_before=info.banker_rounds_before,
         )
         parsed = [parse_object(e) for e in events]
-        profile = _REG.get(events[0]["profile"])
+        profile = reg.get(events[0]["profile"])
         findings.extend(replay_shoe(parsed, profile, context).findings)
     return findings
 
 
-def audit_run(shoes: Iterable[ShoeOutput]) -> tuple[RecallReport, list[InjectedError]]:
+def audit_run(
+    shoes: Iterable[ShoeOutput], registry: ProfileRegistry | None = None
+) -> tuple[RecallReport, list[InjectedError]]:
     """Replay the shoes one by one (nothing kept but findings); match them against the manifest."""
     injected: list[InjectedError] = []
 
@@ -40,5 +52,5 @@ def audit_run(shoes: Iterable[ShoeOutput]) -> tuple[RecallReport, list[InjectedE
             injected.extend(s.injected)
             yield s.events
 
-    findings = replay_events(events())
+    findings = replay_events(events(), registry)
     return match_findings(injected, findings), injected

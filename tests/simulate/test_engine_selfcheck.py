@@ -12,9 +12,13 @@ import pytest
 
 from audit.findings import Code
 from audit.simulate import ALL_CLASSES, iter_shoes
-from tests.simulate.harness import audit_run
+from tests.simulate.harness import GAMES_REG, audit_run
 
 PROFILES = ["it-casino-6d", "it-casino-5d", "it-casino-6d-mandatory", "ventuno-family"]
+GAMES = ["us-strip-6d-s17", "us-6d-h17-6to5", "uk-6d-enhc", "au-6d-obbo"]
+"""games.md §5's four, side bets included."""
+HOLE = ["us-strip-6d-s17", "test-hole-obo-early"]
+"""A hole card: peeked on aces and tens, or on aces only (OBO, early surrender)."""
 
 APPLIES: dict[Code, list[str]] = {
     Code.PAY_INSURANCE: ["it-casino-6d"],
@@ -33,14 +37,35 @@ APPLIES: dict[Code, list[str]] = {
     Code.SHOE_BURN_COUNT: PROFILES[:3],
     Code.SHOE_ROUND_AFTER_CUT_CARD: PROFILES[:3],
     Code.PAY_WRONG_AMOUNT: PROFILES[:3],
+    # games.md §7: each new code and widened "when" on the games that have it
+    Code.DEAL_PEEK_MISSING: HOLE,
+    Code.DEAL_PEEK_NEEDLESS: ["us-6d-h17-6to5", "test-hole-obo-early"],
+    Code.DEAL_HOLE_CARD_SHOWN: HOLE,
+    Code.PLAY_AFTER_DEALER_BLACKJACK: ["us-6d-h17-6to5", "test-hole-obo-early"],
+    # before the peek (late only), after a hit, where none is allowed, an excluded up card
+    Code.PLAY_SURRENDER: ["us-strip-6d-s17", "uk-6d-enhc", "test-bb1-22-halves"],
+    # a forbidden pair (4s, 5s, tens); split aces resplit
+    Code.PLAY_ILLEGAL_SPLIT: ["uk-6d-enhc", "test-bb1-22-halves"],
+    Code.PLAY_ILLEGAL_INSURANCE: HOLE,
+    Code.PLAY_ILLEGAL_EVEN_MONEY: ["us-6d-h17-6to5", "test-hole-obo-early"],
+    # a natural paid before the peek, an OBO bust collected early, a side bet early
+    Code.PAY_TIMING: [*HOLE, "au-6d-obbo"],
+    Code.BET_SIDE_NOT_OFFERED: ["us-strip-6d-s17", "au-6d-obbo"],
+    Code.BET_LIMIT: ["uk-6d-enhc", "us-6d-h17-6to5"],
+    Code.PAY_SIDE_BET: GAMES,
 }
 """Where each class can happen (default: every profile)."""
 
-ROUNDS: dict[Code, int] = {Code.PAY_BONUS: 8000, Code.PAY_SPLIT_BLACKJACK_AS_NATURAL: 1500}
+ROUNDS: dict[Code, int] = {
+    Code.PAY_BONUS: 8000,
+    Code.PAY_SPLIT_BLACKJACK_AS_NATURAL: 1500,
+    Code.PLAY_ILLEGAL_EVEN_MONEY: 1500,
+    Code.PLAY_ILLEGAL_SPLIT: 800,
+}
 """Rare opportunities need longer runs (three sevens: about 1.5 per 1000 rounds of 001)."""
 
 
-@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("profile", PROFILES + GAMES)
 @pytest.mark.parametrize(("seed", "rich_share"), [(11, 0.0), (12, 1.0)], ids=["plain", "rich"])
 def test_clean_logs_raise_no_finding(profile: str, seed: int, rich_share: float) -> None:
     report, injected = audit_run(
@@ -52,7 +77,7 @@ def test_clean_logs_raise_no_finding(profile: str, seed: int, rich_share: float)
     assert [(f.code, f.shoe, f.round, f.message) for f in report.unexpected] == []
 
 
-@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("profile", PROFILES + GAMES)
 @pytest.mark.parametrize("rich_share", [0.0, 1.0], ids=["plain", "rich"])
 def test_injected_errors_found_at_their_place_and_nothing_else(
     profile: str, rich_share: float
@@ -86,8 +111,9 @@ def test_each_class_alone_is_found_exactly(code: Code) -> None:
         "error_rate": 1.0,
         "error_codes": {code},
     }
-    plain, plain_injected = audit_run(iter_shoes(seed=5, rich_share=0.0, **kw))  # type: ignore[arg-type]
-    rich, rich_injected = audit_run(iter_shoes(seed=6, rich_share=1.0, **kw))  # type: ignore[arg-type]
+    kw["registry"] = GAMES_REG
+    plain, plain_injected = audit_run(iter_shoes(seed=5, rich_share=0.0, **kw), GAMES_REG)  # type: ignore[arg-type]
+    rich, rich_injected = audit_run(iter_shoes(seed=6, rich_share=1.0, **kw), GAMES_REG)  # type: ignore[arg-type]
     injected = plain_injected + rich_injected
     assert injected, f"{code} was never injected"
     assert {e.code for e in injected} == {code}
