@@ -212,6 +212,69 @@ class TotalView:
     total: int
     soft: bool
     label: str
+    hole_down: bool = False
+    """True on the dealer's hole card as dealt face down: ``total``, ``soft`` and ``label``
+    are then his up card's alone (``"soft 11 up"``), what the table sees until the hole
+    card is turned (games.md §2: ``reveal``, or the end of the players' play)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PeekView:
+    """What a ``peek`` looked at and what the dealer said (games.md §2, §3).
+
+    Attributes:
+        cards: the dealer's cards at the peek, the hole card drawn face down as dealt.
+        says: what those cards make, in words (``"blackjack"``, ``"soft 16"``): the cards
+            decide (games.md §3).
+        announced: what the dealer announced (TEL/1 ``blackjack``): ``"blackjack"``,
+            ``"no blackjack"``, or None when the log says nothing.
+        differs: true when the announcement is not what the cards make (kept for the
+            record: no finding, the cards decide).
+    """
+
+    cards: tuple[CardView, ...]
+    says: str
+    announced: str | None
+    differs: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SurrenderDue:
+    """What one spot's main wager was due after a surrender (the engine's due and why).
+
+    Attributes:
+        spot: the spot within the box.
+        stake: the stake surrendered (money string).
+        due: the engine's due (money string; half the stake rounded to the profile's unit,
+            or the whole stake forfeited to a dealer blackjack), or None when not judged.
+        why: the engine's words (``"surrendered: half the stake"``).
+    """
+
+    spot: int
+    stake: str
+    due: str | None
+    why: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SurrenderView:
+    """A surrender as a step of the round (games.md §3, *Surrender*).
+
+    Attributes:
+        box: the box that surrendered.
+        hand: its hand.
+        timing: ``"early"`` (before the peek), ``"late"`` (after it, or in turn where no
+            peek came nor was due), or None where no hole card was dealt or a due peek
+            never came.
+        moment: where it stands in the round, in words (``"after the peek"``).
+        dues: each spot's stake and due, from the engine's wagers.
+    """
+
+    box: int
+    hand: int
+    timing: str | None
+    moment: str
+    dues: tuple[SurrenderDue, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +302,11 @@ class StepView:
         rule_note: the rule that applies at this step in words (``"dealer 16: must
             draw"``, ``"double on 9-11 only"``), or None.
         finding_codes: the codes of the findings whose evidence includes this event.
+        dealer_card: ``"up card"`` or ``"hole card"`` on the dealer's cards of the deal
+            where the profile deals a hole card (and on the ``reveal`` that turns it),
+            else None.
+        peek: what a ``peek`` looked at and what was announced, or None.
+        surrender: a surrender's moment and each spot's due, or None.
     """
 
     n: int
@@ -257,6 +325,9 @@ class StepView:
     decision_allowed: bool | None
     rule_note: str | None
     finding_codes: tuple[str, ...]
+    dealer_card: str | None = None
+    peek: PeekView | None = None
+    surrender: SurrenderView | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +349,11 @@ class HandView:
             string), or None when the hand was not doubled.
         split_stake: for a hand a split created, the stake that split put on it (the
             same as ``stake``), or None.
+        card_roles: the dealer's: each card's role, in ``cards`` order (``"up card"``,
+            ``"hole card"``, ``""`` for a draw), where the profile deals a hole card; else
+            empty.
+        hole_card: the dealer's: how his hole card was dealt and when it was turned
+            (``"dealt face down; turned at the reveal (step 13)"``), or None.
     """
 
     who: str
@@ -291,6 +367,8 @@ class HandView:
     stake: str | None = None
     double_stake: str | None = None
     split_stake: str | None = None
+    card_roles: tuple[str, ...] = ()
+    hole_card: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

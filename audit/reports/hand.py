@@ -18,7 +18,7 @@ from audit.engine import (
     WagerRecord,
 )
 from audit.errors import NotFoundError
-from audit.events.models import Action, AnyEvent, Burn, DealerChange, ShoeOpen
+from audit.events.models import Action, AnyEvent, Burn, DealerChange, Peek, ShoeOpen
 from audit.findings import Code, Finding, money_str
 from audit.profiles import Profile, load_registry
 from audit.reports.cards import card_view
@@ -35,6 +35,7 @@ from audit.reports.context import (
     WagerView,
     to_json,
 )
+from audit.reports.holecard import DealMarks, StepMarks, deal_marks
 from audit.reports.templating import render
 
 if TYPE_CHECKING:
@@ -50,14 +51,16 @@ Sources = Mapping[str, tuple[str, int]]
 
 class StepFacts(NamedTuple):
     """What a step's line shows of its event beyond the engine's step: when it was logged
-    (ISO text, with the table's UTC offset), whether its card was dealt face up, and the
-    decision it names. From a TEL/1 model (:func:`model_facts`) or, where a report's
-    pages replayed the round from lean events, from the engine's own record of it and
-    its logged time (:func:`lean_facts`): the same facts either way."""
+    (ISO text, with the table's UTC offset), whether its card was dealt face up, the
+    decision it names, and what a ``peek`` announced. From a TEL/1 model
+    (:func:`model_facts`) or, where a report's pages replayed the round from lean events,
+    from the engine's own record of it and its logged time (:func:`lean_facts`): the
+    same facts either way."""
 
     ts: str
     face_up: bool
     decision: str | None
+    announced: bool | None = None
 
 
 def model_facts(ev: AnyEvent) -> StepFacts:
@@ -67,6 +70,7 @@ def model_facts(ev: AnyEvent) -> StepFacts:
         ev.ts.isoformat(),
         bool(ev.__dict__.get("face_up", True)),
         ev.action if isinstance(ev, Action) else None,
+        ev.blackjack if isinstance(ev, Peek) else None,
     )
 
 
@@ -74,7 +78,12 @@ def lean_facts(ev: RoundEvent, logged_at: dt.datetime) -> StepFacts:
     """The :class:`StepFacts` of a round event the engine read as a
     :class:`~audit.engine.event.RoundEvent`, logged at ``logged_at`` (its ``ts``, with
     the table's UTC offset: the record keeps the instant only)."""
-    return StepFacts(logged_at.isoformat(), ev.face_up, ev.word if ev.type == "action" else None)
+    return StepFacts(
+        logged_at.isoformat(),
+        ev.face_up,
+        ev.word if ev.type == "action" else None,
+        ev.blackjack if ev.type == "peek" else None,
+    )
 
 
 def build_hand_context(
@@ -127,9 +136,18 @@ def build_hand_context(
             return model_facts(ev)
         return fact
 
+    marks = deal_marks(
+        rnd.steps, facts_of, profile, rnd.wagers, {str(f.code) for f in round_findings}
+    )
     steps = tuple(
         _step_view(
-            n, st, facts_of(st.event_id), naturals, rnd.dealer.natural, where.get(st.event_id)
+            n,
+            st,
+            facts_of(st.event_id),
+            naturals,
+            rnd.dealer.natural,
+            where.get(st.event_id),
+            marks.steps.get(st.event_id),
         )
         for n, st in enumerate(rnd.steps, start=1)
     )
@@ -167,9 +185,10 @@ def build_hand_context(
         story=_story(replay, rnd, earlier, idx, first_seq, by_id, events or (), where, facts_of),
         steps=steps,
         hands=tuple(
-            _hand_view(h, rnd.wagers) for h in sorted(rnd.hands, key=lambda h: (h.box, h.hand))
+            _hand_view(h, rnd.wagers, marks)
+            for h in sorted(rnd.hands, key=lambda h: (h.box, h.hand))
         ),
-        dealer=_dealer_view(rnd.dealer) if rnd.dealer.cards else None,
+        dealer=_dealer_view(rnd.dealer, marks) if rnd.dealer.cards else None,
         dealer_rule=dealer_rule_text(profile),
         wagers=tuple(
             _wager_view(w, verdicts.get(_wager_key(w)), split_hands)
@@ -323,6 +342,7 @@ def _step_view(
     naturals: set[tuple[int, int]],
     dealer_natural: bool,
     source: tuple[str, int] | None = None,
+    mark: StepMarks | None = None,
 ) -> StepView:
     total: TotalView | None = None
     if st.type == "card" and st.total is not None and st.soft is not None:
@@ -354,6 +374,12 @@ def _step_view(
         where = f"box {st.box}" + (f" hand {st.hand}" if st.hand is not None else "")
         where += f" spot {st.spot}" if st.spot is not None else ""
     ts = ev.ts if ev is not None else None
+    card = card_view(st.card, ev.face_up if ev is not None else True) if st.card else None
+    if mark is not None:
+        total = mark.total or total
+        card = card_view(mark.card) if mark.card is not None else card
+        if mark.dealer_card is not None:
+            where = "dealer"
     return StepView(
         n=n,
         event_id=st.event_id,
@@ -363,7 +389,7 @@ def _step_view(
         source=_source(source),
         type=st.type,
         description=st.description,
-        card=card_view(st.card, ev.face_up if ev is not None else True) if st.card else None,
+        card=card,
         pos=st.pos,
         target=where or st.target,
         total=total,
@@ -371,10 +397,13 @@ def _step_view(
         decision_allowed=st.allowed,
         rule_note="; ".join(notes) or None,
         finding_codes=tuple(st.codes),
+        dealer_card=mark.dealer_card if mark is not None else None,
+        peek=mark.peek if mark is not None else None,
+        surrender=mark.surrender if mark is not None else None,
     )
 
 
-def _hand_view(h: HandRecord, wagers: Sequence[WagerRecord]) -> HandView:
+def _hand_view(h: HandRecord, wagers: Sequence[WagerRecord], marks: DealMarks) -> HandView:
     mains = [w for w in wagers if w.kind == "main" and (w.box, w.hand) == (h.box, h.hand)]
     base = sum((w.base_stake for w in mains), Decimal(0))
     extra = sum((w.stake - w.base_stake for w in mains), Decimal(0))
@@ -383,7 +412,7 @@ def _hand_view(h: HandRecord, wagers: Sequence[WagerRecord]) -> HandView:
         for flag, text in (
             (h.from_split, "from a split"),
             (h.doubled, "doubled"),
-            (h.surrendered, "surrendered"),
+            (h.surrendered, _surrendered(h, marks)),
         )
         if flag
     ]
@@ -402,7 +431,16 @@ def _hand_view(h: HandRecord, wagers: Sequence[WagerRecord]) -> HandView:
     )
 
 
-def _dealer_view(d: DealerRecord) -> HandView:
+def _surrendered(h: HandRecord, marks: DealMarks) -> str:
+    """``surrendered``, with its timing where the round's steps show one (``late``)."""
+    for mark in marks.steps.values():
+        s = mark.surrender
+        if s is not None and s.timing is not None and s.box == h.box and s.hand == h.hand:
+            return f"surrendered ({s.timing})"
+    return "surrendered"
+
+
+def _dealer_view(d: DealerRecord, marks: DealMarks) -> HandView:
     return HandView(
         who="dealer",
         box=None,
@@ -412,6 +450,8 @@ def _dealer_view(d: DealerRecord) -> HandView:
         soft=d.soft,
         label=total_label(d.total, d.soft, d.natural),
         notes=(),
+        card_roles=marks.dealer_roles,
+        hole_card=marks.hole_card,
     )
 
 
