@@ -203,6 +203,10 @@ class TotalView:
         soft: true when the total counts an ace as 11.
         label: the total in words (``"soft 17"``, ``"hard 12"``, ``"bust 25"``,
             ``"blackjack"``), as the engine judged it.
+        hole_down: true on the dealer's hole card as dealt face down: ``total``, ``soft``
+            and ``label`` are then his up card's alone (``"soft 11 up"``), what the table
+            sees until the hole card is turned (games.md §2: ``reveal``, or the end of the
+            players' play).
     """
 
     who: str
@@ -213,9 +217,6 @@ class TotalView:
     soft: bool
     label: str
     hole_down: bool = False
-    """True on the dealer's hole card as dealt face down: ``total``, ``soft`` and ``label``
-    are then his up card's alone (``"soft 11 up"``), what the table sees until the hole
-    card is turned (games.md §2: ``reveal``, or the end of the players' play)."""
 
 
 @dataclass(frozen=True, slots=True)
