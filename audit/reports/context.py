@@ -895,6 +895,62 @@ class Reproducibility:
 
 
 @dataclass(frozen=True, slots=True)
+class SideBetRow:
+    """One side bet's money in one currency (issue 32, point 6).
+
+    Attributes:
+        side_bet: the side-bet id the log wrote in ``kind`` (``"21plus3"``).
+        paytables: the pay tables the period's profiles pay it by (``"21plus3-9"``),
+            joined by ``", "``; ``"not offered"`` where no profile of the period offers it.
+        wagers: side bets placed.
+        staked: their stakes (money string).
+        paid: what the house paid the winning ones, as settled (money string).
+        house_result: what the house took from the losing ones less what it paid the
+            winning ones, as settled (money string; + the house won).
+        hold: the house result over the stakes of the settled bets, in percent with two
+            decimals (``"3.24"``), or None where none was settled.
+        unsettled: bets never settled (``PAY_MISSING``): in ``wagers`` and ``staked`` only.
+    """
+
+    side_bet: str
+    paytables: str
+    wagers: int
+    staked: str
+    paid: str
+    house_result: str
+    hold: str | None
+    unsettled: int
+
+
+@dataclass(frozen=True, slots=True)
+class SideBetTotal:
+    """Side-bet money in one currency: the totals, and each side bet's row.
+
+    Attributes:
+        currency: the ISO 4217 code of ``shoe_open.currency``, or None where the shoes
+            name none.
+        wagers: side bets placed.
+        staked: their stakes (money string); apart from the handle, which is main stakes.
+        paid: what the house paid winning side bets, as settled (money string).
+        house_result: taken from losing side bets less paid to winning ones (money
+            string; + the house won).
+        hold: the house result over the settled bets' stakes, in percent (two decimals),
+            or None where none was settled.
+        unsettled: side bets never settled.
+        bets: one row per side-bet id, by id.
+    """
+
+    currency: str | None
+    wagers: int
+    staked: str
+    paid: str
+    house_result: str
+    hold: str | None
+    unsettled: int
+    bets: tuple[SideBetRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Summary:
     """The headline figures of the period.
 
@@ -909,6 +965,8 @@ class Summary:
         money: money paid wrongly and the handle, one entry per currency (the shoes'
             ``shoe_open.currency``), by currency; at least one entry.
         dismissed: findings a review dismissed, left out of every figure above.
+        side_bets: side-bet money, one entry per currency where side bets were placed
+            (games.md §2), each with its per-bet breakdown; empty where none was.
     """
 
     tables: int
@@ -920,6 +978,7 @@ class Summary:
     flagged_rounds: int
     money: tuple[MoneyTotal, ...]
     dismissed: int = 0
+    side_bets: tuple[SideBetTotal, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
