@@ -136,9 +136,7 @@ def build_hand_context(
             return model_facts(ev)
         return fact
 
-    marks = deal_marks(
-        rnd.steps, facts_of, profile, rnd.wagers, {str(f.code) for f in round_findings}
-    )
+    marks = deal_marks(rnd.steps, facts_of, profile, rnd.wagers, round_findings)
     steps = tuple(
         _step_view(
             n,

@@ -12,11 +12,12 @@ Nothing here judges a rule: the legality of every step stays the engine's (``all
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from audit.engine.dealer import dealer_natural
-from audit.findings import Code, money_str
+from audit.engine.peek import peek_due
+from audit.findings import Code, Finding, money_str
 from audit.reports.cards import card_view
 from audit.reports.context import PeekView, SurrenderDue, SurrenderView, TotalView
 
@@ -64,15 +65,15 @@ def deal_marks(
     facts_of: Callable[[str], StepFacts | None],
     profile: Profile | None,
     wagers: Sequence[WagerRecord],
-    codes: Collection[str],
+    findings: Sequence[Finding],
 ) -> DealMarks:
     """The :class:`DealMarks` of a round's engine ``steps`` (in order).
 
     ``facts_of`` gives an event's logged facts (face up or down, the decision, a peek's
     announcement); ``profile`` says where the deal puts the hole card (without one, a
     face-down second dealer card is taken for it); ``wagers`` are the engine's, for a
-    surrender's dues; ``codes`` the round's finding codes (a surrender with no peek before
-    it is "late" unless the engine found the peek missing).
+    surrender's dues; ``findings`` the round's (where a ``DEAL_PEEK_MISSING`` says the
+    peek's window closed: see :func:`_surrender_view`).
     """
     deal = profile.rules.initial_deal if profile is not None else None
     if deal is not None:
@@ -90,12 +91,7 @@ def deal_marks(
     up_total: TotalView | None = None
     dealer_now: tuple[str, ...] = ()
     dealer_total: tuple[int, bool] | None = None
-    checks = [
-        n
-        for n, st in enumerate(steps, start=1)
-        if st.type == "peek" or (st.type == "reveal" and st.cards)
-    ]
-    first_check = checks[0] if checks else None
+    surrenders: list[tuple[int, Step]] = []
     for n, st in enumerate(steps, start=1):
         fact = facts_of(st.event_id)
         if st.type == "card" and st.box is None and st.target == "dealer" and st.cards:
@@ -169,9 +165,20 @@ def deal_marks(
                 )
             )
         elif st.type == "action" and fact is not None and fact.decision == "surrender":
-            marks[st.event_id] = StepMarks(
-                surrender=_surrender_view(st, n, first_check, steps, wagers, codes)
-            )
+            surrenders.append((n, st))
+    if surrenders:
+        upcard = up_total.cards[0].code if up_total is not None else None
+        due = (
+            profile is not None
+            and hole_step is not None
+            and not hole_face_up
+            and peek_due(profile.rules, upcard, True)
+        )
+        window = _peek_window(steps, findings) if due else None
+        for n, st in surrenders:
+            timing, moment = _surrender_moment(n, due, window, upcard, profile is not None)
+            view = SurrenderView(st.box or 0, st.hand or 0, timing, moment, _dues(st, wagers))
+            marks[st.event_id] = StepMarks(surrender=view)
     return DealMarks(marks, tuple(roles), _hole_story(hole_step, hole_face_up, turned_at))
 
 
@@ -212,26 +219,36 @@ def _hole_story(hole_step: int | None, face_up: bool, turned_at: int | None) -> 
     )
 
 
-def _surrender_view(
-    st: Step,
-    n: int,
-    first_check: int | None,
-    steps: Sequence[Step],
-    wagers: Sequence[WagerRecord],
-    codes: Collection[str],
-) -> SurrenderView:
-    check = steps[first_check - 1].type if first_check is not None else None
-    what = "the peek" if check == "peek" else "the hole card was turned"
-    timing: str | None
-    if first_check is not None and n < first_check:
-        timing, moment = "early", f"before {what}"
-    elif first_check is not None:
-        timing, moment = "late", f"after {what}"
-    elif Code.DEAL_PEEK_MISSING in codes:
-        timing, moment = None, "no peek before it: the peek was missing"
-    else:
-        timing, moment = "late", "in turn: no peek in this round"
-    return SurrenderView(st.box or 0, st.hand or 0, timing, moment, _dues(st, wagers))
+def _peek_window(steps: Sequence[Step], findings: Sequence[Finding]) -> tuple[int, str] | None:
+    """Where a due peek's window closed (games.md §3), as (step number, what closed it): the
+    first ``peek``, the first ``reveal`` that turned the hole card (in the peek's place), or
+    the event that made the peek late (the engine's ``DEAL_PEEK_MISSING`` cites it); None
+    when it never closed (a peek that never came, its finding citing no event)."""
+    late = {e for f in findings if f.code == Code.DEAL_PEEK_MISSING for e in f.events}
+    for n, st in enumerate(steps, start=1):
+        if st.type == "peek":
+            return n, "the peek"
+        if st.type == "reveal" and st.cards:
+            return n, "the hole card was turned"
+        if st.event_id in late:
+            return n, "the peek was due (it never came in time)"
+    return None
+
+
+def _surrender_moment(
+    n: int, due: bool, window: tuple[int, str] | None, upcard: str | None, known: bool
+) -> tuple[str | None, str]:
+    """A surrender's timing and moment: ``early`` inside a due peek's window, ``late``
+    after it or where no peek is due (games.md §3, *Surrender*: the engine's definitions,
+    read from the order of the round's steps and its findings)."""
+    if not known:
+        return None, "the profile is not known"
+    if not due:
+        return "late", f"in turn: no peek is due under {upcard or 'no up card'}"
+    if window is None or n < window[0]:
+        what = window[1] if window is not None else "any peek (none came)"
+        return "early", "before " + what.replace(" (it never came in time)", "")
+    return "late", f"after {window[1]}"
 
 
 def _dues(st: Step, wagers: Sequence[WagerRecord]) -> tuple[SurrenderDue, ...]:

@@ -16,6 +16,12 @@ Round by round (table T12, shoe ``T12-20261205-02``):
 - 12: the dealer shows AC; box 1 surrenders before the peek where only late is allowed
   (``PLAY_SURRENDER``); the dealer announces a blackjack but the cards (A,5) make none;
   box 2 stands on 17; the reveal after play, the dealer draws 2 (soft 18).
+- 13: the dealer shows AD and box 1 stands before any peek (``DEAL_PEEK_MISSING``); box 2
+  surrenders, and the reveal shows A,K: the late surrender is forfeited, the whole 20
+  (games.md §3).
+- 14: the dealer shows AS; box 1 surrenders before any peek (``PLAY_SURRENDER``: early where
+  only late is allowed), then the reveal takes the peek's place and shows A,Q: an early
+  surrender stands, half the stake.
 """
 
 from __future__ import annotations
@@ -142,6 +148,29 @@ def night_events() -> list[dict[str, Any]]:
     log.ev("settle", 12, box=1, hand=0, spot=0, kind="main", amount=-5)
     log.ev("settle", 12, box=2, hand=0, spot=0, kind="main", amount=-10)
     log.ev("round_close", 12)
+
+    # round 13: no peek under an ace; a late surrender forfeited to the dealer's blackjack
+    log.ev("round_open", 13)
+    log.ev("bet", 13, box=1, spot=0, amount=10)
+    log.ev("bet", 13, box=2, spot=0, amount=20)
+    log.ev("no_more_bets", 13)
+    log.deal(13, {1: "TH 8D", 2: "9S 7H"}, up="AD", hole="KS")
+    log.ev("action", 13, box=1, hand=0, action="stand")
+    log.ev("action", 13, box=2, hand=0, action="surrender")
+    log.ev("reveal", 13)
+    log.ev("settle", 13, box=1, hand=0, spot=0, kind="main", amount=-10)
+    log.ev("settle", 13, box=2, hand=0, spot=0, kind="main", amount=-20)
+    log.ev("round_close", 13)
+
+    # round 14: a surrender before the reveal that takes the peek's place: early, it stands
+    log.ev("round_open", 14)
+    log.ev("bet", 14, box=1, spot=0, amount=20)
+    log.ev("no_more_bets", 14)
+    log.deal(14, {1: "9D 7C"}, up="AS", hole="QD")
+    log.ev("action", 14, box=1, hand=0, action="surrender")
+    log.ev("reveal", 14)
+    log.ev("settle", 14, box=1, hand=0, spot=0, kind="main", amount=-10)
+    log.ev("round_close", 14)
     return log.lines
 
 

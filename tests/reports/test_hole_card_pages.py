@@ -159,7 +159,7 @@ def test_a_surrender_in_turn_and_a_hole_card_turned_when_play_is_over(night_db: 
     assert by.texts("peek") == []
     # 10.01 surrendered: -5.005, due -5.01 (half away from zero): the engine's due
     assert by.texts("surrender") == [
-        "late surrender , in turn: no peek in this round spot 0: stake 10.01, due -5.01 "
+        "late surrender , in turn: no peek is due under 6D spot 0: stake 10.01, due -5.01 "
         "(surrendered: half the stake)"
     ]
     assert by.texts("hole-story") == [
@@ -187,6 +187,31 @@ def test_an_early_surrender_and_an_announcement_the_cards_contradict(night_db: P
     assert hands["box 1 hand 0"][4] == "surrendered (early)"
 
 
+def test_a_surrender_forfeited_where_the_peek_was_missing(night_db: Path) -> None:
+    html = hand_html(night_db, 13)
+    by = ByClass(html)
+    # box 1's stand made the peek late (the engine's DEAL_PEEK_MISSING cites it): box 2's
+    # surrender after it is late, and forfeited to the blackjack the reveal shows
+    assert by.texts("surrender") == [
+        "late surrender , after the peek was due (it never came in time) spot 0: stake 20.00, "
+        "due -20.00 (surrendered, forfeited to the dealer's blackjack)"
+    ]
+    assert by.texts("peek") == []
+    codes = [r[8] for r in steps(html).values() if "DEAL_PEEK_MISSING" in r[8]]
+    assert len(codes) == 1 and "box 1 hand 0: stand" in codes[0]
+    hands = {r[0]: r for r in Page(html).body_rows("hand-table")}
+    assert hands["box 2 hand 0"][4] == "surrendered (late)"
+    assert dealer_row(html)[2] == "blackjack"
+
+
+def test_a_surrender_before_the_reveal_in_the_peeks_place_is_early(night_db: Path) -> None:
+    by = ByClass(hand_html(night_db, 14))
+    assert by.texts("surrender") == [
+        "early surrender , before the hole card was turned spot 0: stake 20.00, due -10.00 "
+        "(surrendered: half the stake)"
+    ]
+
+
 # ------------------------------------------------------------------ the report's pages
 
 
@@ -200,7 +225,7 @@ def test_the_reports_pages_show_the_same_from_lean_events(night_db: Path, tmp_pa
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     pages = {p.stem: p for p in (out / "hands").rglob("r*.html")}
-    assert sorted(pages) == ["r12", "r9"]  # the flagged rounds
+    assert sorted(pages) == ["r12", "r13", "r14", "r9"]  # the flagged rounds
     assert_example_round(pages["r9"].read_text(encoding="utf-8"))
     by = ByClass(pages["r12"].read_text(encoding="utf-8"))
     assert [t.split(",")[0] for t in by.texts("surrender")] == ["early surrender "]
