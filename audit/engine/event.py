@@ -43,7 +43,8 @@ class RoundEvent(NamedTuple):
     """One round event, as the rules read it.
 
     ``word`` is the event's one keyword: the ``action`` of an ``action`` or
-    ``objection``, the ``kind`` of a ``settle``, the ``reason`` of a ``void``.
+    ``objection``, the ``kind`` of a ``settle``, the ``reason`` of a ``void``; of a ``bet``
+    its ``kind`` (TEL/1 v1.2, games.md §2: a side-bet id), None for the main stake.
     ``amount`` is in cents. ``hand`` is 0 where TEL/1 gives it a default and
     None where the type has none (``bet``, ``insurance``, ...). ``ts_us`` is
     ``ts`` as microseconds since the Unix epoch (UTC): when a round opened.

@@ -147,6 +147,55 @@ Position = Positive
 Id = Annotated[StrictStr, Field(min_length=1, max_length=128)]
 NonEmpty = Annotated[StrictStr, Field(min_length=1)]
 
+# TEL/1 v1.2 (games.md §2): a side-bet id names a wager beside the main stake.
+SIDE_BET_ID_PATTERN = "^[a-z0-9][a-z0-9_]{0,31}$"
+"""games.md §2: 1-32 characters from a-z, 0-9 and _, not starting with _."""
+RESERVED_KINDS = ("main", "insurance", "bonus")
+"""The ``settle`` kinds that are no side bet (games.md §2: reserved)."""
+_SIDE_BET_ID = re.compile(r"[a-z0-9][a-z0-9_]{0,31}")
+
+
+def is_side_bet_id(v: object) -> bool:
+    """Whether ``v`` has the form of a side-bet id, reserved words aside (games.md §2)."""
+    return isinstance(v, str) and _SIDE_BET_ID.fullmatch(v) is not None
+
+
+def _wager_kind(v: Any) -> str:
+    # a settle's kind: main, insurance, bonus, or a side-bet id (each has the id's form)
+    if not is_side_bet_id(v):
+        raise ValueError(
+            "kind is main, insurance, bonus or a side-bet id (1-32 characters from a-z, 0-9 "
+            f"and _, not starting with _), got {v!r}"
+        )
+    return str(v)
+
+
+def _stake_kind(v: Any) -> str:
+    # a bet's kind: main, or a side-bet id; insurance and bonus are no stake of a bet
+    if not is_side_bet_id(v) or v in ("insurance", "bonus"):
+        raise ValueError(
+            "a bet's kind is main or a side-bet id (1-32 characters from a-z, 0-9 and _, not "
+            f"starting with _; not insurance or bonus), got {v!r}"
+        )
+    return str(v)
+
+
+_KIND_SCHEMA = {"type": "string", "pattern": SIDE_BET_ID_PATTERN}
+WagerKind = Annotated[
+    str,
+    BeforeValidator(_wager_kind),
+    WithJsonSchema({**_KIND_SCHEMA, "examples": ["main", "insurance", "bonus", "21plus3"]}),
+]
+"""A ``settle``'s kind (TEL/1 v1.2): ``main``, ``insurance``, ``bonus`` or a side-bet id."""
+StakeKind = Annotated[
+    str,
+    BeforeValidator(_stake_kind),
+    WithJsonSchema(
+        {**_KIND_SCHEMA, "not": {"enum": ["insurance", "bonus"]}, "examples": ["21plus3"]}
+    ),
+]
+"""A ``bet``'s kind (TEL/1 v1.2): ``main`` or a side-bet id."""
+
 # --------------------------------------------------------------------------- envelope
 
 
@@ -196,6 +245,29 @@ class RoundEnvelope(Envelope):
 # --------------------------------------------------------------------------- shoe events
 
 
+class SideLimit(BaseModel):
+    """One side bet's table limits per spot (TEL/1 v1.2, games.md §2): each optional.
+
+    Its keys are exactly these two: a limit the auditor cannot read is not no limit.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    min_bet: Stake | None = None
+    max_bet: Stake | None = None
+
+
+def _side_limit_ids(limits: dict[str, SideLimit] | None) -> dict[str, SideLimit] | None:
+    for kind in limits or {}:
+        if not is_side_bet_id(kind) or kind in RESERVED_KINDS:
+            raise ValueError(f"side_limits names {kind!r}, which is no side-bet id")
+    return limits
+
+
+SideLimits = Annotated[dict[str, SideLimit] | None, AfterValidator(_side_limit_ids)]
+"""``shoe_open.side_limits``: side-bet id -> its limits; a side bet not listed has none."""
+
+
 class ShoeOpen(Envelope):
     type: Literal["shoe_open"]
     profile: NonEmpty
@@ -204,6 +276,8 @@ class ShoeOpen(Envelope):
     currency: Annotated[StrictStr, Field(pattern=r"^[A-Z]{3}$")] | None = None
     min_bet: Stake | None = None
     max_bet: Stake | None = None
+    side_limits: SideLimits = None
+    """TEL/1 v1.2 (games.md §2): each side bet's limits at this table."""
 
 
 class Inspection(Envelope):
@@ -284,6 +358,14 @@ class Bet(RoundEnvelope):
     spot: Spot
     amount: Stake
     player: NonEmpty | None = None
+    kind: StakeKind = None  # type: ignore[assignment]  # missing: the main stake
+    """TEL/1 v1.2 (games.md §2): the stake's wager, ``main`` or a side-bet id; missing is
+    ``main`` (:attr:`wager`), kept as None so a v1.1 line stores as it always did."""
+
+    @property
+    def wager(self) -> str:
+        """The wager this stake is for: ``kind``, else ``main``."""
+        return self.kind or "main"
 
 
 class NoMoreBets(RoundEnvelope):
@@ -364,7 +446,8 @@ class Settle(RoundEnvelope):
     box: Box
     hand: Hand
     spot: Spot
-    kind: Literal["main", "insurance", "bonus"]
+    kind: WagerKind
+    """``main``, ``insurance``, ``bonus``; TEL/1 v1.2: or a side-bet id (games.md §2)."""
     amount: Money
 
 

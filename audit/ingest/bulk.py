@@ -78,6 +78,8 @@ _CARDS_RE = rf"\[{_CARD}(?:,{_CARD})*\]"
 _SPOTS_RE = r"\[\]|\[[0-9]{1,15}(?:,[0-9]{1,15})*\]"
 # At most 999,999,999,999.99 (event-log.md "Money", TEL/1 v1.1).
 _MONEY_RE = r"-?[0-9]{1,12}(?:\.[0-9]{1,2})?"
+_KIND_RE = '"[a-z0-9][a-z0-9_]{0,31}"'
+"""A wager's kind as JSON text: a side-bet id's form (games.md §2), quotes included."""
 _TS_RE = (
     r'"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,6})?'
     r'(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"'
@@ -147,8 +149,17 @@ def _check(f: Field, x: str) -> str:
             f"THEN false WHEN substring({x}, 2, 4) = '0000' THEN false "
             f"ELSE TRY_CAST(substring({x}, 2, 10) AS DATE) IS NOT NULL END"
         )
-    if k in ("chips", "signers"):
-        return "false"  # lists of objects: the models decide (few lines: a table's books)
+    if k in ("chips", "signers", "side_limits"):
+        # objects and lists of objects: the models decide (few lines: a table's books,
+        # a shoe's side-bet limits)
+        return "false"
+    if k in ("wager", "stake_kind"):
+        # games.md §2: main, insurance, bonus or a side-bet id (each has the id's form);
+        # a bet's kind is never insurance or bonus. An escaped string goes to Python.
+        ok = f"regexp_full_match({x}, {_lit(_KIND_RE)})"
+        if k == "stake_kind":
+            ok = f"({ok} AND {x} <> '\"insurance\"' AND {x} <> '\"bonus\"')"
+        return ok
     if k == "currency":
         return f"regexp_full_match({x}, '\"[A-Z]{{3}}\"')"
     if k == "bool":
@@ -192,11 +203,11 @@ def _value(f: Field, x: str) -> str:
     k = f.kind
     if k == "int":
         v = _int_value(x)
-    elif k in ("str", "nonempty", "name", "currency", "enum"):
+    elif k in ("str", "nonempty", "name", "currency", "enum", "wager", "stake_kind"):
         v = _str_value(x)
     elif k == "day":
         v = f"TRY_CAST(substring({x}, 2, 10) AS DATE)"
-    elif k in ("chips", "signers"):
+    elif k in ("chips", "signers", "side_limits"):
         v = f"NULL::{COLUMN_TYPES[f.name]}"  # never valid here: parse_line gives the row
     elif k == "bool":
         v = f"({x} = 'true')"

@@ -30,12 +30,18 @@ Kind = Literal[
     "day",
     "chips",
     "signers",
+    "wager",
+    "stake_kind",
+    "side_limits",
 ]
 """How a field is checked. TEL/1 v1.2 adds ``name`` (a string of ``lo`` to ``hi``
 characters), ``positive`` and ``nonzero`` money (``stake`` is money of 0 or more),
 ``day`` (a gaming day, ``YYYY-MM-DD``), and the lists of objects ``chips`` and
 ``signers``, which the bulk validator leaves to the models (they are few: a
-table's inventories, slips, voids and counts)."""
+table's inventories, slips, voids and counts). Side bets (games.md §2) add ``wager``
+(a ``settle``'s kind: ``main``, ``insurance``, ``bonus`` or a side-bet id),
+``stake_kind`` (a ``bet``'s: ``main`` or a side-bet id) and ``side_limits`` (an object of
+``shoe_open``, left to the models like the lists of objects: one line a shoe)."""
 Presence = Literal["required", "optional", "default"]
 """``required``: present and not null; ``optional``: ``X | None = None`` (null or
 missing is None); ``default``: may be missing (then the default) but not null."""
@@ -87,6 +93,7 @@ TYPES: dict[str, tuple[Field, ...]] = {
         Field("currency", "currency", "optional"),
         Field("min_bet", "stake", "optional"),
         Field("max_bet", "stake", "optional"),
+        Field("side_limits", "side_limits", "optional"),  # v1.2 (games.md §2)
     ),
     "inspection": (_int("decks", 1), Field("ok", "bool")),
     "shuffle": (
@@ -116,6 +123,8 @@ TYPES: dict[str, tuple[Field, ...]] = {
         _int("spot", 0),
         Field("amount", "stake"),
         Field("player", "nonempty", "optional"),
+        # v1.2 (games.md §2): missing is the main stake, stored NULL as a v1.1 line always was
+        Field("kind", "stake_kind", "default", default=None),
     ),
     "no_more_bets": (),
     "card": (
@@ -153,7 +162,7 @@ TYPES: dict[str, tuple[Field, ...]] = {
         _box(),
         _int("hand", 0),
         _int("spot", 0),
-        _enum("kind", "main", "insurance", "bonus"),
+        Field("kind", "wager"),  # v1.2: main, insurance, bonus or a side-bet id
         Field("amount", "money"),
     ),
     "void": (Field("reason", "str"),),
@@ -259,35 +268,53 @@ CHIPS_SQL_TYPE = "STRUCT(denomination DECIMAL(18,2), count BIGINT)[]"
 SIGNERS_SQL_TYPE = "STRUCT(id VARCHAR, role VARCHAR)[]"
 """Signers as stored, in the order written (an id given twice is kept: the reader counts
 it once)."""
+SIDE_LIMITS_SQL_TYPE = "STRUCT(kind VARCHAR, min_bet DECIMAL(18,2), max_bet DECIMAL(18,2))[]"
+"""``shoe_open.side_limits`` as stored: one entry per side bet, in the order written."""
+
+GAMES_FIELDS: frozenset[tuple[str, str]] = frozenset(
+    {("bet", "kind"), ("shoe_open", "side_limits")}
+)
+"""Fields games.md §2 (TEL/1 v1.2's side bets) adds to types v1.1 had. Their columns come
+after every other, so the columns of v1.1 keep their order (the ledger hashes them in it):
+``bet``'s ``kind`` shares the column of ``settle``'s, and ``side_limits`` comes last, as
+schema 11 adds it."""
+
+_SQL_TYPES: dict[str, str] = {
+    "int": "BIGINT",
+    "str": "VARCHAR",
+    "nonempty": "VARCHAR",
+    "currency": "VARCHAR",
+    "bool": "BOOLEAN",
+    "enum": "VARCHAR",
+    "card": "VARCHAR",
+    "cards": "VARCHAR[]",
+    "spots": "BIGINT[]",
+    "money": "DECIMAL(18,2)",
+    "stake": "DECIMAL(18,2)",
+    "positive": "DECIMAL(18,2)",
+    "nonzero": "DECIMAL(18,2)",
+    "name": "VARCHAR",
+    "day": "DATE",
+    "chips": CHIPS_SQL_TYPE,
+    "signers": SIGNERS_SQL_TYPE,
+    "wager": "VARCHAR",
+    "stake_kind": "VARCHAR",
+    "side_limits": SIDE_LIMITS_SQL_TYPE,
+}
 
 # The typed columns of ``events``, in table order, with their DuckDB type.
 # Several types share a column when the field means the same thing
 # (``amount`` of bet/insurance/action/settle; ``reason`` of shoe_close/void).
 COLUMN_TYPES: dict[str, str] = {}
-for _fields in TYPES.values():
-    for _f in _fields:
-        COLUMN_TYPES.setdefault(
-            _f.name,
-            {
-                "int": "BIGINT",
-                "str": "VARCHAR",
-                "nonempty": "VARCHAR",
-                "currency": "VARCHAR",
-                "bool": "BOOLEAN",
-                "enum": "VARCHAR",
-                "card": "VARCHAR",
-                "cards": "VARCHAR[]",
-                "spots": "BIGINT[]",
-                "money": "DECIMAL(18,2)",
-                "stake": "DECIMAL(18,2)",
-                "positive": "DECIMAL(18,2)",
-                "nonzero": "DECIMAL(18,2)",
-                "name": "VARCHAR",
-                "day": "DATE",
-                "chips": CHIPS_SQL_TYPE,
-                "signers": SIGNERS_SQL_TYPE,
-            }[_f.kind],
-        )
+for _later in (False, True):
+    for _etype, _fields in TYPES.items():
+        for _f in _fields:
+            if ((_etype, _f.name) in GAMES_FIELDS) == _later:
+                _sql = COLUMN_TYPES.setdefault(_f.name, _SQL_TYPES[_f.kind])
+                assert _sql == _SQL_TYPES[_f.kind], f"column {_f.name} has two types"
+_V10_NAMES = {f.name for t, fs in TYPES.items() for f in fs if (t, f.name) not in GAMES_FIELDS}
+GAMES_COLUMNS: tuple[str, ...] = tuple(n for n in COLUMN_TYPES if n not in _V10_NAMES)
+"""The columns schema 11 adds to ``events`` (``side_limits``): last, in a new database too."""
 TYPED_COLUMNS: tuple[str, ...] = tuple(COLUMN_TYPES)
 
 

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.errors import StoreError
+from audit.store.fields import GAMES_COLUMNS
 from audit.store.rows import EVENT_COLUMNS
 from audit.store.schema import V12_EVENT_COLUMNS
 
@@ -72,16 +73,23 @@ file, event-log.md). For a file every line of which went in, it is the file's
 own SHA-256. It is taken from the bytes as they are read, and recomputed by
 ``verify`` from the stored ``raw`` column."""
 
-_V11_TYPED = tuple(c for c in TYPED_COLUMNS if c not in V12_EVENT_COLUMNS)
+_V10_TYPED = tuple(c for c in TYPED_COLUMNS if c not in GAMES_COLUMNS)
+_V11_TYPED = tuple(c for c in _V10_TYPED if c not in V12_EVENT_COLUMNS)
 _V12_NULL = " AND ".join(f'"{c}" IS NULL' for c in V12_EVENT_COLUMNS)
+_GAMES_ALONE = "".join(
+    f' + CASE WHEN "{c}" IS NULL THEN 0 ELSE hash(\'{c}\', "{c}")::HUGEINT END'
+    for c in GAMES_COLUMNS
+)
 TYPED_SUM = (
     f"sum(CASE WHEN {_V12_NULL} "
     "THEN hash(" + ", ".join(f'"{c}"' for c in _V11_TYPED) + ") "
-    "ELSE hash(" + ", ".join(f'"{c}"' for c in TYPED_COLUMNS) + ") END::HUGEINT)"
+    "ELSE hash(" + ", ".join(f'"{c}"' for c in _V10_TYPED) + ") END::HUGEINT" + _GAMES_ALONE + ")"
 )
 """The sum of DuckDB's 64-bit hash of each event's typed columns, as a HUGEINT. An event
 whose TEL/1 v1.2 columns are all NULL (every v1.1 event) hashes its v1.1 columns alone,
-as ledger records made before schema 9 did: old databases verify unchanged."""
+as ledger records made before schema 9 did: old databases verify unchanged. A column
+schema 11 added (games.md §2: ``side_limits``) is hashed on its own, only where it
+holds a value, so every event stored before it keeps its fingerprint."""
 
 TYPED_FINGERPRINT = f"CAST({TYPED_SUM} AS VARCHAR)"
 """Per shoe: the sum of DuckDB's 64-bit hash of each event's typed columns. A cheap

@@ -20,6 +20,7 @@ from audit.events.models import (
     ChipCount,
     Envelope,
     LogEvent,
+    SideLimit,
     Signer,
     TableEnvelope,
     UnknownEvent,
@@ -79,6 +80,8 @@ def event_row(event: LogEvent, raw: str) -> dict[str, Any]:
                 value = getattr(event, f.name)
                 if f.kind in _OBJECT_LISTS:
                     value = [item.model_dump() for item in value]
+                elif f.kind == "side_limits" and value is not None:
+                    value = [{"kind": k, **v.model_dump()} for k, v in value.items()]
                 row[f.name] = list(value) if isinstance(value, (list, tuple)) else value
     return row
 
@@ -119,6 +122,18 @@ def _items(name: str, value: list[dict[str, Any]] | None) -> list[Any] | None:
     return [Signer.model_construct(**v) for v in value]
 
 
+def _side_limits(value: list[dict[str, Any]] | None) -> dict[str, SideLimit] | None:
+    """Stored ``side_limits`` as the model holds them (no re-validation)."""
+    if value is None:
+        return None
+    return {
+        v["kind"]: SideLimit.model_construct(
+            min_bet=_money(v["min_bet"]), max_bet=_money(v["max_bet"])
+        )
+        for v in value
+    }
+
+
 @cache
 def _plan(etype: str) -> tuple[type[TableEnvelope], tuple[str, ...], frozenset[str]]:
     if etype in EVENT_TYPES:
@@ -151,6 +166,8 @@ def build_event(row: dict[str, Any]) -> AnyEvent:
             value = _money(value)
         elif name in _OBJECT_LISTS:
             value = _items(name, value)
+        elif name == "side_limits":
+            value = _side_limits(value)
         values[name] = value
     extra: dict[str, Any] = {}
     if row["has_extra"]:

@@ -8,23 +8,27 @@ the table id is ``table_id``); quote ``"by"``, ``"to"``, ``"order"``,
 from __future__ import annotations
 
 from audit.store.books_detail import BOOKS_DETAIL_DDL
-from audit.store.fields import COLUMN_TYPES, TABLE_TYPES, TYPES
+from audit.store.fields import COLUMN_TYPES, GAMES_COLUMNS, TABLE_TYPES, TYPES
 from audit.store.periods import PERIODS_DDL
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 APP_ID = "shoe-audit"
 
 _V12_TYPES = TABLE_TYPES | {"peek", "reveal"}
 """The types TEL/1 v1.2 adds: the books' (accounting.md) and the hole card's (games.md §2)."""
 _V11_COLUMNS = {
-    f.name for etype, fields in TYPES.items() if etype not in _V12_TYPES for f in fields
+    f.name
+    for etype, fields in TYPES.items()
+    if etype not in _V12_TYPES
+    for f in fields
+    if f.name not in GAMES_COLUMNS
 }
 _TYPED = ",\n    ".join(
     f'"{name}" {sql_type}' for name, sql_type in COLUMN_TYPES.items() if name in _V11_COLUMNS
 )
 V12_EVENT_COLUMNS: dict[str, str] = {
     "stream": "VARCHAR",
-    **{n: t for n, t in COLUMN_TYPES.items() if n not in _V11_COLUMNS},
+    **{n: t for n, t in COLUMN_TYPES.items() if n not in _V11_COLUMNS and n not in GAMES_COLUMNS},
 }
 """The columns TEL/1 v1.2 adds to ``events`` (accounting.md): ``stream`` as written
 (NULL: the table's own) and the table-level types' fields. They come last, in a new
@@ -33,6 +37,11 @@ _V12_DDL = "".join(
     f'ALTER TABLE events ADD COLUMN "{name}" {sql_type};\n'
     for name, sql_type in V12_EVENT_COLUMNS.items()
 )
+
+_GAMES_DDL = "".join(
+    f'ALTER TABLE events ADD COLUMN "{name}" {COLUMN_TYPES[name]};\n' for name in GAMES_COLUMNS
+)
+"""Schema 11: the columns games.md §2 adds to ``events`` (``shoe_open.side_limits``), last."""
 
 _BOOKS_DDL = """
 CREATE TABLE stream_marks (
@@ -288,6 +297,7 @@ CREATE TABLE findings ({_FINDING_COLUMNS},
 {BOOKS_DETAIL_DDL}
 {_BOOKS_DDL}
 {_V12_DDL}
+{_GAMES_DDL}
 """
 """The current schema, created in one transaction on a new database (the v1.2 columns of
 ``events`` follow it: :data:`V12_EVENT_COLUMNS`)."""
@@ -360,6 +370,9 @@ MIGRATIONS: dict[int, str] = {
     + _V12_DDL
     + _BOOKS_DDL
     + "ALTER TABLE log_findings ADD COLUMN stream VARCHAR;\n",
+    # Version 11: TEL/1 v1.2's side bets (games.md §2): shoe_open's side_limits. A bet's
+    # kind shares the settle's column (a v1.1 bet stores NULL there, as it always did).
+    11: _GAMES_DDL,
 }
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""
 

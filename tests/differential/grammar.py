@@ -150,6 +150,8 @@ def money(cents: int | Fraction) -> Decimal:
 
 
 STAKES = [500, 1000, 1000, 1003, 1050, 2000, 2500, 5000, 10000]
+SIDE_BETS = ["21plus3", "perfect_pairs", "buster", "lucky_ladies"]
+"""games.md §2: side-bet ids a log may write (v1.2); the Italian profiles offer none."""
 
 
 # --------------------------------------------------------------------------- one shoe
@@ -229,6 +231,12 @@ def _preamble(s: _Shoe, spec: ShoeSpec, dealer: str) -> tuple[list[Event], list[
         open_["min_bet"] = money(rnd.choice([0, 500, 1000, 1001]))
     if rnd.random() < 0.5:
         open_["max_bet"] = money(rnd.choice([10000, 100000, 5000, 1000]))
+    if rnd.random() < 0.2:  # v1.2 (games.md §2): side-bet limits, each optional
+        open_["side_limits"] = {
+            k: {n: money(rnd.choice([100, 500, 10000])) for n in ("min_bet", "max_bet")
+                if rnd.random() < 0.6}
+            for k in rnd.sample(SIDE_BETS, rnd.randint(0, 2))
+        }  # fmt: skip
     out = [open_]
     if (rules is not None and rules.inspection_required) or rnd.random() < 0.1:
         out.append({"type": "inspection", "decks": s.decks, "ok": rnd.random() < 0.9})
@@ -289,6 +297,7 @@ def _round(s: _Shoe, n: int, late_burn: list[Event]) -> list[Event]:
     boxes = sorted(rnd.sample(range(1, 8), rnd.choice([1, 1, 2, 2, 3, 4, 7])))
     max_spots = (rules.max_spots_per_box if rules else None) or 3
     stakes: dict[int, dict[int, int]] = {}
+    side_bets: list[tuple[int, int, str, int]] = []
     for b in boxes:
         spots = [0] + [k for k in (1, 2) if rnd.random() < 0.25 and k < max_spots + 1]
         if rnd.random() < 0.02:
@@ -300,6 +309,12 @@ def _round(s: _Shoe, n: int, late_burn: list[Event]) -> list[Event]:
             if rnd.random() < 0.3:
                 bet["player"] = f"P-{rnd.randint(1, 9999)}"
             ev.append(bet)
+            if rnd.random() < 0.08:  # v1.2 (games.md §2): a side bet beside the stake
+                kind = rnd.choice(SIDE_BETS)
+                side = rnd.choice(STAKES)
+                ev.append({"type": "bet", "box": b, "spot": sp, "kind": kind,
+                           "amount": money(side)})  # fmt: skip
+                side_bets.append((b, sp, kind, side))
             if rnd.random() < 0.05:  # changed before no more bets, or withdrawn
                 cents = rnd.choice([0, *STAKES])
                 ev.append({"type": "bet", "box": b, "spot": sp, "amount": money(cents)})
@@ -394,6 +409,8 @@ def _round(s: _Shoe, n: int, late_burn: list[Event]) -> list[Event]:
     if (rules is not None and rules.settlement_order == "any") or rnd.random() < 0.1:
         rnd.shuffle(out)
     ev += out
+    for b, sp, kind, side in side_bets:  # settled by a guess: the two engines must agree
+        ev.append(_settle(b, 0, sp, kind, rnd.choice([-side, 0, side * 9, side * 2])))
     if rnd.random() < 0.97:
         ev.append({"type": "round_close"})
     if boxes and rnd.random() < 0.02:
@@ -776,6 +793,8 @@ def random_event(rnd: random.Random, round_no: int) -> Event:
         e["round"] = round_no
     if t == "bet":
         e.update(box=box(), spot=small(), amount=stake())
+        if rnd.random() < 0.3:  # v1.2 (games.md §2)
+            e["kind"] = rnd.choice(["main", *SIDE_BETS, "keno"])
     elif t == "card":
         e.update(card=card(), to="dealer")
         if rnd.random() < 0.7:
@@ -807,7 +826,7 @@ def random_event(rnd: random.Random, round_no: int) -> Event:
             e.update(to="box", box=box())
     elif t == "settle":
         amount = stake()
-        kind = rnd.choice(["main", "insurance", "bonus"])
+        kind = rnd.choice(["main", "insurance", "bonus", *SIDE_BETS])
         amount = -amount if rnd.random() < 0.5 else amount
         e.update(box=box(), hand=small(), spot=small(), kind=kind, amount=amount)
     elif t == "void":

@@ -182,7 +182,9 @@ def test_the_vocabulary_follows_the_models() -> None:
         ("burn", "pos"),
         ("shuffle", "order"),
         ("shoe_close", "remaining"),
-        ("settle", "kind", '"bonus"'),
+        ("shoe_close", "reason", '"integrity"'),
+        ("bet", "kind"),  # v1.2 (games.md §2): a pattern, not a list of values
+        ("shoe_open", "side_limits"),
         ("shuffle", "method", '"machine"'),
         ("envelope", "v"),
     ]:

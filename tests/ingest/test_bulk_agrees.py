@@ -171,6 +171,31 @@ def value_for(f: Field) -> st.SearchStrategy[Any]:
             ),
             max_size=3,
         )
+    if k == "wager":  # games.md §2: a settle's kind
+        return st.one_of(
+            st.sampled_from(["main", "insurance", "bonus", "21plus3", "perfect_pairs"]),
+            st.from_regex(r"\A[a-z0-9][a-z0-9_]{0,31}\Z"),
+        )
+    if k == "stake_kind":  # a bet's: never insurance nor bonus
+        return st.one_of(
+            st.sampled_from(["main", "21plus3", "lucky_ladies", "buster"]),
+            st.from_regex(r"\A[a-z0-9][a-z0-9_]{0,31}\Z").filter(
+                lambda v: v not in ("insurance", "bonus")
+            ),
+        )
+    if k == "side_limits":
+        limit = st.fixed_dictionaries(
+            {},
+            optional={
+                "min_bet": money(Decimal(0)).map(lambda d: _Raw(str(d))),
+                "max_bet": money(Decimal(0)).map(lambda d: _Raw(str(d))),
+            },
+        )
+        return st.dictionaries(
+            st.sampled_from(["21plus3", "perfect_pairs", "buster", "lucky_ladies"]),
+            limit,
+            max_size=3,
+        )
     raise AssertionError(k)
 
 
@@ -293,6 +318,8 @@ def lines(draw: st.DrawFn) -> tuple[str, bool]:
     strings = " ".join(v for v in obj.values() if isinstance(v, str))
     if any(isinstance(v, list) and v and isinstance(v[0], dict) for v in obj.values()):
         ordinary = False  # chip lists and signers: the models decide
+    if isinstance(obj.get("side_limits"), dict):
+        ordinary = False  # a shoe's side-bet limits: the models decide
     if isinstance(obj.get("type"), str) and obj["type"] in TABLE_TYPES and "shoe" in obj:
         ordinary = False  # a shoe on a table-level event is an unknown field: the slow path
     if re.search(r"[,\[\]{}]|nan|inf|:\s*-?[0-9]", strings, re.IGNORECASE):
@@ -394,6 +421,14 @@ def _round_open() -> str:
 _BIG_INTS = ("9007199254740991", "9007199254740992", "9223372036854775807", "1" + "0" * 30)
 
 
+_KINDS = (
+    '"21plus3"', '"main"', '"insurance"', '"bonus"', '"_x"', '"Main"', '""', "null", "5",
+    '"\\u0032\\u0031plus3"', '"' + "a" * 32 + '"', '"' + "a" * 33 + '"', '"21plus3\\n"',
+    '"perfect-pairs"', '["main"]',
+)  # fmt: skip
+"""A ``bet``'s or ``settle``'s kind written every way the grammar allows or refuses."""
+
+
 def _bulk_accepts(session: Session, line: str) -> bool:
     """Whether the bulk query marks the line ``valid`` (reads no other column)."""
     assert session.validate([(0, 1, line.encode("utf-8"))]) == []
@@ -456,6 +491,16 @@ def _assert_agrees(session: Session, line: str) -> None:
         *(_split(f"[{n}]") for n in _BIG_INTS),
         *(_line(f'"type":"shoe_open","profile":"p","decks":{n},"dealer":"d"') for n in _BIG_INTS),
         _round_open()[:-1] + ',"x":1,"x":1}',
+        # TEL/1 v1.2 (games.md §2): a wager's kind
+        *(_bet("5").replace('"amount":5', f'"amount":5,"kind":{k}') for k in _KINDS),
+        *(_settle("5").replace('"kind":"main"', f'"kind":{k}') for k in _KINDS),
+        _line('"type":"shoe_open","profile":"p","decks":6,"dealer":"d","side_limits":{}'),
+        _line('"type":"shoe_open","profile":"p","decks":6,"dealer":"d","side_limits":null'),
+        _line('"type":"shoe_open","profile":"p","decks":6,"dealer":"d","side_limits":[]'),
+        _line(
+            '"type":"shoe_open","profile":"p","decks":6,"dealer":"d",'
+            '"side_limits":{"21plus3":{"max_bet":100},"bonus":{}}'
+        ),
     ],
 )
 def test_adversarial_lines_agree_with_parse_line(session: Session, line: str) -> None:
@@ -511,3 +556,25 @@ def test_a_time_whose_utc_instant_python_cannot_hold_is_not_accepted(
     line = _line('"type":"round_open","round":1').replace("2026-11-28T20:00:00+01:00", ts)
     assert python_accepts(line) is None
     assert not _bulk_accepts(session, line)
+
+
+@pytest.mark.parametrize(
+    ("line", "valid"),
+    [
+        (_bet("5").replace('"amount":5', '"amount":5,"kind":"21plus3"'), True),
+        (_bet("5").replace('"amount":5', '"amount":5,"kind":"main"'), True),
+        (_bet("5").replace('"amount":5', '"amount":5,"kind":"insurance"'), False),
+        (_bet("5").replace('"amount":5', '"amount":5,"kind":"bonus"'), False),
+        (_settle("45").replace('"kind":"main"', '"kind":"21plus3"'), True),
+        (_settle("45").replace('"kind":"main"', '"kind":"_x"'), False),
+    ],
+)
+def test_a_wagers_kind_is_checked_by_the_bulk_validator_games_2(
+    session: Session, line: str, valid: bool
+) -> None:
+    """games.md §2: a side bet's ``bet`` and ``settle`` are ordinary lines (the fast path
+    takes them); a ``bet`` of kind insurance or bonus, or a kind not of the id's form, is
+    an invalid line, and the bulk validator refuses it too."""
+    assert _bulk_accepts(session, line) is valid
+    assert (python_accepts(line) is not None) is valid
+    _assert_agrees(session, line)

@@ -53,6 +53,11 @@ EXCLUDED: dict[tuple[str, str], str] = {
     "once it deals the US profiles (issue 32, point 5), and this entry goes"
     for t in ("peek", "reveal")
     for name in EVENT_TYPES[t].model_fields
+} | {
+    field: "TEL/1 v1.2's side bets (games.md §2): none of the four Italian profiles offers "
+    "one, so the pinned night holds none; the simulator deals them on a share of spots "
+    "once it deals the new profiles (issue 32, point 5), and this entry goes"
+    for field in (("bet", "kind"), ("shoe_open", "side_limits"))
 }
 """(type, field) pairs the pinned command may leave unused, each with the reason.
 

@@ -9,10 +9,17 @@ import pytest
 
 from audit.errors import StoreError
 from audit.store import open_store
+from audit.store.fields import GAMES_COLUMNS
 from audit.store.schema import SCHEMA_VERSION, V12_EVENT_COLUMNS
 
+V11_ONLY = "".join(f'ALTER TABLE events DROP COLUMN "{c}";\n' for c in GAMES_COLUMNS) + (
+    "UPDATE meta SET value = '10' WHERE key = 'schema_version';\n"
+)
+"""What schema 11 (TEL/1 v1.2's side bets, games.md §2) added, undone."""
+
 V9_ONLY = (
-    "".join(f'ALTER TABLE events DROP COLUMN "{c}";\n' for c in V12_EVENT_COLUMNS)
+    V11_ONLY
+    + "".join(f'ALTER TABLE events DROP COLUMN "{c}";\n' for c in V12_EVENT_COLUMNS)
     + """
 ALTER TABLE events ALTER COLUMN shoe SET NOT NULL;
 ALTER TABLE log_findings DROP COLUMN stream;
@@ -21,8 +28,8 @@ DROP TABLE periods; DROP TABLE period_records; DROP TABLE books_findings;
 UPDATE meta SET value = '8' WHERE key = 'schema_version';
 """
 )
-"""What schemas 10 (TEL/1 v1.2's book events) and 9 (the reconciled periods) added (issue
-31), undone: a database as schema 8 left it."""
+"""What schemas 11 (side bets, games.md §2), 10 (TEL/1 v1.2's book events) and 9 (the
+reconciled periods) added (issue 31), undone: a database as schema 8 left it."""
 
 V4_ONLY = (
     V9_ONLY
@@ -244,3 +251,55 @@ def test_a_version_8_database_gains_the_peeks_column_and_its_evidence_holds(
     assert found.exit_code == 0 and found.stdout == ""
     checked = cli("verify", "--db", str(db), str(logs))
     assert checked.exit_code == 0, checked.output
+
+
+SIDE_BET_LINES = """\
+{"id":"T12-1","seq":1,"ts":"2026-12-05T21:00:00-08:00","table":"T12","shoe":"T12-S","type":"shoe_open","profile":"it-casino-6d","decks":6,"dealer":"D7","min_bet":10,"max_bet":500,"side_limits":{"21plus3":{"min_bet":1,"max_bet":100},"buster":{}}}
+{"id":"T12-2","seq":2,"ts":"2026-12-05T21:00:01-08:00","table":"T12","shoe":"T12-S","round":1,"type":"round_open"}
+{"id":"T12-3","seq":3,"ts":"2026-12-05T21:00:02-08:00","table":"T12","shoe":"T12-S","round":1,"type":"bet","box":2,"spot":0,"kind":"21plus3","amount":5}
+{"id":"T12-4","seq":4,"ts":"2026-12-05T21:00:03-08:00","table":"T12","shoe":"T12-S","round":1,"type":"settle","box":2,"hand":0,"spot":0,"kind":"21plus3","amount":45}
+"""
+
+
+def test_a_version_10_database_takes_side_bets_and_its_v11_events_verify_unchanged(
+    tmp_path: Path,
+) -> None:
+    """Schema 11 (TEL/1 v1.2, games.md §2): ``events.side_limits``. Every stored v1.1 event
+    reads as before (its new column NULL, its typed fingerprint unchanged: ``verify`` finds
+    it intact); then a shoe's side-bet limits and a side bet's bet and settle go in, typed,
+    and read back as the models gave them."""
+    from audit.ingest import ingest_paths
+    from audit.integrity.verify import verify
+    from audit.simulate import simulate
+
+    simulate(tmp_path / "logs", tables=1, shoes=1, rounds=4, profiles=["it-casino-6d"], seed=3)
+    db = tmp_path / "old.duckdb"
+    with open_store(db) as store:
+        ingest_paths(store, [tmp_path / "logs"])
+    con = duckdb.connect(str(db))
+    con.execute(V11_ONLY)
+    con.close()
+    with open_store(db) as store:
+        assert store.meta("schema_version") == str(SCHEMA_VERSION) == "11"
+        assert store.con.execute(
+            "SELECT count(*) FROM events WHERE side_limits IS NOT NULL OR "
+            "(type = 'bet' AND kind IS NOT NULL)"
+        ).fetchone() == (0,)
+        assert verify(store).differences == []
+        lines = tmp_path / "side.jsonl"
+        lines.write_text(SIDE_BET_LINES, encoding="utf-8")
+        summary = ingest_paths(store, [lines])
+        assert summary.files[0].new == 4 and summary.files[0].rejected == 0
+        assert verify(store).differences == []
+        rows = dict(
+            store.con.execute(
+                "SELECT id, CASE WHEN type = 'shoe_open' THEN CAST(side_limits AS VARCHAR) "
+                "ELSE kind END FROM events WHERE table_id = 'T12' AND type <> 'round_open'"
+            ).fetchall()
+        )
+    assert rows == {
+        "T12-1": "[{'kind': 21plus3, 'min_bet': 1.00, 'max_bet': 100.00}, "
+        "{'kind': buster, 'min_bet': NULL, 'max_bet': NULL}]",
+        "T12-3": "21plus3",
+        "T12-4": "21plus3",
+    }
