@@ -401,6 +401,12 @@ class WagerView:
         ok: true when the verdict is ``ok``.
         note: the engine's explanation of the amount due (``"21 v dealer 20: wins 1:1"``),
             or None.
+        side_bet: true for a side bet (games.md §2: ``kind`` is its side-bet id).
+        line: a side bet's winning line as the engine decided it (``"straight_flush"``),
+            or None (no line won, not a side bet, or not decided).
+        ratio: that line's pay, net, as ``"9 to 1"``, or None.
+        bet_codes: the codes of the ``BET_`` findings on the ``bet`` that placed a side bet
+            (``BET_SIDE_NOT_OFFERED``, ``BET_LIMIT``...), most severe first.
     """
 
     box: int
@@ -420,6 +426,10 @@ class WagerView:
     impact: str | None
     ok: bool
     note: str | None
+    side_bet: bool = False
+    line: str | None = None
+    ratio: str | None = None
+    bet_codes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,16 @@ from audit.engine import (
     WagerRecord,
 )
 from audit.errors import NotFoundError
-from audit.events.models import Action, AnyEvent, Burn, DealerChange, Peek, ShoeOpen
+from audit.events.models import (
+    RESERVED_KINDS,
+    Action,
+    AnyEvent,
+    Bet,
+    Burn,
+    DealerChange,
+    Peek,
+    ShoeOpen,
+)
 from audit.findings import Code, Finding, money_str
 from audit.profiles import Profile, load_registry
 from audit.reports.cards import card_view
@@ -52,7 +61,8 @@ Sources = Mapping[str, tuple[str, int]]
 class StepFacts(NamedTuple):
     """What a step's line shows of its event beyond the engine's step: when it was logged
     (ISO text, with the table's UTC offset), whether its card was dealt face up, the
-    decision it names, and what a ``peek`` announced. From a TEL/1 model
+    decision it names, what a ``peek`` announced, and a ``bet``'s wager (``main`` or a
+    side-bet id). From a TEL/1 model
     (:func:`model_facts`) or, where a report's pages replayed the round from lean events,
     from the engine's own record of it and its logged time (:func:`lean_facts`): the
     same facts either way."""
@@ -61,6 +71,7 @@ class StepFacts(NamedTuple):
     face_up: bool
     decision: str | None
     announced: bool | None = None
+    wager: str | None = None
 
 
 def model_facts(ev: AnyEvent) -> StepFacts:
@@ -71,6 +82,7 @@ def model_facts(ev: AnyEvent) -> StepFacts:
         bool(ev.__dict__.get("face_up", True)),
         ev.action if isinstance(ev, Action) else None,
         ev.blackjack if isinstance(ev, Peek) else None,
+        ev.wager if isinstance(ev, Bet) else None,
     )
 
 
@@ -83,6 +95,7 @@ def lean_facts(ev: RoundEvent, logged_at: dt.datetime) -> StepFacts:
         ev.face_up,
         ev.word if ev.type == "action" else None,
         ev.blackjack if ev.type == "peek" else None,
+        (ev.word or "main") if ev.type == "bet" else None,
     )
 
 
@@ -165,6 +178,7 @@ def build_hand_context(
     )
     impacts = [f.impact for f in round_findings if f.impact is not None]
     verdicts = wager_verdicts(rnd.wagers, round_findings)
+    bet_codes = side_bet_codes(rnd.steps, facts_of, round_findings)
     split_hands = {(h.box, h.hand) for h in rnd.hands if h.from_split}
     # A replay of some rounds only (a report's pages) passed over the others: the
     # shoe's round numbers still say which rounds came before and after this one.
@@ -189,7 +203,7 @@ def build_hand_context(
         dealer=_dealer_view(rnd.dealer, marks) if rnd.dealer.cards else None,
         dealer_rule=dealer_rule_text(profile),
         wagers=tuple(
-            _wager_view(w, verdicts.get(_wager_key(w)), split_hands)
+            _wager_view(w, verdicts.get(_wager_key(w)), split_hands, bet_codes)
             for w in sorted(
                 rnd.wagers, key=lambda w: (w.box, w.hand, w.spot, _KIND_ORDER.get(w.kind, 9))
             )
@@ -453,8 +467,36 @@ def _dealer_view(d: DealerRecord, marks: DealMarks) -> HandView:
     )
 
 
+def side_bet_codes(
+    steps: Sequence[Step],
+    facts_of: Callable[[str], StepFacts | None],
+    findings: Sequence[Finding],
+) -> dict[tuple[int, int, str], tuple[str, ...]]:
+    """The ``BET_`` findings on the ``bet`` events that placed side bets, by (box, spot,
+    side-bet id): their codes, most severe first (issue 32, point 6: a side bet's finding
+    beside it, as a ``PAY_`` verdict is beside its wager)."""
+    placed: dict[str, tuple[int, int, str]] = {}
+    for st in steps:
+        fact = facts_of(st.event_id) if st.type == "bet" else None
+        if fact is not None and fact.wager not in (None, *RESERVED_KINDS):
+            assert fact.wager is not None
+            placed[st.event_id] = (st.box or 0, st.spot or 0, fact.wager)
+    found: dict[tuple[int, int, str], list[Finding]] = {}
+    for f in findings:
+        if str(f.code).startswith("BET_"):
+            for key in {placed[e] for e in f.events if e in placed}:
+                found.setdefault(key, []).append(f)
+    return {
+        key: tuple(dict.fromkeys(str(f.code) for f in sorted(fs, key=lambda f: -f.severity.rank)))
+        for key, fs in found.items()
+    }
+
+
 def _wager_view(
-    w: WagerRecord, judged: Finding | None, split_hands: set[tuple[int, int]]
+    w: WagerRecord,
+    judged: Finding | None,
+    split_hands: set[tuple[int, int]],
+    bet_codes: Mapping[tuple[int, int, str], tuple[str, ...]] | None = None,
 ) -> WagerView:
     actual = " + ".join(m for m in (money_str(a) for a in w.actual) if m is not None) or None
     if judged is not None:
@@ -482,6 +524,8 @@ def _wager_view(
         impact=money_str(judged.impact) if judged is not None else None,
         ok=verdict == "ok",
         note=w.outcome or None,
+        side_bet=w.kind not in RESERVED_KINDS,
+        bet_codes=(bet_codes or {}).get((w.box, w.spot, w.kind), ()),
     )
 
 
