@@ -113,6 +113,9 @@ class Code(StrEnum):
     DEAL_PEEK_NEEDLESS = "DEAL_PEEK_NEEDLESS"
     DEAL_HOLE_CARD_SHOWN = "DEAL_HOLE_CARD_SHOWN"
     PLAY_AFTER_DEALER_BLACKJACK = "PLAY_AFTER_DEALER_BLACKJACK"
+    # v1.2, side bets (games.md §4)
+    BET_SIDE_NOT_OFFERED = "BET_SIDE_NOT_OFFERED"
+    PAY_SIDE_BET = "PAY_SIDE_BET"
 
     @property
     def severity(self) -> Severity:
@@ -196,6 +199,9 @@ SEVERITY: dict[Code, Severity] = {
     Code.DEAL_PEEK_NEEDLESS: _N,
     Code.DEAL_HOLE_CARD_SHOWN: _J,
     Code.PLAY_AFTER_DEALER_BLACKJACK: _J,
+    # v1.2, side bets (games.md §4)
+    Code.BET_SIDE_NOT_OFFERED: _J,
+    Code.PAY_SIDE_BET: _C,
 }
 
 

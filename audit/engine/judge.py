@@ -32,6 +32,7 @@ from audit.engine.payout import (
     ratio_words,
 )
 from audit.engine.result import WagerRecord
+from audit.engine.sidebets import BUSTER, side_verdict
 from audit.engine.sink import Breach, pay_breach
 from audit.engine.state import Hand, Late
 from audit.events.cards import is_ten_value
@@ -61,6 +62,13 @@ class Wager:
     settles: list[SettleRec] = field(default_factory=list)
     at_once: bool = False
     verdict: str = "ok"
+    line: str | None = None
+    """A side bet's paid line (games.md §1), None where none won (or not a side bet)."""
+    ratio: Fraction | None = None
+    """What that line pays to 1."""
+    decided: int | None = None
+    """A side bet: the index of the event that decided it (§1's "decided"), if it came."""
+    side: bool = False
 
     @property
     def key(self) -> WagerKey:
@@ -75,7 +83,7 @@ def _build_wagers(rnd: Round) -> list[Wager]:
     rules = rnd.rules
     d = rnd.dealer
     d_nat, d_total = dealer_natural(d), best_total(d)
-    upcard = d[0] if d else None
+    upcard = rnd.offer_card()
     no_cards = not rnd.dealt
     wagers: list[Wager] = []
     hands = rnd.wager_hands()
@@ -125,7 +133,49 @@ def _build_wagers(rnd: Round) -> list[Wager]:
                 box_no, 0, spot, "insurance", amount, amount, player, due, words, "insurance_pays"
             )
         )
+    if rnd.side:
+        wagers += _side_wagers(rnd)
     return wagers
+
+
+def _side_wagers(rnd: Round) -> list[Wager]:
+    """The round's side bets the profile offers, each with its verdict (games.md §3)."""
+    out: list[Wager] = []
+    up = rnd.offer_card()
+    for (box, spot, kind), st in sorted(rnd.side.items()):
+        if st.table is None or st.amount <= 0:
+            continue  # not offered: BET_SIDE_NOT_OFFERED, its settlement not judged
+        first = rnd.box_first.get(box, [])
+        v = side_verdict(st, [c for c, _ in first], up, rnd.dealer, rnd.rules, voided=rnd.voided)
+        w = Wager(box, 0, spot, kind, st.amount, st.amount, st.player, v.due, v.words, "side_bets")
+        w.line, w.ratio, w.side = v.line, v.ratio, True
+        w.decided = _decided_at(rnd, st.table.evaluator, first)
+        out.append(w)
+    return out
+
+
+def _decided_at(rnd: Round, evaluator: str, first: list[tuple[str, int]]) -> int | None:
+    """Where a side bet was decided (games.md §1, "decided"); None where it never was."""
+    if evaluator == BUSTER:
+        # his hand complete: his last card, and his hole card turned (if any); a blackjack
+        # a peek finds decides it at once
+        if rnd.blackjack_found and rnd.known_index is not None:
+            return rnd.known_index
+        marks = [*rnd.dealer_indexes[-1:], *([k] if (k := rnd.known_at()) is not None else [])]
+        return max(marks) if marks else None
+    if len(first) < 2:
+        return None
+    at = first[1][1]
+    if evaluator == "three_card":
+        i = rnd.rules.initial_deal.upcard_index
+        i = 0 if i is None or rnd.hole_index is None else i
+        if len(rnd.dealer_indexes) <= i:
+            return None
+        return max(at, rnd.dealer_indexes[i])
+    if evaluator == "twenty" and first[0][0] == first[1][0] == "QH":
+        known = rnd.known_at()  # a QH pair waits for the dealer's blackjack to be known
+        return None if known is None else max(at, known)
+    return at
 
 
 def _timing(rnd: Round, w: Wager, s: SettleRec) -> tuple[str, str] | None:
@@ -140,6 +190,10 @@ def _timing(rnd: Round, w: Wager, s: SettleRec) -> tuple[str, str] | None:
     """
     rules = rnd.rules
     known = rnd.known_at()
+    if w.side:
+        if w.decided is not None and s.at < w.decided:
+            return ("side_bets", "a side bet is settled once it is decided (games.md §1)")
+        return None
     if w.kind == "insurance" and rnd.hole_index is not None and (known is None or s.at < known):
         # games.md §4: insurance is decided once the dealer's blackjack is known
         return ("insurance_pays", "insurance is settled once the dealer's blackjack is known")
@@ -257,6 +311,10 @@ def _judge_wager(rnd: Round, w: Wager, quiet_missing: bool) -> Breach | None:
         elif w.kind == "bonus":
             code = Code.PAY_BONUS
             what = f"bonus ({','.join(h.cards) if h else ''}"
+        elif w.side:
+            code = Code.PAY_SIDE_BET
+            cards = ",".join(rnd.box_cards(w.box))
+            what = f"{w.kind} side bet ({cards or '-'} v dealer {','.join(rnd.dealer) or '-'}"
         else:
             code = pay_code(h, w.stake, w.due, s.amount, rnd.rules)
             cards = ",".join(h.cards) if h is not None else ""
@@ -384,10 +442,13 @@ def judge_round(rnd: Round) -> tuple[list[Wager], list[Breach]]:
     wagers = _build_wagers(rnd)
     by_key = {w.key: w for w in wagers}
     unknown: dict[WagerKey, list[SettleRec]] = {}
+    refused = {(b, 0, sp, k) for (b, sp, k), st in rnd.side.items() if st.table is None}
     for s in rnd.settles:
         key = (s.box, s.hand, s.spot, s.kind)
         w = by_key.get(key)
         if w is None:
+            if key in refused:
+                continue  # games.md §4: BET_SIDE_NOT_OFFERED, its settlement not judged
             unknown.setdefault(key, []).append(s)
         else:
             w.settles.append(s)
@@ -481,4 +542,6 @@ def wager_record(w: Wager) -> WagerRecord:
         settle_events=tuple(s.event_id for s in w.settles),
         outcome=w.outcome,
         verdict=w.verdict,
+        line=w.line,
+        ratio=None if w.ratio is None else f"{w.ratio.numerator}/{w.ratio.denominator}",
     )

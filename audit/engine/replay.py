@@ -142,6 +142,14 @@ class _Shoe:
         self.limits = Limits(
             min_bet=None if e.min_bet is None else cents(e.min_bet),
             max_bet=None if e.max_bet is None else cents(e.max_bet),
+            side=tuple(
+                (
+                    kind,
+                    None if lim.min_bet is None else cents(lim.min_bet),
+                    None if lim.max_bet is None else cents(lim.max_bet),
+                )
+                for kind, lim in (e.__dict__.get("side_limits") or {}).items()
+            ),
         )
         ctx = self.context
         self.streak = ctx.banker_rounds_before if ctx.banker == e.dealer else 0
@@ -325,6 +333,7 @@ class _Shoe:
         rnd = Round(
             number, self.rules, self.sink, self.limits, self.banker,
             trace=self.trace and not skipped, plans=self.plans,
+            side_tables=self.profile.side_bet_tables,
         )  # fmt: skip
         rnd.skipped = skipped
         rnd.first_seq = e.seq

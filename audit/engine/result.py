@@ -106,7 +106,7 @@ class Step:
 class WagerRecord:
     """One wager of a round: its stake, its correct and its actual settlement.
 
-    ``kind`` is ``main``, ``insurance`` or ``bonus``; ``stake`` includes a
+    ``kind`` is ``main``, ``insurance``, ``bonus`` or a side-bet id (v1.2); ``stake`` includes a
     double's extra stake (``base_stake`` is the stake before it); ``expected`` is
     the correct net settlement (None when the round is not over); ``actual`` the
     amounts of every ``settle`` event for it, in order; ``outcome`` says why in
@@ -125,6 +125,15 @@ class WagerRecord:
     settle_events: tuple[str, ...]
     outcome: str
     verdict: str | None = None
+    line: str | None = None
+    """A side bet (games.md §1): the pay-table line its cards won, None where none did."""
+    ratio: str | None = None
+    """What that line pays to 1, as the pay table writes it (``9/1``)."""
+
+    @property
+    def side_bet(self) -> bool:
+        """A side bet (games.md §2): a kind other than ``main``, ``insurance``, ``bonus``."""
+        return self.kind not in ("main", "insurance", "bonus")
 
     @property
     def settled(self) -> bool:
@@ -155,6 +164,8 @@ class WagerRecord:
             "settle_events": list(self.settle_events),
             "outcome": self.outcome,
             "verdict": self.verdict,
+            "line": self.line,
+            "ratio": self.ratio,
         }
 
 

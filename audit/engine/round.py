@@ -36,15 +36,21 @@ from audit.engine.play import (
     surrender_violation,
 )
 from audit.engine.result import Step
+from audit.engine.sidebets import SideStake, needs_dealer
 from audit.engine.sink import Breach, FindingSink
 from audit.engine.state import Box, Hand, Late, Skip
 from audit.events import models as m
 from audit.events.cards import is_ace, is_ten_value
 from audit.findings import Code, Finding
-from audit.profiles.model import Rules
+from audit.profiles.model import Rules, SideBetTable
 
 if TYPE_CHECKING:
     from audit.engine.judge import Wager
+
+
+def upcard_can_bj(card: str) -> bool:
+    """An up card under which the dealer may still hold a blackjack: an ace or a ten-value."""
+    return is_ace(card) or is_ten_value(card)
 
 
 class Phase(IntEnum):
@@ -67,10 +73,12 @@ class Phase(IntEnum):
 
 
 class Limits(NamedTuple):
-    """Table limits from ``shoe_open`` in cents: per spot minimum, per box maximum."""
+    """Table limits from ``shoe_open`` in cents: per spot minimum, per box maximum; and
+    ``side``: each side bet's per-spot (id, minimum, maximum) (``side_limits``, v1.2)."""
 
     min_bet: int | None = None
     max_bet: int | None = None
+    side: tuple[tuple[str, int | None, int | None], ...] = ()
 
 
 class SettleRec(NamedTuple):
@@ -109,6 +117,7 @@ class Round:
         *,
         trace: bool = False,
         plans: dict[tuple[int, ...], tuple[Any, ...]] | None = None,
+        side_tables: dict[str, SideBetTable] | None = None,
     ) -> None:
         self.number = number
         self.rules = rules
@@ -129,6 +138,12 @@ class Round:
         self.spot_events: dict[tuple[int, int], list[str]] = {}
         self.close_event: str | None = None
         self.closed_by_burn = False
+        # side bets (games.md §2-§4): by (box, spot, id), and the cards of each box they read
+        self.side_tables: dict[str, SideBetTable] = side_tables or {}
+        self.side: dict[tuple[int, int, str], SideStake] = {}
+        self.box_first: dict[int, list[tuple[str, int]]] = {}
+        """The box's first two cards as dealt, with their indexes (tracked once a side bet
+        is placed: a round without one pays nothing for it)."""
         # the deal
         self.boxes: dict[int, Box] = {}
         self.boxes_made = False
@@ -264,13 +279,16 @@ class Round:
             return True
         if self.insurance and len(d) < 2:
             return False
+        if self.side and self.side_open_for_dealer() is not None:
+            return False  # games.md §3: an open Buster bet, or a QH pair, needs his cards
         for h in self.wager_hands():
             if h.bust or h.surrendered:
                 continue
             if h.natural:
                 if set(h.staked_spots()) <= h.even_money:
                     continue
-                if len(d) >= 2 or (len(d) == 1 and not (is_ace(d[0]) or is_ten_value(d[0]))):
+                up = self.offer_card()
+                if len(d) >= 2 or (len(d) == 1 and up is not None and not upcard_can_bj(up)):
                     continue
             return False
         return True
@@ -342,6 +360,9 @@ class Round:
         """
         assert e.box is not None and e.spot is not None and e.amount is not None
         late = self.phase > Phase.BETTING
+        if e.word is not None and e.word != "main":
+            self.side_bet(e, e.word, late)
+            return
         if late:
             self.flag(
                 Breach(
@@ -378,6 +399,123 @@ class Round:
                     allowed=not late,
                     why_not="betting was closed" if late else None,
                 )
+
+    def side_bet(self, e: RoundEvent, kind: str, late: bool) -> None:
+        """A side bet placed, changed or withdrawn (games.md §2, §3 "Side bets").
+
+        ``BET_SIDE_NOT_OFFERED`` where the profile does not offer ``kind`` (once per side
+        bet; its settlement then not judged); after betting closed, past-posting
+        (``BET_AFTER_NO_MORE_BETS``: a side bet is a stake). Its limits and its main stake
+        are checked when betting closes (:meth:`_side_limits`); it counts toward neither
+        the box's ``max_bet`` nor its spots.
+        """
+        assert e.box is not None and e.spot is not None and e.amount is not None
+        key = (e.box, e.spot, kind)
+        st = self.side.get(key)
+        if st is None:
+            table = self.side_tables.get(kind)
+            st = SideStake(e.box, e.spot, kind, e.amount, e.player, table)
+            self.side[key] = st
+            if table is None:
+                self.flag(
+                    Breach(
+                        Code.BET_SIDE_NOT_OFFERED,
+                        f"box {e.box} spot {e.spot}: a {kind} side bet of {money(e.amount)}; "
+                        f"the profile offers "
+                        + (", ".join(sorted(self.side_tables)) or "no side bet"),
+                        (e.id,),
+                        box=e.box,
+                        spot=e.spot,
+                        expected=", ".join(sorted(self.side_tables)) or "none",
+                        actual=kind,
+                        rule="side_bets",
+                    )
+                )
+            if self.boxes_made:
+                self._backfill_box_cards(e.box)
+        st.amount = e.amount
+        st.player = e.player
+        st.events.append(e.id)
+        if late and st.table is not None and not st.late:
+            st.late = True
+            self.flag(
+                Breach(
+                    Code.BET_AFTER_NO_MORE_BETS,
+                    f"box {e.box} spot {e.spot}: {kind} side bet set to {money(e.amount)} "
+                    "after betting closed",
+                    tuple(x for x in (self.close_event, e.id) if x),
+                    box=e.box,
+                    spot=e.spot,
+                    actual=str(money(e.amount)),
+                )
+            )
+        if self.steps is not None:
+            who = f" ({e.player})" if e.player else ""
+            verb = "withdraws" if e.amount == 0 else "bets"
+            offered = st.table is not None
+            self.step(
+                e,
+                f"box {e.box} spot {e.spot}{who} {verb} {money(e.amount)} on {kind}"
+                + (" after no more bets" if late else "")
+                + ("" if offered else " (not offered)"),
+                box=e.box,
+                spot=e.spot,
+                amount=money(e.amount),
+                allowed=offered and not late,
+                why_not=None if offered and not late else (
+                    "betting was closed" if offered else "the profile does not offer it"
+                ),
+            )  # fmt: skip
+
+    def _side_limits(self) -> None:
+        """Side bets as betting closes (games.md §3): within ``side_limits``, on a spot with
+        a main stake; ``BET_LIMIT`` otherwise, settled as placed (one per side bet)."""
+        limits = {kind: (lo, hi) for kind, lo, hi in self.limits.side}
+        for (box, spot, kind), st in sorted(self.side.items()):
+            if st.table is None or st.amount <= 0:
+                continue
+            lo, hi = limits.get(kind, (None, None))
+            why = expected = None
+            if self.bets.get((box, spot), 0) <= 0:
+                why, expected = "on a spot with no main stake", "a main stake on the spot"
+            elif lo is not None and st.amount < lo:
+                why, expected = f"under its minimum {money(lo)}", f">= {money(lo)}"
+            elif hi is not None and st.amount > hi:
+                why, expected = f"over its maximum {money(hi)}", f"<= {money(hi)}"
+            if why is not None:
+                self.flag(
+                    Breach(
+                        Code.BET_LIMIT,
+                        f"box {box} spot {spot}: {kind} side bet {money(st.amount)} {why}",
+                        tuple(st.events),
+                        box=box,
+                        spot=spot,
+                        expected=expected,
+                        actual=str(money(st.amount)),
+                    )
+                )
+
+    def _backfill_box_cards(self, box_no: int) -> None:
+        """A side bet placed once cards came: the box's first two cards, from its hand 0."""
+        b = self.boxes.get(box_no)
+        h = b.hand(0) if b is not None else None
+        if h is not None and not h.from_split and box_no not in self.box_first:
+            self.box_first[box_no] = list(zip(h.cards[:2], h.card_indexes[:2], strict=False))
+
+    def box_cards(self, box_no: int) -> list[str]:
+        """The box's first two cards as dealt (what ``pair``, ``three_card`` and ``twenty``
+        read), as far as they came."""
+        return [c for c, _ in self.box_first.get(box_no, ())]
+
+    def side_open_for_dealer(self) -> SideStake | None:
+        """An open side bet that still needs a dealer card (games.md §3), if any."""
+        if self.voided:
+            return None
+        d = self.dealer
+        for (box, _spot, _kind), st in self.side.items():
+            if needs_dealer(st, self.box_cards(box), d):
+                return st
+        return None
 
     def _late_stake(self, box_no: int, spot: int, amount: int, player: str | None) -> None:
         box = self.boxes.get(box_no)
@@ -425,6 +563,8 @@ class Round:
             self.spot_events,
         ):
             self.flag(b)
+        if self.side:
+            self._side_limits()
 
     def no_more_bets(self, e: RoundEvent, index: int) -> None:
         """«Rien ne va plus»: from here no stake may change."""
@@ -503,6 +643,14 @@ class Round:
         if self.hole_index is None:
             i = 0  # no hole card in its place: his first card is the up card
         return self.dealer[i] if len(self.dealer) > i else None
+
+    def offer_card(self) -> str | None:
+        """The card insurance and even money are offered against: the dealer's up card
+        (games.md §1: ``initial_deal``'s, with no hole card his first); where the deal gives
+        him none face up (the home banker), his first card, as v1 read it."""
+        if self.rules.initial_deal.upcard_index is None:
+            return self.dealer[0] if self.dealer else None
+        return self.upcard()
 
     def _peek_made_late(self, e: RoundEvent, what: str) -> None:
         """A decision, a card from the shoe or a ``reveal`` before the due peek."""
@@ -661,6 +809,10 @@ class Round:
         """Place one card on a hand; the hand's turn ends where its cards end it."""
         cards = h.cards
         cards.append(card)
+        if self.side and h.number == 0:
+            first = self.box_first.setdefault(h.box, [])
+            if len(first) < 2:
+                first.append((card, index))
         v = VALUE[card[0]]
         h.hard += v
         if v == 1:
@@ -1271,9 +1423,11 @@ class Round:
         reasons: list[tuple[str, str]] = []
         if not r.insurance_offered:
             reasons.append(("insurance_offered", "the profile offers no insurance"))
-        if not self.dealer or not is_ace(self.dealer[0]):
-            up = self.dealer[0] if self.dealer else "none"
-            reasons.append(("insurance_offered", f"the dealer's card is {up}, not an ace"))
+        up = self.offer_card()
+        if up is None or not is_ace(up):
+            reasons.append(
+                ("insurance_offered", f"the dealer's card is {up or 'none'}, not an ace")
+            )
         if self.play_cards or self.pending_dealer is not None:
             reasons.append(
                 ("insurance_offered", "placed after a card dealt after the initial deal")
@@ -1331,7 +1485,8 @@ class Round:
                 reasons.append(
                     f"box {e.box} holds {','.join(h.cards) or 'no cards'}, not a blackjack"
                 )
-            if not self.dealer or not is_ace(self.dealer[0]):
+            up = self.offer_card()
+            if up is None or not is_ace(up):
                 reasons.append("the dealer's card is not an ace")
             if self.peeks and self.peek_rule is not None:
                 reasons.append("taken after the peek")
@@ -1349,7 +1504,7 @@ class Round:
                 )
             # What happened is judged: even money on a real blackjack against an ace is
             # binding whatever the profile says (the breach is its own finding).
-            if h.natural and self.dealer and is_ace(self.dealer[0]):
+            if h.natural and up is not None and is_ace(up):
                 h.even_money.add(e.spot)
         if self.steps is not None:
             self.step(
@@ -1622,11 +1777,17 @@ class Round:
         d = self.dealer
         if not d or self.all_decided() or not dealer_must_draw(d, self.rules):
             return
+        open_bet = self.side_open_for_dealer() if self.side else None
+        undecided = (
+            "player hands were undecided"
+            if open_bet is None
+            else f"box {open_bet.box} spot {open_bet.spot}'s {open_bet.kind} side bet was open"
+        )
         self.flag(
             Breach(
                 Code.DEALER_STOOD_ON_DRAW,
-                f"the dealer stopped on {best_total(d)} ({','.join(d)}) while player hands were "
-                f"undecided; the profile says draw below {self.rules.dealer_stands_on}",
+                f"the dealer stopped on {best_total(d)} ({','.join(d)}) while {undecided}; "
+                f"the profile says draw below {self.rules.dealer_stands_on}",
                 tuple(self.dealer_events[-1:]),
                 expected="draw",
                 actual=f"stand on {best_total(d)}",

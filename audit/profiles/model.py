@@ -423,6 +423,21 @@ _DEFAULT_SOURCES = {
 """Sources of rules added after profile files were written, for files that do not name them."""
 
 
+class SideBetTable(BaseModel):
+    """One side bet's pay table as the engine reads it (games.md §1, "Side bets are data").
+
+    Plain data, loaded beside the profile (:func:`audit.profiles.registry.load_registry`)
+    so the engine needs no file: which evaluator decides the bet, and what each line the
+    table lists pays to 1, best first.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    paytable: str
+    evaluator: str
+    pays: tuple[tuple[str, Ratio], ...]
+
+
 class Profile(BaseModel):
     """A named rule profile: its rules and where each comes from."""
 
@@ -433,6 +448,11 @@ class Profile(BaseModel):
     seed: str = Field(description="the seed text it is read from")
     rules: Rules
     sources: dict[str, RuleSource]
+    side_bet_tables: dict[str, SideBetTable] = Field(
+        default_factory=dict,
+        description="not a rule: the pay table of each side bet the profile offers "
+        "(side_bets), as the loader found it beside the profile files",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -459,8 +479,12 @@ class Profile(BaseModel):
 
     @cached_property
     def digest(self) -> str:
-        """A hash of the rules and sources: a changed profile re-audits its shoes."""
-        payload = json.dumps(self.model_dump(mode="json"), sort_keys=True)
+        """A hash of the rules and sources (and its side bets' pay tables, where it offers
+        any): a changed profile re-audits its shoes."""
+        dumped = self.model_dump(mode="json")
+        if not self.side_bet_tables:
+            del dumped["side_bet_tables"]  # a profile without side bets hashes as before
+        payload = json.dumps(dumped, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 

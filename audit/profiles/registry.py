@@ -137,14 +137,56 @@ def _packaged() -> tuple[Profile, ...]:
     return tuple(profiles)
 
 
+def _with_paytables(
+    profiles: list[Profile], folder: str | Path | None
+) -> tuple[list[Profile], list[str]]:
+    """Each profile with the pay tables of the side bets it offers (games.md §1), as data.
+
+    The pay tables are the packaged ones and those of the folder's ``paytables``; a
+    profile whose side bet cannot be offered (a pay table no file gives, an evaluator its
+    deal or dealer cannot serve) is refused in one line naming the field, like any
+    profile file that breaks a rule. A profile offering none is returned as it is.
+    """
+    if not any(p.rules.side_bets for p in profiles):
+        return profiles, []
+    from audit.profiles.model import SideBetTable, side_bet_problem
+    from audit.sidebets.paytables import load_paytables
+
+    registry = load_paytables(folder)
+    evaluators = {t.id: t.evaluator for t in registry.all()}
+    out: list[Profile] = []
+    problems: list[str] = []
+    for p in profiles:
+        if not p.rules.side_bets:
+            out.append(p)
+            continue
+        why = side_bet_problem(p.rules, evaluators)
+        if why is not None:
+            problems.append(f"profile {p.id!r}: rules.{why}")
+            continue
+        tables = {
+            kind: SideBetTable(paytable=t.id, evaluator=t.evaluator, pays=tuple(t.pays))
+            for kind, paytable in p.rules.side_bets.items()
+            for t in (registry.get(paytable),)
+        }
+        out.append(p.model_copy(update={"side_bet_tables": tables}))
+    return out, problems
+
+
 def load_registry(extra_dir: str | Path | None = None) -> ProfileRegistry:
     """The packaged profiles, overridden by ``extra_dir`` (or ``$SHOE_AUDIT_PROFILES``).
 
-    A file there that cannot be loaded is left out and named in ``problems``.
+    A file there that cannot be loaded is left out and named in ``problems``. Each
+    profile carries the pay tables of its side bets (games.md §1), found in the packaged
+    ``paytables`` folder and the casino's own.
     """
     profiles = list(_packaged())
     folder = extra_dir if extra_dir is not None else os.environ.get(ENV_VAR) or None
     if folder is None:
-        return ProfileRegistry(profiles)
+        packaged, problems = _with_paytables(profiles, None)
+        if problems:
+            raise ProfileError(problems[0])
+        return ProfileRegistry(packaged)
     extra, problems = _dir_profiles(Path(folder))
-    return ProfileRegistry([*profiles, *extra], folder=Path(folder), problems=problems)
+    every, refused = _with_paytables([*profiles, *extra], folder)
+    return ProfileRegistry(every, folder=Path(folder), problems=[*problems, *refused])

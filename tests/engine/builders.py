@@ -57,6 +57,7 @@ class ShoeLog:
         dealer: str = "D042",
         min_bet: Money | None = None,
         max_bet: Money | None = None,
+        side_limits: Mapping[str, Mapping[str, Money]] | None = None,
         open_shoe: bool = True,
         seq_start: int = 1,
     ) -> None:
@@ -74,6 +75,10 @@ class ShoeLog:
                 fields["min_bet"] = _money(min_bet)
             if max_bet is not None:
                 fields["max_bet"] = _money(max_bet)
+            if side_limits is not None:  # TEL/1 v1.2 (games.md §2)
+                fields["side_limits"] = {
+                    k: {n: _money(v) for n, v in lim.items()} for k, lim in side_limits.items()
+                }
             self.ev("shoe_open", **fields)
 
     # -------------------------------------------------------------- raw events
@@ -195,9 +200,21 @@ class RoundLog:
     def ev(self, type: str, **fields: Any) -> str:
         return self.log.ev(type, round=self.n, **fields)
 
-    def bet(self, box: int, amount: Money, spot: int = 0, player: str | None = None) -> RoundLog:
-        self.ev("bet", box=box, spot=spot, amount=_money(amount), player=player)
+    def bet(
+        self,
+        box: int,
+        amount: Money,
+        spot: int = 0,
+        player: str | None = None,
+        kind: str | None = None,
+    ) -> RoundLog:
+        """A stake; with ``kind`` (TEL/1 v1.2) a side bet's."""
+        self.ev("bet", box=box, spot=spot, amount=_money(amount), player=player, kind=kind)
         return self
+
+    def side(self, box: int, kind: str, amount: Money, spot: int = 0) -> RoundLog:
+        """A side bet (games.md §2): a ``bet`` of its ``kind``."""
+        return self.bet(box, amount, spot, kind=kind)
 
     def bets(self, stakes: Mapping[int, Money], close: bool = True) -> RoundLog:
         """One stake on spot 0 of each box, then no more bets (and 001's start burn in round 1)."""
