@@ -940,7 +940,7 @@ class SideBetTotal:
         currency: the ISO 4217 code of ``shoe_open.currency``, or None where the shoes
             name none.
         wagers: side bets placed.
-        staked: their stakes (money string); apart from the handle, which is main stakes.
+        staked: their stakes (money string); part of the handle (every stake but a bonus).
         paid: what the house paid winning side bets, as settled (money string).
         house_result: taken from losing side bets less paid to winning ones (money
             string; + the house won).

@@ -249,7 +249,9 @@ def wager_verdicts(
     A finding judges the wager whose ``settle`` events it cites (wrong amount,
     duplicate, timing); a finding on an unsettled wager (``PAY_MISSING``, a
     missing prize's ``PAY_BONUS``) judges the unsettled wager of its box, hand,
-    spot and kind. Where two findings judge one wager the most severe wins.
+    spot and kind (a side bet's, cited under ``side_bets``: the unsettled side bet of its
+    box and spot whose engine verdict it is). Where two findings judge one wager the most
+    severe wins.
     """
     by_settle = {e: _wager_key(w) for w in wagers for e in w.settle_events}
     unsettled = {(w.box, w.hand, w.spot, w.kind): w for w in wagers if not w.settle_events}
@@ -258,7 +260,18 @@ def wager_verdicts(
         if not str(f.code).startswith("PAY_") or f.code in _ROUND_CODES or f.box is None:
             continue
         key = next((by_settle[e] for e in f.events if e in by_settle), None)
-        if key is None:
+        if key is None and f.rule == "side_bets":
+            # a side bet never settled: the engine's verdict names which of the spot's
+            key = next(
+                (
+                    k
+                    for k, w in unsettled.items()
+                    if w.side_bet and (k[0], k[2]) == (f.box, f.spot or 0)
+                    and w.verdict == str(f.code) and k not in out
+                ),
+                None,
+            )  # fmt: skip
+        elif key is None:
             cand = (f.box, f.hand or 0, f.spot or 0, _WAGER_KIND.get(f.code, "main"))
             key = cand if cand in unsettled else None
         if key is None:
@@ -524,9 +537,20 @@ def _wager_view(
         impact=money_str(judged.impact) if judged is not None else None,
         ok=verdict == "ok",
         note=w.outcome or None,
-        side_bet=w.kind not in RESERVED_KINDS,
+        side_bet=w.side_bet,
+        line=w.line,
+        ratio=to_one(w.ratio),
         bet_codes=(bet_codes or {}).get((w.box, w.spot, w.kind), ()),
     )
+
+
+def to_one(ratio: str | None) -> str | None:
+    """A pay-table ratio as a table card says it: ``"9/1"`` -> ``"9 to 1"``, ``"5/2"`` ->
+    ``"5 to 2"`` (a pay is net, "to 1"); an unreadable one as written."""
+    if ratio is None:
+        return None
+    num, sep, den = ratio.partition("/")
+    return f"{num} to {den}" if sep and num and den else ratio
 
 
 def mask_player(player: str | None) -> str | None:

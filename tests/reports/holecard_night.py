@@ -5,9 +5,9 @@ each box, the hole card face down), ingested and audited through the real CLI.
 
 Round by round (table T12, shoe ``T12-20261205-02``):
 
-- 9: games.md §2's example without its 21+3 line (the format takes ``kind`` with issue 32's
-  side bets): box 2 insures 12.5, the peek under AH finds A,J (announced), a reveal; box 5's
-  natural pushes but is paid 15.02 (``PAY_WRONG_OUTCOME``).
+- 9: games.md §2's example: box 2 insures 12.5 and its 21+3 (QH, KH, the up card AH: a
+  straight flush) wins 9 to 1, 45; the peek under AH finds A,J (announced), a reveal; box
+  5's natural pushes but is paid 15.02 (``PAY_WRONG_OUTCOME``).
 - 10: the peek under TD finds none (announced: no); box 1 surrenders late (20: due -10);
   box 3 stands; the reveal after play shows T,7; the dealer stands.
 - 11: the dealer shows 6, so no peek; box 4 surrenders in turn (10.01: due -5.01, rounded
@@ -22,6 +22,12 @@ Round by round (table T12, shoe ``T12-20261205-02``):
 - 14: the dealer shows AS; box 1 surrenders before any peek (``PLAY_SURRENDER``: early where
   only late is allowed), then the reveal takes the peek's place and shows A,Q: an early
   surrender stands, half the stake.
+- 15: side bets (the profile offers ``21plus3`` at 21plus3-9 and ``perfect_pairs`` at
+  perfect-pairs-25-12-6): box 1's perfect pair 8H 8H paid 125 (25 to 1); box 2's coloured
+  pair 7C 7S (12 to 1, due 60) paid 30 (``PAY_SIDE_BET``); box 3's 21+3 of 60, over the
+  table's 50 (``BET_LIMIT``), wins nothing (2D 9C 5S) and loses 60;
+  box 4's ``lucky_ladies`` is not offered (``BET_SIDE_NOT_OFFERED``) and its 21+3 of 2 is
+  never settled (``PAY_MISSING``).
 """
 
 from __future__ import annotations
@@ -84,22 +90,24 @@ def night_events() -> list[dict[str, Any]]:
     """The night's events, in order (see the module's docstring)."""
     log = _Log(296)
     log.ev("shoe_open", profile="us-strip-6d-s17", decks=6, dealer="D-0412", currency="USD",
-           min_bet=5, max_bet=500)  # fmt: skip
+           min_bet=5, max_bet=500, side_limits={"21plus3": {"max_bet": 50}})  # fmt: skip
     log.ev("shuffle", method="riffle")
     log.ev("cut", by="box", box=3)
     log.ev("cut_card", position=230)
     log.pos += 1
     log.ev("burn", cards=["7H"], face_down=True, pos=log.pos)
 
-    # round 9: games.md §2's example, without its 21+3 bet and settlement
+    # round 9: games.md §2's example
     log.ev("round_open", 9)
     log.ev("bet", 9, box=2, spot=0, amount=25)
+    log.ev("bet", 9, box=2, spot=0, kind="21plus3", amount=5)
     log.ev("bet", 9, box=5, spot=0, amount=10.01)
     log.ev("no_more_bets", 9)
     log.deal(9, {2: "QH KH", 5: "AS KC"}, up="AH", hole="JD")
     log.ev("insurance", 9, box=2, spot=0, amount=12.5)
     log.ev("peek", 9, blackjack=True)
     log.ev("reveal", 9)
+    log.ev("settle", 9, box=2, hand=0, spot=0, kind="21plus3", amount=45)
     log.ev("settle", 9, box=2, hand=0, spot=0, kind="insurance", amount=25)
     log.ev("settle", 9, box=2, hand=0, spot=0, kind="main", amount=-25)
     log.ev("settle", 9, box=5, hand=0, spot=0, kind="main", amount=15.02)
@@ -171,6 +179,31 @@ def night_events() -> list[dict[str, Any]]:
     log.ev("reveal", 14)
     log.ev("settle", 14, box=1, hand=0, spot=0, kind="main", amount=-10)
     log.ev("round_close", 14)
+
+    # round 15: side bets beside their spots: a perfect pair paid right, a coloured pair
+    # paid as mixed, a 21+3 over its limit that won nothing, a bet the profile does not
+    # offer, a 21+3 never settled; the dealer busts
+    log.ev("round_open", 15)
+    for box in (1, 2, 3, 4):
+        log.ev("bet", 15, box=box, spot=0, amount=10)
+    log.ev("bet", 15, box=1, spot=0, kind="perfect_pairs", amount=5)
+    log.ev("bet", 15, box=2, spot=0, kind="perfect_pairs", amount=5)
+    log.ev("bet", 15, box=3, spot=0, kind="21plus3", amount=60)
+    log.ev("bet", 15, box=4, spot=0, kind="lucky_ladies", amount=5)
+    log.ev("bet", 15, box=4, spot=0, kind="21plus3", amount=2)
+    log.ev("no_more_bets", 15)
+    log.deal(15, {1: "8H 8H", 2: "7C 7S", 3: "2D 9C", 4: "TH 9H"}, up="5S", hole="9D")
+    for box in (1, 2, 3, 4):
+        log.ev("action", 15, box=box, hand=0, action="stand")
+    log.ev("reveal", 15)
+    log.card(15, "8C", "dealer")
+    log.ev("settle", 15, box=1, hand=0, spot=0, kind="perfect_pairs", amount=125)
+    log.ev("settle", 15, box=2, hand=0, spot=0, kind="perfect_pairs", amount=30)
+    log.ev("settle", 15, box=3, hand=0, spot=0, kind="21plus3", amount=-60)
+    log.ev("settle", 15, box=4, hand=0, spot=0, kind="lucky_ladies", amount=-5)
+    for box in (1, 2, 3, 4):
+        log.ev("settle", 15, box=box, hand=0, spot=0, kind="main", amount=10)
+    log.ev("round_close", 15)
     return log.lines
 
 

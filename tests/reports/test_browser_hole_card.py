@@ -31,15 +31,34 @@ def test_a_hole_card_hand_page_in_chromium(browser_page: Page, tmp_path: Path) -
     assert result.exit_code == 0, result.output
     browser_page.goto(page.as_uri())
     assert_verdict_leads(first_screen_boxes(browser_page))
-    hole = browser_page.locator("#e-10 svg.card")
+    hole = browser_page.locator("#e-11 svg.card")
     assert hole.get_attribute("aria-label") == "jack of diamonds (face down)"
     assert hole.is_visible()
-    assert browser_page.locator("#e-10 .hole-down").inner_text() == "hole card face down"
-    peek = browser_page.locator("#e-12 .peek")
+    assert browser_page.locator("#e-11 .hole-down").inner_text() == "hole card face down"
+    peek = browser_page.locator("#e-13 .peek")
     assert peek.is_visible()
     assert "the dealer announced: blackjack" in peek.inner_text()
     roles = browser_page.locator("#dealer-row .card-role").all_inner_texts()
     assert roles == ["up card", "hole card"]
-    browser_page.locator("#e-10").scroll_into_view_if_needed()
+    browser_page.locator("#e-11").scroll_into_view_if_needed()
     screenshot(browser_page, "hand-hole-card")
     screenshot(browser_page, "hand-hole-card-full", full_page=True)
+
+
+def test_side_bets_beside_their_spots_in_chromium(browser_page: Page, tmp_path: Path) -> None:
+    """Round 15's side bets on the first screen, each under its box's main wager with its
+    line and pay; screenshot ``hand-side-bets``."""
+    db = audited_night(tmp_path)
+    page = tmp_path / "r15.html"
+    result = cli(
+        "hand", "--db", str(db), "--profiles", str(PROFILES), "--format", "html",
+        "--out", str(page), TABLE, SHOE, "15",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    browser_page.goto(page.as_uri())
+    assert_verdict_leads(first_screen_boxes(browser_page))
+    lines = browser_page.locator("#wager-table .side-line")
+    assert lines.all_inner_texts()[:2] == ["perfect, pays 25 to 1", "coloured, pays 12 to 1"]
+    box = lines.nth(1).bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 800  # on the first screen
+    screenshot(browser_page, "hand-side-bets")

@@ -83,16 +83,17 @@ def dealer_row(html: str) -> list[str]:
 
 
 def assert_example_round(html: str) -> None:
-    """Round 9's page: the hole card JD face down (the table sees the ace) until the reveal,
-    the peek's cards making a blackjack as announced, the dealer's cards with their roles."""
+    """Round 9's page (games.md §2's example): the hole card JD face down (the table sees
+    the ace) until the reveal, the peek's cards making a blackjack as announced, the
+    dealer's cards with their roles."""
     rows = steps(html)
-    up, hole, peek, reveal = rows["7"], rows["10"], rows["12"], rows["13"]
+    up, hole, peek, reveal = rows["8"], rows["11"], rows["13"], rows["14"]
     assert up[3] == "card" and up[6] == "dealerup card" and up[7] == "soft 11"
     assert hole[3] == "card" and hole[6] == "dealerhole card"
     assert "jack of diamonds (face down)" in hole[4] and hole[4].endswith("face down")
     # face down: the table sees the up card alone, never the dealer's blackjack
     assert hole[7] == "soft 11 uphole card face down"
-    before_reveal = [r for n, r in rows.items() if int(n) < 13]
+    before_reveal = [r for n, r in rows.items() if int(n) < 14]
     assert not any(r[6].startswith("dealer") and "blackjack" in r[7] for r in before_reveal)
     assert peek[3] == "peek"
     assert reveal[3] == "reveal" and reveal[6] == "dealerhole card" and reveal[7] == "blackjack"
@@ -107,7 +108,7 @@ def assert_example_round(html: str) -> None:
     assert dealer[2] == "blackjack"
     assert by.texts("card-role") == ["up card", "hole card"]
     assert by.texts("hole-story") == [
-        "hole card: dealt face down (step 10); turned at the reveal (step 13)"
+        "hole card: dealt face down (step 11); turned at the reveal (step 14)"
     ]
 
 
@@ -127,7 +128,7 @@ def test_the_text_packet_keeps_the_hole_card_face_down_until_the_reveal(night_db
     assert "the cards AH [JD] make blackjack; the dealer announced: blackjack" in lines[peek + 2]
     reveal = next(i for i, line in enumerate(lines) if "turns his hole card" in line)
     assert "JD    dealer (hole)  blackjack" in lines[reveal]
-    assert "hole card: dealt face down (step 10); turned at the reveal (step 13)" in (result.stdout)
+    assert "hole card: dealt face down (step 11); turned at the reveal (step 14)" in (result.stdout)
 
 
 # ------------------------------------------------------------------ the peek, surrenders
@@ -225,7 +226,7 @@ def test_the_reports_pages_show_the_same_from_lean_events(night_db: Path, tmp_pa
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     pages = {p.stem: p for p in (out / "hands").rglob("r*.html")}
-    assert sorted(pages) == ["r12", "r13", "r14", "r9"]  # the flagged rounds
+    assert sorted(pages) == ["r12", "r13", "r14", "r15", "r9"]  # the flagged rounds
     assert_example_round(pages["r9"].read_text(encoding="utf-8"))
     by = ByClass(pages["r12"].read_text(encoding="utf-8"))
     assert [t.split(",")[0] for t in by.texts("surrender")] == ["early surrender "]

@@ -1,6 +1,7 @@
-"""``serve``'s hand page of the US game (issue 32, point 6): the same hole card, peek, reveal
-and surrender steps as ``hand`` and ``report`` (one template), from the database through a
-real uvicorn server, on the hand-written night of :mod:`tests.reports.holecard_night`."""
+"""``serve``'s hand page of the US game (issue 32, point 6): the same hole card, peek, reveal,
+surrender steps and side bets as ``hand`` and ``report`` (one template), from the database
+through a real uvicorn server, on the hand-written night of
+:mod:`tests.reports.holecard_night`."""
 
 from __future__ import annotations
 
@@ -25,9 +26,13 @@ def test_the_web_hand_page_shows_the_hole_card_the_peek_and_surrenders(night_db:
         client = Client(port)
         example = client.get(hand_url(TABLE, SHOE, 9))
         late = client.get(hand_url(TABLE, SHOE, 10))
-    assert example.status == 200 and late.status == 200
+        side = client.get(hand_url(TABLE, SHOE, 15))
+    assert example.status == 200 and late.status == 200 and side.status == 200
     assert_example_round(example.text)
     assert ByClass(late.text).texts("surrender") == [
         "late surrender , after the peek spot 0: stake 20.00, due -10.00 "
         "(surrendered: half the stake)"
     ]
+    by = ByClass(side.text)
+    assert by.texts("side-line")[:2] == ["perfect, pays 25 to 1", "coloured, pays 12 to 1"]
+    assert by.texts("bet-code") == ["BET_LIMIT"]
