@@ -113,7 +113,11 @@ def deal_marks(
                         soft=st.soft,
                         label=_label(st.total, st.soft, False),
                     )
-            elif idx == hole_at and hole_step is None and (not face_up or _in_deal(st)):
+            elif (
+                idx == hole_at
+                and hole_step is None
+                and (not face_up or (deal is not None and _in_deal(st)))
+            ):
                 role = HOLE_CARD
                 hole_step, hole_face_up = n, face_up
                 if not face_up and up_total is not None:
