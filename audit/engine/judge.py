@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from audit.engine.round import Round, SettleRec
 
 WagerKey = tuple[int, int, int, str]
+_NONE_REFUSED: frozenset[WagerKey] = frozenset()
 
 
 @dataclass(slots=True, eq=False)
@@ -161,8 +162,13 @@ def _decided_at(rnd: Round, evaluator: str, first: list[tuple[str, int]]) -> int
         # a peek finds decides it at once
         if rnd.blackjack_found and rnd.known_index is not None:
             return rnd.known_index
-        marks = [*rnd.dealer_indexes[-1:], *([k] if (k := rnd.known_at()) is not None else [])]
-        return max(marks) if marks else None
+        marks = [*rnd.dealer_indexes[-1:], rnd.last_play]
+        known = rnd.known_at()
+        if known is not None:
+            marks.append(known)
+        if rnd.reveal_index is not None:
+            marks.append(rnd.reveal_index)
+        return max(marks)
     if len(first) < 2:
         return None
     at = first[1][1]
@@ -442,7 +448,11 @@ def judge_round(rnd: Round) -> tuple[list[Wager], list[Breach]]:
     wagers = _build_wagers(rnd)
     by_key = {w.key: w for w in wagers}
     unknown: dict[WagerKey, list[SettleRec]] = {}
-    refused = {(b, 0, sp, k) for (b, sp, k), st in rnd.side.items() if st.table is None}
+    refused = (
+        {(b, 0, sp, k) for (b, sp, k), st in rnd.side.items() if st.table is None}
+        if rnd.side
+        else _NONE_REFUSED
+    )
     for s in rnd.settles:
         key = (s.box, s.hand, s.spot, s.kind)
         w = by_key.get(key)

@@ -92,6 +92,10 @@ class WagerRow(NamedTuple):
     doubled: bool
     from_split: bool
     surrendered: bool
+    line: str | None
+    """A side bet's paid line (games.md §1); None where none won, or not a side bet."""
+    ratio: str | None
+    """What that line pays to 1 (``9/1``): the verdict a hand page shows beside the due."""
 
 
 class ShoeOutcome(NamedTuple):
@@ -153,7 +157,7 @@ def round_rows(
             (
                 table, shoe, number, w.box, w.hand, w.spot, w.kind, w.player, w.stake, w.base,
                 units, total if settles else None, len(settles), w.verdict, w.outcome,
-                *hand_facts,
+                *hand_facts, w.line, _ratio(w.ratio),
             )
         )  # fmt: skip
         settled += total
@@ -177,7 +181,7 @@ def round_rows(
     row = (
         table, shoe, number, rnd.status if judged else "open", rnd.banker,
         rnd.first_ts_us, rnd.first_seq, rnd.last_seq, boxes, n_main, handle, due, settled,
-        d[0] if d else None, list(d), d_total, dealer_natural(d), d_total > 21,
+        rnd.offer_card(), list(d), d_total, dealer_natural(d), d_total > 21,
         rnd.dealer_completed(), rnd.ranks_before_round, rnd.unseen_before_round,
         rnd.ranks_before_dealer, rnd.unseen_before_dealer, count,
         str(worst) if worst is not None else None,
@@ -187,3 +191,7 @@ def round_rows(
 
 
 _NO_HAND: tuple[Any, ...] = ([], 0, False, False, False, False, False)
+
+
+def _ratio(ratio: Fraction | None) -> str | None:
+    return None if ratio is None else f"{ratio.numerator}/{ratio.denominator}"

@@ -162,6 +162,8 @@ class Round:
         profile's deal has one), or None."""
         self.hole_turned = False
         """The hole card is seen: a ``reveal``, or dealt face up."""
+        self.reveal_index: int | None = None
+        """The index of the ``reveal`` that turned the hole card, if one did."""
         self.peek_window = False
         """A peek is due and has not come, and nothing has yet made it late."""
         self.peek_rule: str | None = None
@@ -1202,6 +1204,7 @@ class Round:
             self.step(e, "the dealer turns his hole card: none face down (nothing to turn)")
             return
         self.hole_turned = True
+        self.reveal_index = index
         if self.known_index is None:
             self.known_index = index
         in_window = self.peek_window

@@ -642,6 +642,7 @@ def _outcome_schemas() -> tuple[pa.Schema, pa.Schema]:
             ("due", i64), ("settled", i64), ("settles", i32), ("verdict", txt),
             ("outcome", txt), ("cards", pa.list_(txt)), ("total", i32), ("natural", flag),
             ("bust", flag), ("doubled", flag), ("from_split", flag), ("surrendered", flag),
+            ("line", txt), ("ratio", txt),
         ]
     )  # fmt: skip
     return rounds, wagers
@@ -821,7 +822,7 @@ SELECT w.table_id, w.shoe, w.round, w.box, w.hand, w.spot, w.kind, s.gaming_day,
        CAST(w.stake AS DECIMAL(38,0)) * 0.01, CAST(w.base_stake AS DECIMAL(38,0)) * 0.01,
        CAST(w.due AS DECIMAL(38,0)) * 0.0001, CAST(w.settled AS DECIMAL(38,0)) * 0.01,
        w.settles, w.verdict, w.outcome, w.cards, w.total, w."natural", w.bust, w.doubled,
-       w.from_split, w.surrendered
+       w.from_split, w.surrendered, w.line, w.ratio
 FROM _new_wagers w LEFT JOIN shoes s USING (table_id, shoe)
 """
 

@@ -11,7 +11,7 @@ from audit.store.books_detail import BOOKS_DETAIL_DDL
 from audit.store.fields import COLUMN_TYPES, GAMES_COLUMNS, TABLE_TYPES, TYPES
 from audit.store.periods import PERIODS_DDL
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 APP_ID = "shoe-audit"
 
 _V12_TYPES = TABLE_TYPES | {"peek", "reveal"}
@@ -42,6 +42,14 @@ _GAMES_DDL = "".join(
     f'ALTER TABLE events ADD COLUMN "{name}" {COLUMN_TYPES[name]};\n' for name in GAMES_COLUMNS
 )
 """Schema 11: the columns games.md §2 adds to ``events`` (``shoe_open.side_limits``), last."""
+
+SIDE_BET_VERDICT_DDL = """
+ALTER TABLE wagers ADD COLUMN line VARCHAR;
+ALTER TABLE wagers ADD COLUMN ratio VARCHAR;
+"""
+"""Schema 12: a side bet's verdict beside its due (games.md §1): the pay-table line its
+cards won (NULL: none, or no side bet) and what it pays to 1, as the engine judged them,
+so a hand page formats them and never evaluates the cards again."""
 
 _BOOKS_DDL = """
 CREATE TABLE stream_marks (
@@ -298,6 +306,7 @@ CREATE TABLE findings ({_FINDING_COLUMNS},
 {_BOOKS_DDL}
 {_V12_DDL}
 {_GAMES_DDL}
+{SIDE_BET_VERDICT_DDL}
 """
 """The current schema, created in one transaction on a new database (the v1.2 columns of
 ``events`` follow it: :data:`V12_EVENT_COLUMNS`)."""
@@ -373,6 +382,11 @@ MIGRATIONS: dict[int, str] = {
     # Version 11: TEL/1 v1.2's side bets (games.md §2): shoe_open's side_limits. A bet's
     # kind shares the settle's column (a v1.1 bet stores NULL there, as it always did).
     11: _GAMES_DDL,
+    # Version 12: each side bet's verdict (its line and ratio) beside its due, as the engine
+    # judged it (games.md §1). NULL on every stored wager: none was a side bet the engine
+    # judged (a profile offering side bets now hashes its pay tables into its digest, so
+    # its shoes are audited again by the next run).
+    12: SIDE_BET_VERDICT_DDL,
 }
 """``MIGRATIONS[n]`` brings a version ``n - 1`` database to version ``n``."""
 

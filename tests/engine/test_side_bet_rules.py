@@ -329,16 +329,24 @@ def _hole_first_registry(tmp_path: Path) -> object:
     return load_registry(extra_dir=tmp_path)
 
 
-def test_insurance_reads_the_up_card_not_the_dealers_first_card_games_1(tmp_path: Path) -> None:
-    """games.md §1: the up card is ``initial_deal``'s. With the hole card dealt first (7D,
-    face down) and the up card second (AH), insurance is offered against the ace."""
+@pytest.mark.parametrize(
+    ("hole", "up", "found"),
+    [("7D", "AH", []), ("AH", "7D", ["PLAY_ILLEGAL_INSURANCE"])],
+    ids=["against the ace up", "against a seven up, the ace in the hole"],
+)
+def test_insurance_reads_the_up_card_not_the_dealers_first_card_games_1(
+    tmp_path: Path, hole: str, up: str, found: list[str]
+) -> None:
+    """games.md §1: the up card is ``initial_deal``'s. With the hole card dealt first (face
+    down) and the up card second, insurance is offered against the up card: legal against
+    AH up over 7D, illegal against 7D up over an ace in the hole."""
     registry = _hole_first_registry(tmp_path)
     log = _log("us-test-6d")
     log.events[0]["profile"] = "hole-first-test"
-    r = log.round(1).bets({1: 10}).card("TS", 1).card("7D", face_up=False).card("9C", 1)
-    r.card("AH").insurance(1, 5).stand(1).reveal().settle(1, 10)
+    r = log.round(1).bets({1: 10}).card("TS", 1).card(hole, face_up=False).card("9C", 1)
+    r.card(up).insurance(1, 5).stand(1).reveal().settle(1, 10)
     r.settle(1, -5, kind="insurance").close()
     profile = registry.get("hole-first-test")  # type: ignore[attr-defined]
     replay = replay_shoe(log.parsed(), profile, ShoeContext())
-    clean(replay)
-    assert replay.rounds[0].dealer.cards == ("7D", "AH")
+    assert codes(replay) == found
+    assert replay.rounds[0].dealer.cards == (hole, up)

@@ -12,10 +12,17 @@ from audit.store import open_store
 from audit.store.fields import GAMES_COLUMNS
 from audit.store.schema import SCHEMA_VERSION, V12_EVENT_COLUMNS
 
-V11_ONLY = "".join(f'ALTER TABLE events DROP COLUMN "{c}";\n' for c in GAMES_COLUMNS) + (
-    "UPDATE meta SET value = '10' WHERE key = 'schema_version';\n"
+V12_ONLY = (
+    "ALTER TABLE wagers DROP COLUMN line; ALTER TABLE wagers DROP COLUMN ratio;\n"
+    "UPDATE meta SET value = '11' WHERE key = 'schema_version';\n"
 )
-"""What schema 11 (TEL/1 v1.2's side bets, games.md §2) added, undone."""
+"""What schema 12 (a side bet's line and ratio beside its due) added, undone."""
+V11_ONLY = (
+    V12_ONLY
+    + "".join(f'ALTER TABLE events DROP COLUMN "{c}";\n' for c in GAMES_COLUMNS)
+    + "UPDATE meta SET value = '10' WHERE key = 'schema_version';\n"
+)
+"""What schemas 12 and 11 (TEL/1 v1.2's side bets, games.md §2) added, undone."""
 
 V9_ONLY = (
     V11_ONLY
@@ -280,7 +287,7 @@ def test_a_version_10_database_takes_side_bets_and_its_v11_events_verify_unchang
     con.execute(V11_ONLY)
     con.close()
     with open_store(db) as store:
-        assert store.meta("schema_version") == str(SCHEMA_VERSION) == "11"
+        assert store.meta("schema_version") == str(SCHEMA_VERSION) == "12"
         assert store.con.execute(
             "SELECT count(*) FROM events WHERE side_limits IS NOT NULL OR "
             "(type = 'bet' AND kind IS NOT NULL)"
