@@ -203,6 +203,10 @@ class TotalView:
         soft: true when the total counts an ace as 11.
         label: the total in words (``"soft 17"``, ``"hard 12"``, ``"bust 25"``,
             ``"blackjack"``), as the engine judged it.
+        hole_down: true on the dealer's hole card as dealt face down: ``total``, ``soft``
+            and ``label`` are then his up card's alone (``"soft 11 up"``), what the table
+            sees until the hole card is turned (games.md §2: ``reveal``, or the end of the
+            players' play).
     """
 
     who: str
@@ -212,6 +216,66 @@ class TotalView:
     total: int
     soft: bool
     label: str
+    hole_down: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PeekView:
+    """What a ``peek`` looked at and what the dealer said (games.md §2, §3).
+
+    Attributes:
+        cards: the dealer's cards at the peek, the hole card drawn face down as dealt.
+        says: what those cards make, in words (``"blackjack"``, ``"soft 16"``): the cards
+            decide (games.md §3).
+        announced: what the dealer announced (TEL/1 ``blackjack``): ``"blackjack"``,
+            ``"no blackjack"``, or None when the log says nothing.
+        differs: true when the announcement is not what the cards make (kept for the
+            record: no finding, the cards decide).
+    """
+
+    cards: tuple[CardView, ...]
+    says: str
+    announced: str | None
+    differs: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SurrenderDue:
+    """What one spot's main wager was due after a surrender (the engine's due and why).
+
+    Attributes:
+        spot: the spot within the box.
+        stake: the stake surrendered (money string).
+        due: the engine's due (money string; half the stake rounded to the profile's unit,
+            or the whole stake forfeited to a dealer blackjack), or None when not judged.
+        why: the engine's words (``"surrendered: half the stake"``).
+    """
+
+    spot: int
+    stake: str
+    due: str | None
+    why: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SurrenderView:
+    """A surrender as a step of the round (games.md §3, *Surrender*).
+
+    Attributes:
+        box: the box that surrendered.
+        hand: its hand.
+        timing: ``"early"`` (before the peek), ``"late"`` (after it, or in turn where no
+            peek came nor was due), or None where no hole card was dealt or a due peek
+            never came.
+        moment: where it stands in the round, in words (``"after the peek"``).
+        dues: each spot's stake and due, from the engine's wagers.
+    """
+
+    box: int
+    hand: int
+    timing: str | None
+    moment: str
+    dues: tuple[SurrenderDue, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +303,11 @@ class StepView:
         rule_note: the rule that applies at this step in words (``"dealer 16: must
             draw"``, ``"double on 9-11 only"``), or None.
         finding_codes: the codes of the findings whose evidence includes this event.
+        dealer_card: ``"up card"`` or ``"hole card"`` on the dealer's cards of the deal
+            where the profile deals a hole card (and on the ``reveal`` that turns it),
+            else None.
+        peek: what a ``peek`` looked at and what was announced, or None.
+        surrender: a surrender's moment and each spot's due, or None.
     """
 
     n: int
@@ -257,6 +326,9 @@ class StepView:
     decision_allowed: bool | None
     rule_note: str | None
     finding_codes: tuple[str, ...]
+    dealer_card: str | None = None
+    peek: PeekView | None = None
+    surrender: SurrenderView | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +350,11 @@ class HandView:
             string), or None when the hand was not doubled.
         split_stake: for a hand a split created, the stake that split put on it (the
             same as ``stake``), or None.
+        card_roles: the dealer's: each card's role, in ``cards`` order (``"up card"``,
+            ``"hole card"``, ``""`` for a draw), where the profile deals a hole card; else
+            empty.
+        hole_card: the dealer's: how his hole card was dealt and when it was turned
+            (``"dealt face down; turned at the reveal (step 13)"``), or None.
     """
 
     who: str
@@ -291,6 +368,8 @@ class HandView:
     stake: str | None = None
     double_stake: str | None = None
     split_stake: str | None = None
+    card_roles: tuple[str, ...] = ()
+    hole_card: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,6 +401,12 @@ class WagerView:
         ok: true when the verdict is ``ok``.
         note: the engine's explanation of the amount due (``"21 v dealer 20: wins 1:1"``),
             or None.
+        side_bet: true for a side bet (games.md §2: ``kind`` is its side-bet id).
+        line: a side bet's winning line as the engine decided it (``"straight_flush"``),
+            or None (no line won, not a side bet, or not decided).
+        ratio: that line's pay, net, as ``"9 to 1"``, or None.
+        bet_codes: the codes of the ``BET_`` findings on the ``bet`` that placed a side bet
+            (``BET_SIDE_NOT_OFFERED``, ``BET_LIMIT``...), most severe first.
     """
 
     box: int
@@ -341,6 +426,10 @@ class WagerView:
     impact: str | None
     ok: bool
     note: str | None
+    side_bet: bool = False
+    line: str | None = None
+    ratio: str | None = None
+    bet_codes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -816,6 +905,62 @@ class Reproducibility:
 
 
 @dataclass(frozen=True, slots=True)
+class SideBetRow:
+    """One side bet's money in one currency (issue 32, point 6).
+
+    Attributes:
+        side_bet: the side-bet id the log wrote in ``kind`` (``"21plus3"``).
+        paytables: the pay tables the period's profiles pay it by (``"21plus3-9"``),
+            joined by ``", "``; ``"not offered"`` where no profile of the period offers it.
+        wagers: side bets placed.
+        staked: their stakes (money string).
+        paid: what the house paid the winning ones, as settled (money string).
+        house_result: what the house took from the losing ones less what it paid the
+            winning ones, as settled (money string; + the house won).
+        hold: the house result over the stakes of the settled bets, in percent with two
+            decimals (``"3.24"``), or None where none was settled.
+        unsettled: bets never settled (``PAY_MISSING``): in ``wagers`` and ``staked`` only.
+    """
+
+    side_bet: str
+    paytables: str
+    wagers: int
+    staked: str
+    paid: str
+    house_result: str
+    hold: str | None
+    unsettled: int
+
+
+@dataclass(frozen=True, slots=True)
+class SideBetTotal:
+    """Side-bet money in one currency: the totals, and each side bet's row.
+
+    Attributes:
+        currency: the ISO 4217 code of ``shoe_open.currency``, or None where the shoes
+            name none.
+        wagers: side bets placed.
+        staked: their stakes (money string); part of the handle (every stake but a bonus).
+        paid: what the house paid winning side bets, as settled (money string).
+        house_result: taken from losing side bets less paid to winning ones (money
+            string; + the house won).
+        hold: the house result over the settled bets' stakes, in percent (two decimals),
+            or None where none was settled.
+        unsettled: side bets never settled.
+        bets: one row per side-bet id, by id.
+    """
+
+    currency: str | None
+    wagers: int
+    staked: str
+    paid: str
+    house_result: str
+    hold: str | None
+    unsettled: int
+    bets: tuple[SideBetRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Summary:
     """The headline figures of the period.
 
@@ -830,6 +975,8 @@ class Summary:
         money: money paid wrongly and the handle, one entry per currency (the shoes'
             ``shoe_open.currency``), by currency; at least one entry.
         dismissed: findings a review dismissed, left out of every figure above.
+        side_bets: side-bet money, one entry per currency where side bets were placed
+            (games.md §2), each with its per-bet breakdown; empty where none was.
     """
 
     tables: int
@@ -841,6 +988,7 @@ class Summary:
     flagged_rounds: int
     money: tuple[MoneyTotal, ...]
     dismissed: int = 0
+    side_bets: tuple[SideBetTotal, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

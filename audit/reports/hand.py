@@ -18,7 +18,16 @@ from audit.engine import (
     WagerRecord,
 )
 from audit.errors import NotFoundError
-from audit.events.models import Action, AnyEvent, Burn, DealerChange, ShoeOpen
+from audit.events.models import (
+    RESERVED_KINDS,
+    Action,
+    AnyEvent,
+    Bet,
+    Burn,
+    DealerChange,
+    Peek,
+    ShoeOpen,
+)
 from audit.findings import Code, Finding, money_str
 from audit.profiles import Profile, load_registry
 from audit.reports.cards import card_view
@@ -35,6 +44,7 @@ from audit.reports.context import (
     WagerView,
     to_json,
 )
+from audit.reports.holecard import DealMarks, StepMarks, deal_marks
 from audit.reports.templating import render
 
 if TYPE_CHECKING:
@@ -50,14 +60,18 @@ Sources = Mapping[str, tuple[str, int]]
 
 class StepFacts(NamedTuple):
     """What a step's line shows of its event beyond the engine's step: when it was logged
-    (ISO text, with the table's UTC offset), whether its card was dealt face up, and the
-    decision it names. From a TEL/1 model (:func:`model_facts`) or, where a report's
-    pages replayed the round from lean events, from the engine's own record of it and
-    its logged time (:func:`lean_facts`): the same facts either way."""
+    (ISO text, with the table's UTC offset), whether its card was dealt face up, the
+    decision it names, what a ``peek`` announced, and a ``bet``'s wager (``main`` or a
+    side-bet id). From a TEL/1 model
+    (:func:`model_facts`) or, where a report's pages replayed the round from lean events,
+    from the engine's own record of it and its logged time (:func:`lean_facts`): the
+    same facts either way."""
 
     ts: str
     face_up: bool
     decision: str | None
+    announced: bool | None = None
+    wager: str | None = None
 
 
 def model_facts(ev: AnyEvent) -> StepFacts:
@@ -67,6 +81,8 @@ def model_facts(ev: AnyEvent) -> StepFacts:
         ev.ts.isoformat(),
         bool(ev.__dict__.get("face_up", True)),
         ev.action if isinstance(ev, Action) else None,
+        ev.blackjack if isinstance(ev, Peek) else None,
+        ev.wager if isinstance(ev, Bet) else None,
     )
 
 
@@ -74,7 +90,13 @@ def lean_facts(ev: RoundEvent, logged_at: dt.datetime) -> StepFacts:
     """The :class:`StepFacts` of a round event the engine read as a
     :class:`~audit.engine.event.RoundEvent`, logged at ``logged_at`` (its ``ts``, with
     the table's UTC offset: the record keeps the instant only)."""
-    return StepFacts(logged_at.isoformat(), ev.face_up, ev.word if ev.type == "action" else None)
+    return StepFacts(
+        logged_at.isoformat(),
+        ev.face_up,
+        ev.word if ev.type == "action" else None,
+        ev.blackjack if ev.type == "peek" else None,
+        (ev.word or "main") if ev.type == "bet" else None,
+    )
 
 
 def build_hand_context(
@@ -127,9 +149,16 @@ def build_hand_context(
             return model_facts(ev)
         return fact
 
+    marks = deal_marks(rnd.steps, facts_of, profile, rnd.wagers, round_findings)
     steps = tuple(
         _step_view(
-            n, st, facts_of(st.event_id), naturals, rnd.dealer.natural, where.get(st.event_id)
+            n,
+            st,
+            facts_of(st.event_id),
+            naturals,
+            rnd.dealer.natural,
+            where.get(st.event_id),
+            marks.steps.get(st.event_id),
         )
         for n, st in enumerate(rnd.steps, start=1)
     )
@@ -149,6 +178,7 @@ def build_hand_context(
     )
     impacts = [f.impact for f in round_findings if f.impact is not None]
     verdicts = wager_verdicts(rnd.wagers, round_findings)
+    bet_codes = side_bet_codes(rnd.steps, facts_of, round_findings)
     split_hands = {(h.box, h.hand) for h in rnd.hands if h.from_split}
     # A replay of some rounds only (a report's pages) passed over the others: the
     # shoe's round numbers still say which rounds came before and after this one.
@@ -167,12 +197,13 @@ def build_hand_context(
         story=_story(replay, rnd, earlier, idx, first_seq, by_id, events or (), where, facts_of),
         steps=steps,
         hands=tuple(
-            _hand_view(h, rnd.wagers) for h in sorted(rnd.hands, key=lambda h: (h.box, h.hand))
+            _hand_view(h, rnd.wagers, marks)
+            for h in sorted(rnd.hands, key=lambda h: (h.box, h.hand))
         ),
-        dealer=_dealer_view(rnd.dealer) if rnd.dealer.cards else None,
+        dealer=_dealer_view(rnd.dealer, marks) if rnd.dealer.cards else None,
         dealer_rule=dealer_rule_text(profile),
         wagers=tuple(
-            _wager_view(w, verdicts.get(_wager_key(w)), split_hands)
+            _wager_view(w, verdicts.get(_wager_key(w)), split_hands, bet_codes)
             for w in sorted(
                 rnd.wagers, key=lambda w: (w.box, w.hand, w.spot, _KIND_ORDER.get(w.kind, 9))
             )
@@ -218,7 +249,9 @@ def wager_verdicts(
     A finding judges the wager whose ``settle`` events it cites (wrong amount,
     duplicate, timing); a finding on an unsettled wager (``PAY_MISSING``, a
     missing prize's ``PAY_BONUS``) judges the unsettled wager of its box, hand,
-    spot and kind. Where two findings judge one wager the most severe wins.
+    spot and kind (a side bet's, cited under ``side_bets``: the unsettled side bet of its
+    box and spot whose engine verdict it is). Where two findings judge one wager the most
+    severe wins.
     """
     by_settle = {e: _wager_key(w) for w in wagers for e in w.settle_events}
     unsettled = {(w.box, w.hand, w.spot, w.kind): w for w in wagers if not w.settle_events}
@@ -227,7 +260,18 @@ def wager_verdicts(
         if not str(f.code).startswith("PAY_") or f.code in _ROUND_CODES or f.box is None:
             continue
         key = next((by_settle[e] for e in f.events if e in by_settle), None)
-        if key is None:
+        if key is None and f.rule == "side_bets":
+            # a side bet never settled: the engine's verdict names which of the spot's
+            key = next(
+                (
+                    k
+                    for k, w in unsettled.items()
+                    if w.side_bet and (k[0], k[2]) == (f.box, f.spot or 0)
+                    and w.verdict == str(f.code) and k not in out
+                ),
+                None,
+            )  # fmt: skip
+        elif key is None:
             cand = (f.box, f.hand or 0, f.spot or 0, _WAGER_KIND.get(f.code, "main"))
             key = cand if cand in unsettled else None
         if key is None:
@@ -323,6 +367,7 @@ def _step_view(
     naturals: set[tuple[int, int]],
     dealer_natural: bool,
     source: tuple[str, int] | None = None,
+    mark: StepMarks | None = None,
 ) -> StepView:
     total: TotalView | None = None
     if st.type == "card" and st.total is not None and st.soft is not None:
@@ -354,6 +399,12 @@ def _step_view(
         where = f"box {st.box}" + (f" hand {st.hand}" if st.hand is not None else "")
         where += f" spot {st.spot}" if st.spot is not None else ""
     ts = ev.ts if ev is not None else None
+    card = card_view(st.card, ev.face_up if ev is not None else True) if st.card else None
+    if mark is not None:
+        total = mark.total or total
+        card = card_view(mark.card) if mark.card is not None else card
+        if mark.dealer_card is not None:
+            where = "dealer"
     return StepView(
         n=n,
         event_id=st.event_id,
@@ -363,7 +414,7 @@ def _step_view(
         source=_source(source),
         type=st.type,
         description=st.description,
-        card=card_view(st.card, ev.face_up if ev is not None else True) if st.card else None,
+        card=card,
         pos=st.pos,
         target=where or st.target,
         total=total,
@@ -371,10 +422,13 @@ def _step_view(
         decision_allowed=st.allowed,
         rule_note="; ".join(notes) or None,
         finding_codes=tuple(st.codes),
+        dealer_card=mark.dealer_card if mark is not None else None,
+        peek=mark.peek if mark is not None else None,
+        surrender=mark.surrender if mark is not None else None,
     )
 
 
-def _hand_view(h: HandRecord, wagers: Sequence[WagerRecord]) -> HandView:
+def _hand_view(h: HandRecord, wagers: Sequence[WagerRecord], marks: DealMarks) -> HandView:
     mains = [w for w in wagers if w.kind == "main" and (w.box, w.hand) == (h.box, h.hand)]
     base = sum((w.base_stake for w in mains), Decimal(0))
     extra = sum((w.stake - w.base_stake for w in mains), Decimal(0))
@@ -383,7 +437,7 @@ def _hand_view(h: HandRecord, wagers: Sequence[WagerRecord]) -> HandView:
         for flag, text in (
             (h.from_split, "from a split"),
             (h.doubled, "doubled"),
-            (h.surrendered, "surrendered"),
+            (h.surrendered, _surrendered(h, marks)),
         )
         if flag
     ]
@@ -402,7 +456,16 @@ def _hand_view(h: HandRecord, wagers: Sequence[WagerRecord]) -> HandView:
     )
 
 
-def _dealer_view(d: DealerRecord) -> HandView:
+def _surrendered(h: HandRecord, marks: DealMarks) -> str:
+    """``surrendered``, with its timing where the round's steps show one (``late``)."""
+    for mark in marks.steps.values():
+        s = mark.surrender
+        if s is not None and s.timing is not None and s.box == h.box and s.hand == h.hand:
+            return f"surrendered ({s.timing})"
+    return "surrendered"
+
+
+def _dealer_view(d: DealerRecord, marks: DealMarks) -> HandView:
     return HandView(
         who="dealer",
         box=None,
@@ -412,11 +475,41 @@ def _dealer_view(d: DealerRecord) -> HandView:
         soft=d.soft,
         label=total_label(d.total, d.soft, d.natural),
         notes=(),
+        card_roles=marks.dealer_roles,
+        hole_card=marks.hole_card,
     )
 
 
+def side_bet_codes(
+    steps: Sequence[Step],
+    facts_of: Callable[[str], StepFacts | None],
+    findings: Sequence[Finding],
+) -> dict[tuple[int, int, str], tuple[str, ...]]:
+    """The ``BET_`` findings on the ``bet`` events that placed side bets, by (box, spot,
+    side-bet id): their codes, most severe first (issue 32, point 6: a side bet's finding
+    beside it, as a ``PAY_`` verdict is beside its wager)."""
+    placed: dict[str, tuple[int, int, str]] = {}
+    for st in steps:
+        fact = facts_of(st.event_id) if st.type == "bet" else None
+        if fact is not None and fact.wager not in (None, *RESERVED_KINDS):
+            assert fact.wager is not None
+            placed[st.event_id] = (st.box or 0, st.spot or 0, fact.wager)
+    found: dict[tuple[int, int, str], list[Finding]] = {}
+    for f in findings:
+        if str(f.code).startswith("BET_"):
+            for key in {placed[e] for e in f.events if e in placed}:
+                found.setdefault(key, []).append(f)
+    return {
+        key: tuple(dict.fromkeys(str(f.code) for f in sorted(fs, key=lambda f: -f.severity.rank)))
+        for key, fs in found.items()
+    }
+
+
 def _wager_view(
-    w: WagerRecord, judged: Finding | None, split_hands: set[tuple[int, int]]
+    w: WagerRecord,
+    judged: Finding | None,
+    split_hands: set[tuple[int, int]],
+    bet_codes: Mapping[tuple[int, int, str], tuple[str, ...]] | None = None,
 ) -> WagerView:
     actual = " + ".join(m for m in (money_str(a) for a in w.actual) if m is not None) or None
     if judged is not None:
@@ -444,7 +537,20 @@ def _wager_view(
         impact=money_str(judged.impact) if judged is not None else None,
         ok=verdict == "ok",
         note=w.outcome or None,
+        side_bet=w.side_bet,
+        line=w.line,
+        ratio=to_one(w.ratio),
+        bet_codes=(bet_codes or {}).get((w.box, w.spot, w.kind), ()),
     )
+
+
+def to_one(ratio: str | None) -> str | None:
+    """A pay-table ratio as a table card says it: ``"9/1"`` -> ``"9 to 1"``, ``"5/2"`` ->
+    ``"5 to 2"`` (a pay is net, "to 1"); an unreadable one as written."""
+    if ratio is None:
+        return None
+    num, sep, den = ratio.partition("/")
+    return f"{num} to {den}" if sep and num and den else ratio
 
 
 def mask_player(player: str | None) -> str | None:

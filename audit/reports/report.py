@@ -53,6 +53,7 @@ from audit.reports.context import (
 from audit.reports.folder import Staging, Swap, report_folder
 from audit.reports.paths import FLAGGED as FLAGGED_PAGE
 from audit.reports.paths import hand_href, safe_name
+from audit.reports.side_bets import side_bet_totals
 from audit.reports.sources import (
     DISMISSED,
     FINDINGS,
@@ -227,7 +228,7 @@ def _build(
         gaming_days=tuple(d.isoformat() for d in days),
         generated_at=generated_at,
         dealer_rule=DEALER_RULE,
-        summary=summary(src),
+        summary=dataclasses.replace(summary(src), side_bets=side_bet_totals(src, profiles)),
         flagged=flagged,
         flagged_more=flagged_total - len(flagged),
         flagged_href=FLAGGED_PAGE,
