@@ -1,4 +1,4 @@
-"""A night of the US game (games.md §5's ``us-strip-6d-s17``) written by hand, for the hand
+"""A night of the US game (games.md §5; test profile ``us-test-6d-pages``) written by hand, for the hand
 pages of the hole card, the peek, the reveal and surrenders: games.md §2's example round
 (round 9) and rounds after it, each dealt in the profile's order (each box, the up card,
 each box, the hole card face down), ingested and audited through the real CLI.
@@ -89,7 +89,7 @@ class _Log:
 def night_events() -> list[dict[str, Any]]:
     """The night's events, in order (see the module's docstring)."""
     log = _Log(296)
-    log.ev("shoe_open", profile="us-strip-6d-s17", decks=6, dealer="D-0412", currency="USD",
+    log.ev("shoe_open", profile="us-test-6d-pages", decks=6, dealer="D-0412", currency="USD",
            min_bet=5, max_bet=500, side_limits={"21plus3": {"max_bet": 50}})  # fmt: skip
     log.ev("shuffle", method="riffle")
     log.ev("cut", by="box", box=3)
