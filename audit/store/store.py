@@ -167,6 +167,21 @@ class Store:
         finally:
             self.con.execute("SET memory_limit = ?", [self.memory])
 
+    @contextmanager
+    def held_to(self, limit: str) -> Iterator[None]:
+        """:meth:`memory_limit`, and the block's writes checkpointed before it is lifted.
+
+        Left to close, the checkpoint of a large write runs at the limit the store was
+        opened with (a million-round ``run``'s took DuckDB to 1.15 GB). If DuckDB cannot
+        checkpoint here (out of memory under the limit, say), close does it.
+        """
+        import duckdb
+
+        with self.memory_limit(limit):
+            yield
+            with suppress(duckdb.Error):
+                self.con.execute("CHECKPOINT")
+
     def close(self) -> None:
         try:
             self.con.close()
@@ -579,6 +594,14 @@ and a checkpoint at the end. On 1,000,000 rounds: peak RSS 757 MiB and 195.3 s, 
 1,279 MiB (the checkpoint at close, outside the limit) and 180.7-185.4 s at 512MB (one
 run each, ``audit_bench``'s run stage). Ingest keeps 1GB: its bulk parse was slower at
 500MB (77 against 63 s at 100,000 rounds)."""
+
+INGEST_MEMORY_LIMIT = "256MB"
+"""DuckDB's memory during ``ingest`` when none was chosen (issue 33). Each batch's work is
+bounded (:data:`audit.ingest.reader.BATCH_BYTES` of lines), but DuckDB keeps every block it
+has read cached up to its limit, and each batch's probe for ids stored before reads the
+``id`` of every stored event: at 1GB the cache grew with the database, and ingest's peak
+RSS with it (775 MiB at 100,000 rounds, 1,350 MiB at 1,000,000). Held to this, the cache
+stays the size of a batch's work whatever the database holds."""
 
 DEFAULT_MEMORY_LIMIT = "1GB"
 """DuckDB's own default is 80% of the RAM: an ingest of a large file would
