@@ -35,7 +35,7 @@ from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import closing, suppress
+from contextlib import closing
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
@@ -513,17 +513,9 @@ def _in_run_memory(fn: Callable[Concatenate[Store, P], R]) -> Callable[Concatena
     checkpoint its writes before the limit is lifted."""
 
     def held(store: Store, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        with store.memory_limit(RUN_MEMORY_LIMIT):
-            out = fn(store, *args, **kwargs)
-            # The run's writes folded into the file while the limit holds: left to
-            # close, the checkpoint of a million-round run took DuckDB to 1.15 GB.
-            # Every result is committed by now: if DuckDB cannot checkpoint here (out
-            # of memory under the limit, say), close does it, as before.
-            import duckdb
-
-            with suppress(duckdb.Error):
-                store.con.execute("CHECKPOINT")
-            return out
+        # Every result is committed when fn returns; the checkpoint follows, inside the limit.
+        with store.held_to(RUN_MEMORY_LIMIT):
+            return fn(store, *args, **kwargs)
 
     functools.update_wrapper(held, fn)  # its name and docstring
     return held
