@@ -35,7 +35,7 @@ from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import closing, suppress
+from contextlib import closing
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
@@ -513,17 +513,9 @@ def _in_run_memory(fn: Callable[Concatenate[Store, P], R]) -> Callable[Concatena
     checkpoint its writes before the limit is lifted."""
 
     def held(store: Store, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        with store.memory_limit(RUN_MEMORY_LIMIT):
-            out = fn(store, *args, **kwargs)
-            # The run's writes folded into the file while the limit holds: left to
-            # close, the checkpoint of a million-round run took DuckDB to 1.15 GB.
-            # Every result is committed by now: if DuckDB cannot checkpoint here (out
-            # of memory under the limit, say), close does it, as before.
-            import duckdb
-
-            with suppress(duckdb.Error):
-                store.con.execute("CHECKPOINT")
-            return out
+        # Every result is committed when fn returns; the checkpoint follows, inside the limit.
+        with store.held_to(RUN_MEMORY_LIMIT):
+            return fn(store, *args, **kwargs)
 
     functools.update_wrapper(held, fn)  # its name and docstring
     return held
@@ -584,15 +576,18 @@ def run_audit(
         return summary
     if progress is not None:
         progress(0, len(keys))
-    written: set[ShoeKey] = set()
+    # The shoes not yet written: the selection's own key objects, a set that shrinks as
+    # batches are written. A set of the written shoes held a new key object (the
+    # worker's) for every shoe of the night: ~50 MB at 1,000,000 rounds (issue 33).
+    pending: set[ShoeKey] = set(keys)
     try:
         _replay_and_write(
-            store, registry, keys, summary, written, workers, batch_events, progress,
+            store, registry, keys, summary, pending, workers, batch_events, progress,
             executor, source,
         )  # fmt: skip
     except BaseException:
         if on_stop is not None:
-            on_stop([k for k in keys if k not in written], len(keys))
+            on_stop([k for k in keys if k in pending], len(keys))
         raise
     summary.seconds = time.perf_counter() - t0
     summary.by_code = dict(sorted(summary.by_code.items(), key=lambda kv: Code(kv[0]).value))
@@ -614,7 +609,7 @@ def _replay_and_write(
     registry: ProfileRegistry,
     keys: list[ShoeKey],
     summary: RunSummary,
-    written: set[ShoeKey],
+    pending: set[ShoeKey],
     workers: int | None,
     batch_events: int,
     progress: Callable[[int, int], None] | None,
@@ -655,11 +650,11 @@ def _replay_and_write(
             summary.findings += len(a.findings)
             for f in a.findings:
                 summary.by_code[str(f.code)] = summary.by_code.get(str(f.code), 0) + 1
-            written.add(a.key)
+            pending.discard(a.key)
         summary.failed.extend(result.failed)
-        written.update(f.key for f in result.failed)
+        pending.difference_update(f.key for f in result.failed)
         if progress is not None:
-            progress(len(written), len(keys))
+            progress(len(keys) - len(pending), len(keys))
 
     if executor is None:
         n_workers = workers or os.cpu_count() or 1

@@ -62,7 +62,7 @@ from audit.ingest.summary import FileSummary, IngestSummary, ValidationReport
 from audit.store import Store, ledger
 from audit.store.books import note_day_cuts
 from audit.store.failures import plain_failures
-from audit.store.store import day_start_minutes
+from audit.store.store import INGEST_MEMORY_LIMIT, day_start_minutes
 
 if TYPE_CHECKING:
     from audit.books.house import House
@@ -232,8 +232,23 @@ def ingest_paths(
     folder holds no ``*.jsonl``/``*.jsonl.gz``, or no file could be read at
     all. A file that cannot be read (or a gzip damaged part-way) is reported
     in its :class:`FileSummary` ``error`` and the others are ingested.
+
+    DuckDB's memory is :data:`audit.store.store.INGEST_MEMORY_LIMIT` while it runs,
+    unless one was chosen (``SHOE_AUDIT_MEMORY``).
     """
     day_start_minutes(day_start)  # fail early on a bad value
+    with store.held_to(INGEST_MEMORY_LIMIT):
+        return _ingest_paths(store, paths, day_start, on_batch, house)
+
+
+def _ingest_paths(
+    store: Store,
+    paths: Iterable[StrPath],
+    day_start: str,
+    on_batch: BatchHook | None,
+    house: House | None,
+) -> IngestSummary:
+    """:func:`ingest_paths`, inside its memory limit."""
     found = find_logs(paths)
     files = found.files
     from audit.integrity.continuity import before_writing

@@ -167,6 +167,21 @@ class Store:
         finally:
             self.con.execute("SET memory_limit = ?", [self.memory])
 
+    @contextmanager
+    def held_to(self, limit: str) -> Iterator[None]:
+        """:meth:`memory_limit`, and the block's writes checkpointed before it is lifted.
+
+        Left to close, the checkpoint of a large write runs at the limit the store was
+        opened with (a million-round ``run``'s took DuckDB to 1.15 GB). If DuckDB cannot
+        checkpoint here (out of memory under the limit, say), close does it.
+        """
+        import duckdb
+
+        with self.memory_limit(limit):
+            yield
+            with suppress(duckdb.Error):
+                self.con.execute("CHECKPOINT")
+
     def close(self) -> None:
         try:
             self.con.close()
@@ -577,8 +592,17 @@ RUN_MEMORY_LIMIT = "256MB"
 about a million events (:func:`audit.store.batches.scan_parts`), one small write a batch,
 and a checkpoint at the end. On 1,000,000 rounds: peak RSS 757 MiB and 195.3 s, against
 1,279 MiB (the checkpoint at close, outside the limit) and 180.7-185.4 s at 512MB (one
-run each, ``audit_bench``'s run stage). Ingest keeps 1GB: its bulk parse was slower at
-500MB (77 against 63 s at 100,000 rounds)."""
+run each, ``audit_bench``'s run stage). Ingest has its own, :data:`INGEST_MEMORY_LIMIT`."""
+
+INGEST_MEMORY_LIMIT = "256MB"
+"""DuckDB's memory during ``ingest`` when none was chosen (issue 33). Each batch's work is
+bounded (:data:`audit.ingest.reader.BATCH_BYTES` of lines), but DuckDB keeps every block it
+has read cached up to its limit, and each batch's probe for ids stored before reads the
+``id`` of every stored event: at 1GB the cache grew with the database, and ingest's peak
+RSS with it (775 MiB at 100,000 rounds, 1,350 MiB at 1,000,000). Held to this, the cache
+stays the size of a batch's work whatever the database holds. (An earlier measure, 77
+against 63 s at 500MB, was not borne out: at 100,000 rounds, the same load, 54.4 CPU-s
+at 256MB against 52.7 at 1GB, 644 against 706 MiB.)"""
 
 DEFAULT_MEMORY_LIMIT = "1GB"
 """DuckDB's own default is 80% of the RAM: an ingest of a large file would

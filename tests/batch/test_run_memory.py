@@ -115,3 +115,31 @@ def test_a_burn_of_2_53_face_down_cards_is_stored_as_unseen(tmp_path: Path) -> N
         assert run_audit(store, load_registry(), workers=1).rounds == 1
         (unseen,) = store.con.execute("SELECT unseen_before_round FROM rounds").fetchall()[0]
     assert unseen == 2**53 - 2
+
+
+def test_the_parts_and_the_audited_shoes_hold_the_callers_own_keys(
+    ingested: Callable[[int], Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """run held a new key object of every shoe of the night in its parts, in its set of
+    audited shoes and in its set of shoes written (issue 33: ~50 MB each at 1,000,000
+    rounds, what made its peak grow with the night): they are the selection's own
+    objects now, and the scan's rows are read a slice at a time, into the same parts."""
+    from audit.batch import run_audit
+    from audit.profiles import load_registry
+    from audit.store import batches
+    from audit.store.batches import audited_keys, scan_parts
+
+    with ingested(2) as store:
+        keys = sorted(store.shoe_info())
+        whole = scan_parts(store, keys, 2_000)
+        monkeypatch.setattr(batches, "_SCAN_ROWS", 3)  # many slices
+        sliced = scan_parts(store, keys, 2_000)
+        assert len(keys) > 3 * 3 and len(sliced) > 3
+        assert sliced == whole
+        own = {id(k) for k in keys}
+        assert all(id(k) in own for p in sliced for k in p.keys)
+        run_audit(store, load_registry(), workers=1)
+        again = [ShoeKey(k.table, k.shoe) for k in keys]  # equal, not the same objects
+        audited = audited_keys(store, again)
+        assert audited == set(keys)
+        assert {id(k) for k in audited} <= {id(k) for k in again}
