@@ -947,6 +947,8 @@ def _value(v: Any) -> str:
         return format(v, "f")
     if isinstance(v, list):
         return "[" + ",".join(_value(x) for x in v) + "]"
+    if isinstance(v, dict):  # shoe_open.side_limits: money inside an object
+        return "{" + ",".join(f"{json.dumps(k)}:{_value(x)}" for k, x in v.items()) + "}"
     return json.dumps(v)
 
 
