@@ -25,11 +25,19 @@ from audit.findings import Code
 from audit.simulate import MANIFEST_NAME, iter_shoes
 from audit.simulate.dress import UNKNOWN_FIELDS
 
-PROFILES = ["it-casino-6d", "it-casino-5d", "it-casino-6d-mandatory", "ventuno-family"]
+PROFILES = [
+    "it-casino-6d",
+    "it-casino-5d",
+    "it-casino-6d-mandatory",
+    "ventuno-family",
+    "us-strip-6d-s17",
+]
+"""The four Italian profiles and the US game of games.md §5: its hole card (``peek``,
+``reveal``) and its side bets (``bet.kind``, ``shoe_open.side_limits``)."""
 
 PINNED = [
     "simulate",
-    "--tables", "4",
+    "--tables", "5",
     "--rounds", "400",
     *(x for p in PROFILES for x in ("--profile", p)),
     "--seed", "2",
@@ -38,7 +46,7 @@ PINNED = [
     "--books", "--tips", "--days", "2",
     "--books-error-rate", "1",
 ]  # fmt: skip
-"""All four profiles and every option that adds events: ``--rounds`` (enough for
+"""All five profiles and every option that adds events: ``--rounds`` (enough for
 the rare ones: even money, exposed cards, void rounds), ``--error-rate`` (objections
 that go ahead, late bets, partial ``spots``), ``--rich-share 1`` (every table
 writes every optional field, ``stream`` and the books' included), ``--books``
@@ -47,18 +55,7 @@ streams and in ``CAGE``, ``COUNT`` and ``ACCOUNTING``), ``--books-error-rate 1``
 (a void slip and an accounting adjustment are only ever injected). ``--bias``
 deals differently but writes no other field, and ``--gzip`` only compresses."""
 
-EXCLUDED: dict[tuple[str, str], str] = {
-    (t, name): "TEL/1 v1.2's hole-card events (games.md §2): none of the four Italian "
-    "profiles deals a hole card, so the pinned night holds none; the simulator deals them "
-    "once it deals the US profiles (issue 32, point 5), and this entry goes"
-    for t in ("peek", "reveal")
-    for name in EVENT_TYPES[t].model_fields
-} | {
-    field: "TEL/1 v1.2's side bets (games.md §2): none of the four Italian profiles offers "
-    "one, so the pinned night holds none; the simulator deals them on a share of spots "
-    "once it deals the new profiles (issue 32, point 5), and this entry goes"
-    for field in (("bet", "kind"), ("shoe_open", "side_limits"))
-}
+EXCLUDED: dict[tuple[str, str], str] = {}
 """(type, field) pairs the pinned command may leave unused, each with the reason.
 
 Empty: a clean night already writes every field of every event type (the
@@ -193,7 +190,7 @@ def test_shuffle_order_is_the_order_the_cards_leave_the_shoe(
 
 
 def test_void_rounds_return_every_stake(pinned_night: list[dict[str, Any]]) -> None:
-    """A void round (misdeal): every stake settled 0, then the round closes."""
+    """A void round (misdeal): every stake, side bets' too, settled 0, then the round closes."""
     voids = 0
     for events in _rounds(pinned_night).values():
         types = [e["type"] for e in events]
@@ -203,9 +200,13 @@ def test_void_rounds_return_every_stake(pinned_night: list[dict[str, Any]]) -> N
         after = events[types.index("void") + 1 :]
         assert [e["type"] for e in after][-1] == "round_close"
         settles = [e for e in after if e["type"] == "settle"]
-        assert settles and all(e["amount"] == 0 and e["kind"] == "main" for e in settles)
-        staked = {(e["box"], e["spot"]) for e in events if e["type"] == "bet" and e["amount"] > 0}
-        assert {(e["box"], e["spot"]) for e in settles} == staked
+        assert settles and all(e["amount"] == 0 for e in settles)
+        staked = {
+            (e["box"], e["spot"], e.get("kind", "main"))
+            for e in events
+            if e["type"] == "bet" and e["amount"] > 0
+        }
+        assert {(e["box"], e["spot"], e["kind"]) for e in settles} == staked
     assert voids > 0
 
 
