@@ -164,6 +164,10 @@ class Round:
         """The hole card is seen: a ``reveal``, or dealt face up."""
         self.reveal_index: int | None = None
         """The index of the ``reveal`` that turned the hole card, if one did."""
+        self.reveal_watch: RoundEvent | None = None
+        """A ``reveal`` not yet known to be early: ``DEAL_HOLE_CARD_SHOWN`` once a player
+        hand acts after it (:meth:`_player_acts`)."""
+        self.reveal_step = -1
         self.peek_window = False
         """A peek is due and has not come, and nothing has yet made it late."""
         self.peek_rule: str | None = None
@@ -723,6 +727,8 @@ class Round:
             return
         if seat != DEALER:
             self.last_play = index
+            if self.reveal_watch is not None:
+                self._player_acts(e, f"a card ({e.card}) to box {e.box} hand {e.hand or 0}")
         if self.blackjack_found:
             self._after_blackjack(e, f"a card ({e.card}) to {where(seat)}")
         else:
@@ -1052,6 +1058,8 @@ class Round:
             self._after_blackjack(e, f"box {e.box} hand {e.hand or 0}: {e.word}")
         elif not early:
             self._peek_made_late(e, f"box {e.box} hand {e.hand or 0}: {e.word}")
+        if self.reveal_watch is not None:
+            self._player_acts(e, f"box {e.box} hand {e.hand or 0}'s {e.word}")
         if self.pending_dealer is not None:
             self._resolve_pending(as_hole_card=True)
         hand_no = e.hand or 0
@@ -1196,9 +1204,12 @@ class Round:
         """``reveal`` (TEL/1 v1.2): the dealer turns his hole card (games.md §2, §3).
 
         With no face-down card to turn it turns nothing and is no finding. In the
-        peek's window it takes the peek's place (its cards decide as a peek's);
-        while a player hand is still to be played it is ``DEAL_HOLE_CARD_SHOWN``,
-        but right after a peek that found a blackjack.
+        peek's window it takes the peek's place (its cards decide as a peek's). It is
+        ``DEAL_HOLE_CARD_SHOWN`` while a player hand is still to be played, but right
+        after a peek that found a blackjack; ``hit`` and ``stand`` being optional
+        (event-log.md), a hand is shown still to be played only by acting after the
+        reveal, a decision or a card (:meth:`_player_acts`): one with no further
+        action when the reveal comes had ended its turn.
         """
         if self.hole_index is None or self.hole_turned:
             self.step(e, "the dealer turns his hole card: none face down (nothing to turn)")
@@ -1211,35 +1222,45 @@ class Round:
         self.peek_window = False
         if in_window and dealer_natural(self.dealer[:2]):
             self.blackjack_found = True
-        acted = self.acted
-        to_play = [
-            h
-            for h in self.order
-            if not h.ended and not h.natural and (h.needs_card or (h.box, h.number) not in acted)
-        ]
-        shown = bool(to_play) and not (self.blackjack_found and not in_window)
-        if shown:
-            h = to_play[0]
-            self.flag(
-                Breach(
-                    Code.DEAL_HOLE_CARD_SHOWN,
-                    f"the dealer turned his hole card {self.dealer[self.hole_index]} while box "
-                    f"{h.box} hand {h.number} was still to be played",
-                    (e.id,),
-                    expected="hole card face down",
-                    actual="turned",
-                    rule="initial_deal",
-                )
-            )
-        self.step(
+        if not self.blackjack_found:
+            # play after a blackjack found is PLAY_AFTER_DEALER_BLACKJACK's (games.md §4)
+            self.reveal_watch = e
+        self.reveal_step = self.step(
             e,
             f"the dealer turns his hole card: {','.join(self.dealer)}",
             cards=tuple(self.dealer),
             total=best_total(self.dealer),
             soft=is_soft(self.dealer),
-            allowed=not shown,
-            why_not="a player hand was still to be played" if shown else None,
+            allowed=True,
         )
+
+    def _player_acts(self, e: RoundEvent, what: str) -> None:
+        """A player hand acts after the ``reveal``: the hole card was shown while it was
+        still to be played (``DEAL_HOLE_CARD_SHOWN``, games.md §4, once per round)."""
+        shown = self.reveal_watch
+        assert shown is not None
+        self.reveal_watch = None
+        hole = self.dealer[self.hole_index] if self.hole_index is not None else "?"
+        self.flag(
+            Breach(
+                Code.DEAL_HOLE_CARD_SHOWN,
+                f"the dealer turned his hole card {hole} while box {e.box} hand "
+                f"{e.hand or 0} was still to be played: {what} came after it",
+                (shown.id, e.id),
+                expected="hole card face down",
+                actual="turned",
+                rule="initial_deal",
+            )
+        )
+        steps = self.steps
+        if steps is not None and self.reveal_step >= 0:
+            from dataclasses import replace
+
+            steps[self.reveal_step] = replace(
+                steps[self.reveal_step],
+                allowed=False,
+                why_not=f"a player hand was still to be played ({what} came after it)",
+            )
 
     def _decision_breach(
         self,

@@ -1,0 +1,77 @@
+"""Five readings of games.md §3 the engine once took otherwise (the simulator's author
+found them and dealt around them: docs/decisions.md, "What the simulator leaves undealt"),
+one golden round that obeys each rule and one that breaks it.
+
+``us-test-6d`` (tests/engine/profiles/) is the US game of games.md §5: a hole card, a
+peek under an ace and a ten-value, late surrender against every up card, OBBO.
+``uk-6d-enhc`` is the shipped British game: no hole card, no surrender, ``when_known``."""
+
+from __future__ import annotations
+
+from audit.engine import ShoeContext, replay_shoe
+from audit.profiles.model import Profile
+from tests.engine.builders import REGISTRY, ShoeLog, clean, codes, only
+from tests.engine.test_game_rules import variant
+
+US = "us-test-6d"
+
+
+def _us() -> ShoeLog:
+    return ShoeLog(US).start()
+
+
+def _found(log: ShoeLog, profile: Profile) -> list[tuple[str, str | None, str | None, str | None]]:
+    replay = replay_shoe(log.parsed(), profile, ShoeContext())
+    return [(str(f.code), f.expected, f.actual, f.rule) for f in replay.findings]
+
+
+# --------------------------------------- 1. a reveal after a turn that ended unwritten
+
+
+def test_a_reveal_after_a_stand_left_unwritten_is_no_finding_games_2_3() -> None:
+    """games.md §2: ``stand`` is optional, so a hand that hit to 18 and wrote no stand has
+    ended its turn when the dealer turns his hole card: nothing acts after the reveal."""
+    log = _us()
+    r = log.round(1).bets({1: 10, 2: 10}).deal({1: "TS 6C", 2: "9H 9D"}, dealer="9S 8H")
+    r.hit(1, "2C").reveal().settle(1, 10).settle(2, 10).close()
+    clean(log.replay())
+
+
+def test_a_reveal_after_a_split_hands_21_is_no_finding_games_3() -> None:
+    """8,8 split: hand 0 hits to 21 (8,3,K) and hand 1 takes an ace (8,A: 19), neither with
+    a decision written; the reveal after them shows no hand still to play."""
+    log = _us()
+    r = log.round(1).bets({1: 10}).deal({1: "8S 8C"}, dealer="9S 8H").split(1)
+    r.hit(1, "3H", "KD").hit(1, "AD", hand=1).reveal().settle(1, 10).settle(1, 10, hand=1)
+    r.close()
+    clean(log.replay())
+
+
+def test_a_hand_that_plays_after_the_reveal_is_hole_card_shown_games_3() -> None:
+    """games.md §4 DEAL_HOLE_CARD_SHOWN: the hole card turned while box 2 was still to play;
+    box 2's card after the reveal proves it (the reveal and that card are the evidence)."""
+    log = _us()
+    r = log.round(1).bets({1: 10, 2: 10}).deal({1: "TS 6C", 2: "9H 4D"}, dealer="9S 8H")
+    r.hit(1, "2C").reveal().hit(2, "5C").settle(1, 10).settle(2, 10).close()
+    f = only(log.replay())
+    assert f.code == "DEAL_HOLE_CARD_SHOWN" and "box 2 hand 0 was still to be played" in f.message
+    reveal = next(e["id"] for e in log.events if e["type"] == "reveal")
+    card = next(e["id"] for e in log.events if e.get("card") == "5C")
+    assert f.events == (reveal, card)
+
+
+def test_a_decision_after_the_reveal_is_hole_card_shown_once_games_4() -> None:
+    """A decision after the reveal shows it too; the round's later play raises it no more."""
+    log = _us()
+    r = log.round(1).bets({1: 10, 2: 10}).deal({1: "TS 6C", 2: "9H 4D"}, dealer="9S 8H")
+    r.hit(1, "2C").reveal().stand(2).stand(2).settle(1, 10).settle(2, -10).close()
+    assert codes(log.replay()) == ["DEAL_HOLE_CARD_SHOWN"]
+
+
+def test_a_reveal_right_after_a_peek_that_found_a_blackjack_is_no_finding_games_4() -> None:
+    """Play is over once the peek finds a blackjack: a hit after it is
+    PLAY_AFTER_DEALER_BLACKJACK, not also DEAL_HOLE_CARD_SHOWN."""
+    log = _us()
+    r = log.round(1).bets({1: 10}).deal({1: "TS 6C"}, dealer="AS KD").peek().reveal()
+    r.hit(1, "2D").settle(1, -10).close()
+    assert codes(log.replay()) == ["PLAY_AFTER_DEALER_BLACKJACK"]
