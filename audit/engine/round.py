@@ -629,10 +629,16 @@ class Round:
         self.phase = Phase.INSURANCE
         self.deal_end_index = index
         upcard = self.upcard()
-        if self.hole_index is None or upcard is None:
+        if upcard is None:
+            return
+        if self.known_index is None and not upcard_can_bj(upcard):
+            # games.md §3 "Known": a 2-9 up card rules the blackjack out at once, with a
+            # hole card or without one (his second card can no longer make it)
+            self.known_index = self.dealer_indexes[
+                0 if self.hole_index is None else self.rules.initial_deal.upcard_index or 0
+            ]
+        if self.hole_index is None:
             return  # no hole card (or a missing one): judged as a game without (games.md §3)
-        if not (is_ace(upcard) or is_ten_value(upcard)):
-            self.known_index = index  # a 2-9 up rules the blackjack out
         if peek_due(self.rules, upcard, True):
             self.peek_rule = needless_rule(upcard)
             if self.hole_turned:

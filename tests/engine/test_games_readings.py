@@ -75,3 +75,30 @@ def test_a_reveal_right_after_a_peek_that_found_a_blackjack_is_no_finding_games_
     r = log.round(1).bets({1: 10}).deal({1: "TS 6C"}, dealer="AS KD").peek().reveal()
     r.hit(1, "2D").settle(1, -10).close()
     assert codes(log.replay()) == ["PLAY_AFTER_DEALER_BLACKJACK"]
+
+
+# ------------------------------- 2. a 2-9 up card rules the blackjack out, hole card or not
+
+UK = "uk-6d-enhc"
+
+
+def _uk_natural(up: str, second: str) -> ShoeLog:
+    """Box 1's natural paid 3:2 right after the deal, before the dealer's second card; box 2
+    stands on 17 and pushes the dealer's 17."""
+    log = ShoeLog(UK).start()
+    r = log.round(1).bets({1: 10, 2: 10}).deal({1: "AS KC", 2: "TS 7D"}, dealer=up)
+    r.settle(1, 15).stand(2).dealer(second).settle(2, 0).close()
+    return log
+
+
+def test_when_known_without_a_hole_card_a_2_to_9_up_card_rules_it_out_games_3() -> None:
+    """games.md §3 "Known": ruled in or out at his up card when it is 2-9, so under
+    ``when_known`` (uk-6d-enhc, no hole card) a natural may be paid at once against a 9."""
+    clean(_uk_natural("9H", "8C").replay())
+
+
+def test_when_known_without_a_hole_card_an_ace_up_waits_for_his_second_card_games_3() -> None:
+    """Against an ace (or a ten) the blackjack is known at his second card: a natural paid
+    before it is PAY_TIMING (rule blackjack_paid). A,6 is soft 17: he stands."""
+    log = _uk_natural("AH", "6C")
+    assert _found(log, REGISTRY.get(UK)) == [("PAY_TIMING", "15", "15", "blackjack_paid")]
