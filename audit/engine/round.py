@@ -1081,19 +1081,22 @@ class Round:
                     why_not="no such hand",
                 )
             return
-        if self.phase in (Phase.DEAL, Phase.INSURANCE):
-            self.phase = Phase.PLAY
-        self.played = True
         self.last_play = index
         decided_before = (h.box, h.number) in self.acted
         self.acted.add((h.box, h.number))
-        if self.first_decision is None:
-            self.first_decision = index
-        cur = self.current()
-        if not h.ended and h is not cur and self._is_later(h, cur) and cur is not None:
-            between = self.order[self.order.index(cur) : self.order.index(h)]
-            if all(not x.needs_card for x in between if not x.ended):
-                self._pass_to(h, e.id)
+        if not early:
+            # games.md §3: an early surrender is no player decision: any box may make one,
+            # in any order, before the peek; it neither opens play nor ends other turns
+            if self.phase in (Phase.DEAL, Phase.INSURANCE):
+                self.phase = Phase.PLAY
+            self.played = True
+            if self.first_decision is None:
+                self.first_decision = index
+            cur = self.current()
+            if not h.ended and h is not cur and self._is_later(h, cur) and cur is not None:
+                between = self.order[self.order.index(cur) : self.order.index(h)]
+                if all(not x.needs_card for x in between if not x.ended):
+                    self._pass_to(h, e.id)
         allowed, why = True, None
         action = e.word
         if action == "stand":

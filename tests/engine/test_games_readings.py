@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from audit.engine import ShoeContext, replay_shoe
 from audit.profiles.model import Profile
-from tests.engine.builders import REGISTRY, ShoeLog, clean, codes, only
+from tests.engine.builders import REGISTRY, RoundLog, ShoeLog, clean, codes, only
 from tests.engine.test_game_rules import variant
 
 US = "us-test-6d"
@@ -102,3 +102,46 @@ def test_when_known_without_a_hole_card_an_ace_up_waits_for_his_second_card_game
     before it is PAY_TIMING (rule blackjack_paid). A,6 is soft 17: he stands."""
     log = _uk_natural("AH", "6C")
     assert _found(log, REGISTRY.get(UK)) == [("PAY_TIMING", "15", "15", "blackjack_paid")]
+
+
+# ------------------------------------ 3. early surrenders by any box, in any order
+
+
+def _early_surrenders(dealer: str, first: int, then: int) -> RoundLog:
+    """Three boxes; box ``first`` then box ``then`` surrender 16 before the peek; box 2
+    holds 18."""
+    r = _us().round(1).bets({1: 10, 2: 10, 3: 10})
+    r.deal({1: "TS 6C", 2: "9H 9D", 3: "TH 6D"}, dealer=dealer)
+    return r.action(first, "surrender").action(then, "surrender").peek()
+
+
+def test_early_surrenders_by_any_box_in_any_order_stand_games_3() -> None:
+    """games.md §3: an early surrender is no player decision, so a second one (box 3's, then
+    box 1's: any order, house default) is early too and never makes the peek late nor ends
+    box 2's turn; under ``surrender_kind = "early"`` both stand against the blackjack the
+    peek finds (half the stake) and box 2's 18 loses its stake."""
+    r = _early_surrenders("AD KH", 3, 1)
+    log = r.reveal().settle(3, -5).settle(1, -5).settle(2, -10).close()
+    assert _found(log, variant(US, surrender_kind="early")) == []
+
+
+def test_early_surrenders_where_only_late_is_allowed_are_play_surrender_alone_games_3() -> None:
+    """Where only ``late`` is allowed each early surrender is PLAY_SURRENDER alone (§3), no
+    DEAL_PEEK_MISSING; box 2 plays on after the peek (18 v 17: wins)."""
+    r = _early_surrenders("TD 7H", 3, 1)
+    log = r.stand(2).reveal().settle(3, -5).settle(1, -5).settle(2, 10).close()
+    assert _found(log, REGISTRY.get(US)) == [
+        ("PLAY_SURRENDER", None, None, "surrender_kind"),
+        ("PLAY_SURRENDER", None, None, "surrender_kind"),
+    ]
+
+
+def test_a_surrender_after_another_boxs_decision_is_not_early_games_3() -> None:
+    """Box 1's stand before the peek is a player decision: the peek is late
+    (DEAL_PEEK_MISSING alone), and box 2's surrender after it is a late one, in turn;
+    against the blackjack the late peek finds it is forfeited (the whole stake)."""
+    r = _us().round(1).bets({1: 10, 2: 10}).deal({1: "9H 9D", 2: "TS 6C"}, dealer="AD KH")
+    r.stand(1).action(2, "surrender").peek().reveal().settle(2, -10).settle(1, -10)
+    assert _found(r.close(), REGISTRY.get(US)) == [
+        ("DEAL_PEEK_MISSING", "peek", "box 1 hand 0: stand", "peek_on_ace")
+    ]
