@@ -145,3 +145,46 @@ def test_a_surrender_after_another_boxs_decision_is_not_early_games_3() -> None:
     assert _found(r.close(), REGISTRY.get(US)) == [
         ("DEAL_PEEK_MISSING", "peek", "box 1 hand 0: stand", "peek_on_ace")
     ]
+
+
+# ------------------------- 4. an illegal late surrender is forfeited to a dealer blackjack
+
+
+def _uk_surrender(second: str, settled: int | str, at_once: bool = False) -> ShoeLog:
+    """uk-6d-enhc allows no surrender; box 1 surrenders 16 against a ten all the same."""
+    log = ShoeLog(UK).start()
+    r = log.round(1).bets({1: 10}).deal({1: "TS 6C"}, dealer="TD").action(1, "surrender")
+    if at_once:
+        r.settle(1, settled)
+    r.dealer(second)
+    if not at_once:
+        r.settle(1, settled)
+    r.close()
+    return log
+
+
+def test_an_illegal_surrender_is_forfeited_to_a_dealer_blackjack_games_3() -> None:
+    """games.md §3: against a dealer blackjack a surrender not early, under a profile whose
+    ``surrender_kind`` is ``late`` (the default), is forfeited, the whole stake, "legal or
+    not": the breach is PLAY_SURRENDER alone (§4) when it is settled so."""
+    assert _found(_uk_surrender("AH", -10), REGISTRY.get(UK)) == [
+        ("PLAY_SURRENDER", None, None, "surrender_allowed")
+    ]
+
+
+def test_an_illegal_surrender_stood_against_a_dealer_blackjack_is_wrong_amount_games_4() -> None:
+    """Half the stake taken where the whole was due: its own PAY_ finding, the v1 chooser's
+    PAY_WRONG_AMOUNT (§4: "a wrong settlement of it is its own PAY_ finding")."""
+    assert _found(_uk_surrender("AH", -5), REGISTRY.get(UK)) == [
+        ("PLAY_SURRENDER", None, None, "surrender_allowed"),
+        ("PAY_WRONG_AMOUNT", "-10", "-5", "surrender_kind"),
+    ]
+
+
+def test_an_illegal_surrender_settled_when_made_is_not_timed_games_3() -> None:
+    """Where the profile allows no surrender it is settled as made (v1's reading, kept for
+    the Italian profiles): half the stake at once, against a dealer who then draws no
+    blackjack, is PLAY_SURRENDER alone."""
+    assert _found(_uk_surrender("8H", -5, at_once=True), REGISTRY.get(UK)) == [
+        ("PLAY_SURRENDER", None, None, "surrender_allowed")
+    ]
