@@ -170,6 +170,9 @@ class Round:
         self.reveal_step = -1
         self.peek_window = False
         """A peek is due and has not come, and nothing has yet made it late."""
+        self.early_pending: list[tuple[Hand, RoundEvent, int]] | None = None
+        """Surrenders in the peek's window where only ``late`` is allowed: early if the peek
+        comes next, late if it comes late or never (:meth:`_early_surrenders_decided`)."""
         self.peek_rule: str | None = None
         """The field a due peek follows (``peek_on_ace`` or ``peek_on_ten``)."""
         self.peeks = 0
@@ -669,6 +672,7 @@ class Round:
         if not self.peek_window:
             return
         self.peek_window = False
+        self._early_surrenders_decided(False)
         self.flag(
             Breach(
                 Code.DEAL_PEEK_MISSING,
@@ -1108,19 +1112,18 @@ class Round:
                 allowed, why = False, code.value
         elif action == "surrender":
             wrong = surrender_violation(h, self.rules, self.upcard(), decided_before, early)
+            if wrong is not None and early and wrong[0] == "surrender_kind":
+                # early where only late is allowed, unless the peek comes late or never: then
+                # it was a late surrender in turn (games.md §3); decided as the window closes
+                wrong = None
+                k = len(self.steps) if self.steps is not None else -1
+                if self.early_pending is None:
+                    self.early_pending = []
+                self.early_pending.append((h, e, k))
             if wrong is not None:
                 rule, why = wrong
                 allowed = False
-                self.flag(
-                    Breach(
-                        Code.PLAY_SURRENDER,
-                        f"box {e.box} hand {hand_no} surrendered; {why}",
-                        (e.id,),
-                        box=e.box,
-                        hand=hand_no,
-                        rule=rule,
-                    )
-                )
+                self._surrender_breach(e, rule, why)
             # judged as made (games.md §4): it stands or is forfeited as §3 says
             h.surrendered = True
             h.early_surrender = early
@@ -1142,6 +1145,39 @@ class Round:
                 why_not=why,
                 **self._hand_kw(h),
             )
+
+    def _surrender_breach(self, e: RoundEvent, rule: str, why: str) -> None:
+        self.flag(
+            Breach(
+                Code.PLAY_SURRENDER,
+                f"box {e.box} hand {e.hand or 0} surrendered; {why}",
+                (e.id,),
+                box=e.box,
+                hand=e.hand or 0,
+                rule=rule,
+            )
+        )
+
+    def _early_surrenders_decided(self, early: bool) -> None:
+        """The surrenders made in the peek's window where only ``late`` is allowed, once it
+        closes (games.md §3): the due peek (or a ``reveal`` in its place) came next, so they
+        were early (``PLAY_SURRENDER``, and they stand); or it came late or never, so they
+        were late surrenders in turn (the missing peek is the finding; forfeitable)."""
+        pending = self.early_pending
+        if not pending:
+            return
+        self.early_pending = None
+        why = "an early surrender (before the peek) where only late is allowed"
+        for h, e, k in pending:
+            if not early:
+                h.early_surrender = False
+                continue
+            self._surrender_breach(e, "surrender_kind", why)
+            steps = self.steps
+            if steps is not None and 0 <= k < len(steps):
+                from dataclasses import replace
+
+                steps[k] = replace(steps[k], allowed=False, why_not=why)
 
     def known_at(self) -> int | None:
         """Where the dealer's blackjack became known (games.md §3, "Known"); with a hole card
@@ -1192,6 +1228,7 @@ class Round:
             )
         else:
             self.peek_window = False
+            self._early_surrenders_decided(True)
             if self.known_index is None:
                 self.known_index = index
             # a late peek was DEAL_PEEK_MISSING when the window closed; what it finds stands
@@ -1229,8 +1266,10 @@ class Round:
             self.known_index = index
         in_window = self.peek_window
         self.peek_window = False
-        if in_window and dealer_natural(self.dealer[:2]):
-            self.blackjack_found = True
+        if in_window:
+            self._early_surrenders_decided(True)  # the reveal took the peek's place
+            if dealer_natural(self.dealer[:2]):
+                self.blackjack_found = True
         if not self.blackjack_found:
             # play after a blackjack found is PLAY_AFTER_DEALER_BLACKJACK's (games.md §4)
             self.reveal_watch = e
@@ -1791,6 +1830,7 @@ class Round:
         if self.peek_window and self.last_event is not None:
             # nothing made it late, and it never came: play ended without it
             self.peek_window = False
+            self._early_surrenders_decided(False)
             self.flag(
                 Breach(
                     Code.DEAL_PEEK_MISSING,

@@ -188,3 +188,63 @@ def test_an_illegal_surrender_settled_when_made_is_not_timed_games_3() -> None:
     assert _found(_uk_surrender("8H", -5, at_once=True), REGISTRY.get(UK)) == [
         ("PLAY_SURRENDER", None, None, "surrender_allowed")
     ]
+
+
+# ------------------ 5. a surrender before a peek that never comes in time, by surrender_kind
+
+
+def _no_peek(dealer: str, settled: int | str) -> ShoeLog:
+    """Box 1 surrenders 16 as the round's first decision, the peek never comes; box 2's
+    stand shows it missing; box 2's 18 against the dealer."""
+    r = _us().round(1).bets({1: 10, 2: 10}).deal({1: "TS 6C", 2: "9H 9D"}, dealer=dealer)
+    r.action(1, "surrender").stand(2).reveal()
+    return r.settle(1, settled).settle(2, 10 if dealer == "TD 7H" else -10).close()
+
+
+def test_under_late_a_surrender_before_a_missing_peek_is_a_late_one_games_3() -> None:
+    """games.md §3: ``late`` allows a surrender "in turn where [the peek] came late or
+    never"; the missing peek is the finding (DEAL_PEEK_MISSING alone), not the surrender."""
+    assert _found(_no_peek("TD 7H", -5), REGISTRY.get(US)) == [
+        ("DEAL_PEEK_MISSING", "peek", "box 2 hand 0: stand", "peek_on_ten")
+    ]
+
+
+def test_under_late_a_surrender_before_a_missing_peek_is_forfeited_games_3() -> None:
+    """A late surrender meets the dealer's blackjack the missing peek left: forfeited, the
+    whole stake; stood at half it is PAY_WRONG_AMOUNT."""
+    assert _found(_no_peek("TD AH", -10), REGISTRY.get(US)) == [
+        ("DEAL_PEEK_MISSING", "peek", "box 2 hand 0: stand", "peek_on_ten")
+    ]
+    assert _found(_no_peek("TD AH", -5), REGISTRY.get(US)) == [
+        ("DEAL_PEEK_MISSING", "peek", "box 2 hand 0: stand", "peek_on_ten"),
+        ("PAY_WRONG_AMOUNT", "-10", "-5", "surrender_kind"),
+    ]
+
+
+def test_under_early_a_surrender_before_a_missing_peek_is_an_early_one_games_3() -> None:
+    """Under ``surrender_kind = "early"`` it is an early surrender: it stands (half the
+    stake) against the blackjack, and the missing peek is the finding."""
+    early = variant(US, surrender_kind="early")
+    assert _found(_no_peek("TD AH", -5), early) == [
+        ("DEAL_PEEK_MISSING", "peek", "box 2 hand 0: stand", "peek_on_ten")
+    ]
+
+
+def test_under_late_a_surrender_right_before_the_peek_is_early_games_3() -> None:
+    """The peek right after it (nothing between) shows it early: PLAY_SURRENDER alone where
+    only late is allowed, and it stands against the blackjack the peek finds."""
+    r = _us().round(1).bets({1: 10, 2: 10}).deal({1: "TS 6C", 2: "9H 9D"}, dealer="TD AH")
+    log = r.action(1, "surrender").peek().reveal().settle(1, -5).settle(2, -10).close()
+    assert _found(log, REGISTRY.get(US)) == [("PLAY_SURRENDER", None, None, "surrender_kind")]
+
+
+def test_a_dispute_trace_marks_the_steps_the_later_event_judged() -> None:
+    """The hand page's steps carry the verdicts decided after them: the reveal a later card
+    showed early, the surrender the peek right after showed early."""
+    r = _us().round(1).bets({1: 10, 2: 10}).deal({1: "TS 6C", 2: "9H 4D"}, dealer="TD 7H")
+    r.action(1, "surrender").peek().reveal().hit(2, "5C").settle(1, -5).settle(2, 10)
+    replay = replay_shoe(r.close().parsed(), REGISTRY.get(US), ShoeContext(), trace=True)
+    steps = {s.type: s for s in replay.rounds[0].steps if s.type in ("action", "reveal")}
+    assert (steps["action"].allowed, steps["reveal"].allowed) == (False, False)
+    assert "where only late is allowed" in (steps["action"].why_not or "")
+    assert "a card (5C) to box 2 hand 0 came after it" in (steps["reveal"].why_not or "")
