@@ -1007,6 +1007,8 @@ class CasinoRound(RoundBase):
         for hand in self.hands():
             if hand.busted or hand.settled >= set(hand.stakes):
                 continue
+            if hand.surrendered and len(self.dealer) >= 2:
+                continue  # decided once his second card is seen (the engine's all_decided)
             if hand.natural and (len(self.dealer) >= 2 or not (is_ace(up) or is_ten_value(up))):
                 continue
             return True
