@@ -207,8 +207,15 @@ def _timing(rnd: Round, w: Wager, s: SettleRec) -> tuple[str, str] | None:
     if h is None or w.kind != "main":
         return None
     d = rnd.dealer
-    if h.surrendered and forfeitable(h, rules) and (known is None or s.at < known):
-        # a late surrender a blackjack could make forfeit waits for it (games.md §3)
+    if (
+        h.surrendered
+        and rules.surrender_allowed
+        and forfeitable(h, rules)
+        and (known is None or s.at < known)
+    ):
+        # a late surrender a blackjack could make forfeit waits for it (games.md §3); where
+        # the profile allows none, an illegal one is settled when made (v1), its due still
+        # the whole stake against a blackjack
         return (
             "surrender_kind",
             "a late surrender is settled once the dealer's blackjack is known",

@@ -54,10 +54,10 @@ def take(stake: int, ratio: Fraction, house: bool = False, unit: int = 1) -> int
 
 
 def forfeitable(hand: Hand, rules: Rules) -> bool:
-    """A surrender a dealer blackjack takes whole (games.md §3): a late one, legal or not,
-    where the profile allows surrender. Where it allows none (every Italian profile) v1's
-    reading stands: half the stake, whatever the dealer holds, judged when made."""
-    return rules.surrender_allowed and not (hand.early_surrender or rules.surrender_kind == "early")
+    """A surrender a dealer blackjack takes whole (games.md §3): one not early, under a
+    profile whose ``surrender_kind`` is ``late``, "legal or not" (house default), so also
+    where the profile allows no surrender at all."""
+    return not (hand.early_surrender or rules.surrender_kind == "early")
 
 
 def unit_of(rules: Rules) -> int:
@@ -101,7 +101,8 @@ def due_main(
     blackjack takes the whole stake, doubles and splits included (rules.md house
     default); other wins 1:1, ties push. 002: a natural 1:1; the banker's
     two-card 21 takes every stake but another two-card 21. Even money (001):
-    +stake. A surrender (never allowed; judged as it happened): half the stake.
+    +stake. A surrender (judged as it happened): half the stake, or, not early, the whole
+    against a dealer blackjack (games.md §3: legal or not).
     ``d_nat`` / ``d_total``: the dealer's blackjack and best total. Against hands
     already played the dealer's blackjack takes what ``dealer_blackjack_takes``
     says (:func:`dealer_blackjack_share`); ``lowest_standing``: this hand is its

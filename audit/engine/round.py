@@ -164,8 +164,15 @@ class Round:
         """The hole card is seen: a ``reveal``, or dealt face up."""
         self.reveal_index: int | None = None
         """The index of the ``reveal`` that turned the hole card, if one did."""
+        self.reveal_watch: RoundEvent | None = None
+        """A ``reveal`` not yet known to be early: ``DEAL_HOLE_CARD_SHOWN`` once a player
+        hand acts after it (:meth:`_player_acts`)."""
+        self.reveal_step = -1
         self.peek_window = False
         """A peek is due and has not come, and nothing has yet made it late."""
+        self.early_pending: list[tuple[Hand, RoundEvent, int]] | None = None
+        """Surrenders in the peek's window where only ``late`` is allowed: early if the peek
+        comes next, late if it comes late or never (:meth:`_early_surrenders_decided`)."""
         self.peek_rule: str | None = None
         """The field a due peek follows (``peek_on_ace`` or ``peek_on_ten``)."""
         self.peeks = 0
@@ -625,10 +632,16 @@ class Round:
         self.phase = Phase.INSURANCE
         self.deal_end_index = index
         upcard = self.upcard()
-        if self.hole_index is None or upcard is None:
+        if upcard is None:
+            return
+        if self.known_index is None and not upcard_can_bj(upcard):
+            # games.md §3 "Known": a 2-9 up card rules the blackjack out at once, with a
+            # hole card or without one (his second card can no longer make it)
+            self.known_index = self.dealer_indexes[
+                0 if self.hole_index is None else self.rules.initial_deal.upcard_index or 0
+            ]
+        if self.hole_index is None:
             return  # no hole card (or a missing one): judged as a game without (games.md §3)
-        if not (is_ace(upcard) or is_ten_value(upcard)):
-            self.known_index = index  # a 2-9 up rules the blackjack out
         if peek_due(self.rules, upcard, True):
             self.peek_rule = needless_rule(upcard)
             if self.hole_turned:
@@ -659,6 +672,7 @@ class Round:
         if not self.peek_window:
             return
         self.peek_window = False
+        self._early_surrenders_decided(False)
         self.flag(
             Breach(
                 Code.DEAL_PEEK_MISSING,
@@ -723,6 +737,8 @@ class Round:
             return
         if seat != DEALER:
             self.last_play = index
+            if self.reveal_watch is not None:
+                self._player_acts(e, f"a card ({e.card}) to box {e.box} hand {e.hand or 0}")
         if self.blackjack_found:
             self._after_blackjack(e, f"a card ({e.card}) to {where(seat)}")
         else:
@@ -1052,6 +1068,8 @@ class Round:
             self._after_blackjack(e, f"box {e.box} hand {e.hand or 0}: {e.word}")
         elif not early:
             self._peek_made_late(e, f"box {e.box} hand {e.hand or 0}: {e.word}")
+        if self.reveal_watch is not None:
+            self._player_acts(e, f"box {e.box} hand {e.hand or 0}'s {e.word}")
         if self.pending_dealer is not None:
             self._resolve_pending(as_hole_card=True)
         hand_no = e.hand or 0
@@ -1067,19 +1085,22 @@ class Round:
                     why_not="no such hand",
                 )
             return
-        if self.phase in (Phase.DEAL, Phase.INSURANCE):
-            self.phase = Phase.PLAY
-        self.played = True
         self.last_play = index
         decided_before = (h.box, h.number) in self.acted
         self.acted.add((h.box, h.number))
-        if self.first_decision is None:
-            self.first_decision = index
-        cur = self.current()
-        if not h.ended and h is not cur and self._is_later(h, cur) and cur is not None:
-            between = self.order[self.order.index(cur) : self.order.index(h)]
-            if all(not x.needs_card for x in between if not x.ended):
-                self._pass_to(h, e.id)
+        if not early:
+            # games.md §3: an early surrender is no player decision: any box may make one,
+            # in any order, before the peek; it neither opens play nor ends other turns
+            if self.phase in (Phase.DEAL, Phase.INSURANCE):
+                self.phase = Phase.PLAY
+            self.played = True
+            if self.first_decision is None:
+                self.first_decision = index
+            cur = self.current()
+            if not h.ended and h is not cur and self._is_later(h, cur) and cur is not None:
+                between = self.order[self.order.index(cur) : self.order.index(h)]
+                if all(not x.needs_card for x in between if not x.ended):
+                    self._pass_to(h, e.id)
         allowed, why = True, None
         action = e.word
         if action == "stand":
@@ -1091,19 +1112,18 @@ class Round:
                 allowed, why = False, code.value
         elif action == "surrender":
             wrong = surrender_violation(h, self.rules, self.upcard(), decided_before, early)
+            if wrong is not None and early and wrong[0] == "surrender_kind":
+                # early where only late is allowed, unless the peek comes late or never: then
+                # it was a late surrender in turn (games.md §3); decided as the window closes
+                wrong = None
+                k = len(self.steps) if self.steps is not None else -1
+                if self.early_pending is None:
+                    self.early_pending = []
+                self.early_pending.append((h, e, k))
             if wrong is not None:
                 rule, why = wrong
                 allowed = False
-                self.flag(
-                    Breach(
-                        Code.PLAY_SURRENDER,
-                        f"box {e.box} hand {hand_no} surrendered; {why}",
-                        (e.id,),
-                        box=e.box,
-                        hand=hand_no,
-                        rule=rule,
-                    )
-                )
+                self._surrender_breach(e, rule, why)
             # judged as made (games.md §4): it stands or is forfeited as §3 says
             h.surrendered = True
             h.early_surrender = early
@@ -1125,6 +1145,39 @@ class Round:
                 why_not=why,
                 **self._hand_kw(h),
             )
+
+    def _surrender_breach(self, e: RoundEvent, rule: str, why: str) -> None:
+        self.flag(
+            Breach(
+                Code.PLAY_SURRENDER,
+                f"box {e.box} hand {e.hand or 0} surrendered; {why}",
+                (e.id,),
+                box=e.box,
+                hand=e.hand or 0,
+                rule=rule,
+            )
+        )
+
+    def _early_surrenders_decided(self, early: bool) -> None:
+        """The surrenders made in the peek's window where only ``late`` is allowed, once it
+        closes (games.md §3): the due peek (or a ``reveal`` in its place) came next, so they
+        were early (``PLAY_SURRENDER``, and they stand); or it came late or never, so they
+        were late surrenders in turn (the missing peek is the finding; forfeitable)."""
+        pending = self.early_pending
+        if not pending:
+            return
+        self.early_pending = None
+        why = "an early surrender (before the peek) where only late is allowed"
+        for h, e, k in pending:
+            if not early:
+                h.early_surrender = False
+                continue
+            self._surrender_breach(e, "surrender_kind", why)
+            steps = self.steps
+            if steps is not None and 0 <= k < len(steps):
+                from dataclasses import replace
+
+                steps[k] = replace(steps[k], allowed=False, why_not=why)
 
     def known_at(self) -> int | None:
         """Where the dealer's blackjack became known (games.md §3, "Known"); with a hole card
@@ -1175,6 +1228,7 @@ class Round:
             )
         else:
             self.peek_window = False
+            self._early_surrenders_decided(True)
             if self.known_index is None:
                 self.known_index = index
             # a late peek was DEAL_PEEK_MISSING when the window closed; what it finds stands
@@ -1196,9 +1250,12 @@ class Round:
         """``reveal`` (TEL/1 v1.2): the dealer turns his hole card (games.md §2, §3).
 
         With no face-down card to turn it turns nothing and is no finding. In the
-        peek's window it takes the peek's place (its cards decide as a peek's);
-        while a player hand is still to be played it is ``DEAL_HOLE_CARD_SHOWN``,
-        but right after a peek that found a blackjack.
+        peek's window it takes the peek's place (its cards decide as a peek's). It is
+        ``DEAL_HOLE_CARD_SHOWN`` while a player hand is still to be played, but right
+        after a peek that found a blackjack; ``hit`` and ``stand`` being optional
+        (event-log.md), a hand is shown still to be played only by acting after the
+        reveal, a decision or a card (:meth:`_player_acts`): one with no further
+        action when the reveal comes had ended its turn.
         """
         if self.hole_index is None or self.hole_turned:
             self.step(e, "the dealer turns his hole card: none face down (nothing to turn)")
@@ -1209,37 +1266,49 @@ class Round:
             self.known_index = index
         in_window = self.peek_window
         self.peek_window = False
-        if in_window and dealer_natural(self.dealer[:2]):
-            self.blackjack_found = True
-        acted = self.acted
-        to_play = [
-            h
-            for h in self.order
-            if not h.ended and not h.natural and (h.needs_card or (h.box, h.number) not in acted)
-        ]
-        shown = bool(to_play) and not (self.blackjack_found and not in_window)
-        if shown:
-            h = to_play[0]
-            self.flag(
-                Breach(
-                    Code.DEAL_HOLE_CARD_SHOWN,
-                    f"the dealer turned his hole card {self.dealer[self.hole_index]} while box "
-                    f"{h.box} hand {h.number} was still to be played",
-                    (e.id,),
-                    expected="hole card face down",
-                    actual="turned",
-                    rule="initial_deal",
-                )
-            )
-        self.step(
+        if in_window:
+            self._early_surrenders_decided(True)  # the reveal took the peek's place
+            if dealer_natural(self.dealer[:2]):
+                self.blackjack_found = True
+        if not self.blackjack_found:
+            # play after a blackjack found is PLAY_AFTER_DEALER_BLACKJACK's (games.md §4)
+            self.reveal_watch = e
+        self.reveal_step = self.step(
             e,
             f"the dealer turns his hole card: {','.join(self.dealer)}",
             cards=tuple(self.dealer),
             total=best_total(self.dealer),
             soft=is_soft(self.dealer),
-            allowed=not shown,
-            why_not="a player hand was still to be played" if shown else None,
+            allowed=True,
         )
+
+    def _player_acts(self, e: RoundEvent, what: str) -> None:
+        """A player hand acts after the ``reveal``: the hole card was shown while it was
+        still to be played (``DEAL_HOLE_CARD_SHOWN``, games.md §4, once per round)."""
+        shown = self.reveal_watch
+        assert shown is not None
+        self.reveal_watch = None
+        hole = self.dealer[self.hole_index] if self.hole_index is not None else "?"
+        self.flag(
+            Breach(
+                Code.DEAL_HOLE_CARD_SHOWN,
+                f"the dealer turned his hole card {hole} while box {e.box} hand "
+                f"{e.hand or 0} was still to be played: {what} came after it",
+                (shown.id, e.id),
+                expected="hole card face down",
+                actual="turned",
+                rule="initial_deal",
+            )
+        )
+        steps = self.steps
+        if steps is not None and self.reveal_step >= 0:
+            from dataclasses import replace
+
+            steps[self.reveal_step] = replace(
+                steps[self.reveal_step],
+                allowed=False,
+                why_not=f"a player hand was still to be played ({what} came after it)",
+            )
 
     def _decision_breach(
         self,
@@ -1761,6 +1830,7 @@ class Round:
         if self.peek_window and self.last_event is not None:
             # nothing made it late, and it never came: play ended without it
             self.peek_window = False
+            self._early_surrenders_decided(False)
             self.flag(
                 Breach(
                     Code.DEAL_PEEK_MISSING,

@@ -180,7 +180,10 @@ def deal_marks(
         )
         window = _peek_window(steps, findings) if due else None
         for n, st in surrenders:
-            timing, moment = _surrender_moment(n, due, window, upcard, profile is not None)
+            late_only = profile is not None and profile.rules.surrender_kind == "late"
+            timing, moment = _surrender_moment(
+                n, due, window, upcard, profile is not None, late_only
+            )
             view = SurrenderView(st.box or 0, st.hand or 0, timing, moment, _dues(st, wagers))
             marks[st.event_id] = StepMarks(surrender=view)
     return DealMarks(marks, tuple(roles), _hole_story(hole_step, hole_face_up, turned_at))
@@ -240,16 +243,26 @@ def _peek_window(steps: Sequence[Step], findings: Sequence[Finding]) -> tuple[in
 
 
 def _surrender_moment(
-    n: int, due: bool, window: tuple[int, str] | None, upcard: str | None, known: bool
+    n: int,
+    due: bool,
+    window: tuple[int, str] | None,
+    upcard: str | None,
+    known: bool,
+    late_only: bool = False,
 ) -> tuple[str | None, str]:
     """A surrender's timing and moment: ``early`` inside a due peek's window, ``late``
     after it or where no peek is due (games.md §3, *Surrender*: the engine's definitions,
-    read from the order of the round's steps and its findings)."""
+    read from the order of the round's steps and its findings). Where only ``late`` is
+    allowed (``late_only``), one in a window the peek never closed in time (it came late
+    or never) was a late surrender in turn, as the engine reads it."""
     if not known:
         return None, "the profile is not known"
     if not due:
         return "late", f"in turn: no peek is due under {upcard or 'no up card'}"
     if window is None or n < window[0]:
+        missed = window is None or window[1].endswith("(it never came in time)")
+        if late_only and missed:
+            return "late", "in turn: the peek came late or never"
         what = window[1] if window is not None else "any peek (none came)"
         return "early", "before " + what.replace(" (it never came in time)", "")
     return "late", f"after {window[1]}"

@@ -46,6 +46,9 @@ P_DEALER_STOPS = 0.6
 """Chance the dealer stops at once when every player hand is already decided."""
 P_REVEAL = 0.85
 """Chance the dealer writes a ``reveal`` as he turns his hole card (games.md §2: optional)."""
+P_PAID_WHEN_KNOWN = 0.5
+"""Under ``when_known`` without a hole card, the chance a natural against a 2-9 up card is
+paid when play reaches its box rather than in the final pass."""
 HALF = Fraction(1, 2)
 SIDE_BET_IDS = ("perfect_pairs", "21plus3", "lucky_ladies", "buster")
 """The side bets games.md §5 names, from which an injected one the profile does not
@@ -260,20 +263,19 @@ class CasinoRound(RoundBase):
                     )
 
     def early_surrenders(self) -> None:
-        """Early surrender (games.md §3): before the due peek, no card moving; it stands
-        against a dealer blackjack, so it is settled at once (half the stake)."""
-        # Only the first box, so at most one per round: the engine takes a second early
-        # surrender as a decision that makes the peek late, and one by a later box as
-        # ending the turns of the boxes before it (both reported; games.md §3 allows any
-        # order). The first box's own is read as early whatever the engine's reading.
-        first = min(self.boxes)
-        hand = self.boxes[first].hands[0]
-        if hand.natural or not self.surrender_allowed_on(hand):
-            return
-        if wants_surrender(hand.cards, self.dealer[0]) or (
-            rank_of(self.dealer[0]) == "A" and (hand.total in (14, 15, 16) and not hand.soft)
-        ):
-            self.surrender(self.boxes[first], hand, early=True)
+        """Early surrender (games.md §3): before the due peek, no card moving, by any box
+        and in any order (house default); it stands against a dealer blackjack, so it is
+        settled at once (half the stake)."""
+        order = sorted(self.boxes)
+        self.games_rng.shuffle(order)
+        for b in order:
+            hand = self.boxes[b].hands[0]
+            if hand.natural or not self.surrender_allowed_on(hand):
+                continue
+            if wants_surrender(hand.cards, self.dealer[0]) or (
+                rank_of(self.dealer[0]) == "A" and (hand.total in (14, 15, 16) and not hand.soft)
+            ):
+                self.surrender(self.boxes[b], hand, early=True)
 
     def surrender_allowed_on(self, hand: Hand) -> bool:
         rules = self.rules
@@ -288,12 +290,10 @@ class CasinoRound(RoundBase):
     def blackjack_known(self) -> bool:
         """Whether the dealer's blackjack is ruled in or out yet (games.md §3, *known*)."""
         up = self.dealer[0]
-        if not self.rules.initial_deal.has_hole_card:
-            # games.md §3 has it known at a 2-9 up card; the engine, without a hole card,
-            # only at his second card (reported): settle what waits for it after that
-            return len(self.dealer) >= 2
         if not (is_ace(up) or is_ten_value(up)):
-            return True
+            return True  # a 2-9 up card rules it out, hole card or not
+        if not self.rules.initial_deal.has_hole_card:
+            return len(self.dealer) >= 2
         return self.peeked or (len(self.dealer) >= 2 and not self.hole_face_down())
 
     def hole_face_down(self) -> bool:
@@ -359,14 +359,7 @@ class CasinoRound(RoundBase):
         blackjack the hole card holds is found when it is turned, every wager settled by
         ``dealer_blackjack_takes``. Only where a written decision follows (a table that
         writes its actions, a box without a natural), so the peek is seen missing."""
-        if not (
-            self.style.records_actions and any(not b.hands[0].natural for b in self.boxes.values())
-        ):
-            return False
-        first = next(b.hands[0] for _, b in sorted(self.boxes.items()) if not b.hands[0].natural)
-        if self.surrender_allowed_on(first) and wants_surrender(first.cards, self.dealer[0]):
-            # a surrender as the round's first decision with the peek never made reads, to the
-            # engine, as an early one (games.md §3 lets late surrender have it in turn)
+        if not (self.style.records_actions and any(self.closes_peek_window(b) for b in self.boxes)):
             return False
         if not self.opportunity(Code.DEAL_PEEK_MISSING):
             return False
@@ -378,6 +371,16 @@ class CasinoRound(RoundBase):
             f"no peek under the dealer's {self.dealer[0]} (the hole card holds {found})",
         )
         return True
+
+    def closes_peek_window(self, b: int) -> bool:
+        """Whether box ``b`` will write a decision that shows a missing peek: a box without a
+        natural that does not surrender (a surrender before a peek that never comes shows
+        nothing yet; one the reveal follows reads as early, the reveal taking the peek's
+        place, games.md §3)."""
+        hand = self.boxes[b].hands[0]
+        if hand.natural or hand.surrendered:
+            return False
+        return not (self.surrender_allowed_on(hand) and wants_surrender(hand.cards, self.dealer[0]))
 
     def maybe_peek_needless(self) -> None:
         """``DEAL_PEEK_NEEDLESS``: a peek under an up card the profile does not peek on
@@ -393,11 +396,12 @@ class CasinoRound(RoundBase):
 
     def maybe_hole_card_shown(self, box: BoxState) -> None:
         """``DEAL_HOLE_CARD_SHOWN``: the hole card turned before the last box has played
-        (a table that writes its actions, so the boxes before it are seen played)."""
+        (a table that writes its actions, so the last box's decision after the reveal
+        shows it still to be played, games.md §3)."""
         if not (self.hole_face_down() and self.style.records_actions):
             return
-        if box.hands[0].natural or self.dealer_has_blackjack():
-            return
+        if box.hands[0].natural or box.hands[0].surrendered or self.dealer_has_blackjack():
+            return  # a box whose play is over (an early surrender) acts no more
         if not self.opportunity(Code.DEAL_HOLE_CARD_SHOWN):
             return
         self.emit("reveal", self.pause(2, 4))
@@ -440,7 +444,6 @@ class CasinoRound(RoundBase):
             hand = box.hands[0]
             if (
                 rules.even_money_offered
-                and not any(d.type == "action" for d in self.drafts)  # an early surrender
                 and hand.natural
                 and 0 not in hand.even_money
                 and 0 not in hand.settled
@@ -502,10 +505,6 @@ class CasinoRound(RoundBase):
         if soft or not 12 <= total <= 16:
             return False
         up = rank_of(self.dealer[0])
-        if up in ("A", "T") and (len(self.dealer) < 2 or self.dealer_has_blackjack()):
-            # against a dealer blackjack the engine stands an illegal surrender (half the
-            # stake) where games.md §3 forfeits it: reported, not dealt
-            return False
         allowed_here = rules.surrender_allowed and up in rules.surrender_against
         if len(hand.cards) == 2:
             if allowed_here or not wants_surrender(hand.cards, self.dealer[0]):
@@ -680,6 +679,16 @@ class CasinoRound(RoundBase):
             self.features["naturals_paid_at_once"] += 1
             for spot in sorted(hand.stakes):
                 self.settle(hand, spot, pay(hand.stakes[spot], rules.blackjack_pays))
+        elif (
+            rules.blackjack_paid == "when_known"
+            and self.blackjack_known()
+            and self.games_rng.random() < P_PAID_WHEN_KNOWN
+        ):
+            # when_known (games.md §1): at any moment once a 2-9 up card has ruled the
+            # dealer's blackjack out (§3 "Known"), here as play reaches the box
+            self.features["naturals_paid_when_known"] += 1
+            for spot in sorted(hand.stakes):
+                self.settle(hand, spot, due(hand.stakes[spot], rules.blackjack_pays, rules))
 
     def double_permitted(self, box: BoxState, hand: Hand) -> bool:
         rules = self.rules
@@ -998,35 +1007,12 @@ class CasinoRound(RoundBase):
         for hand in self.hands():
             if hand.busted or hand.settled >= set(hand.stakes):
                 continue
+            if hand.surrendered and len(self.dealer) >= 2:
+                continue  # decided once his second card is seen (the engine's all_decided)
             if hand.natural and (len(self.dealer) >= 2 or not (is_ace(up) or is_ten_value(up))):
                 continue
             return True
         return False
-
-    def every_hand_seen_played(self) -> bool:
-        """Whether the log shows every player hand's play over: each one bust, a natural,
-        one-card split aces, or with an ``action`` written. The engine takes a ``reveal``
-        after a hand that stood without a written ``stand`` (a table that writes none, a
-        hand from a split at 21) as shown while that hand is still to be played, so the
-        simulator then leaves the reveal out (it is optional, games.md §2)."""
-        acted = {
-            (d.fields.get("box"), d.fields.get("hand")) for d in self.drafts if d.type == "action"
-        }
-        one_card = self.rules.split_aces_one_card
-        return all(
-            h.natural or h.busted or (h.split_aces and one_card) or (h.box, h.index) in acted
-            for h in self.hands()
-        )
-
-    def natural_waits_for_second_card(self) -> bool:
-        """Under ``when_known`` without a hole card, an unpaid natural keeps the dealer
-        drawing his second card before it is paid: the engine takes the dealer's blackjack
-        as known at that card only (not at a 2-9 up card, games.md §3), so a natural paid
-        with the dealer stopped at one card would read as paid early."""
-        rules = self.rules
-        if rules.blackjack_paid != "when_known" or rules.initial_deal.has_hole_card:
-            return False
-        return any(h.natural and h.settled < set(h.stakes) for h in self.hands())
 
     def dealer_must_draw(self) -> bool:
         total, soft = hand_total(self.dealer)
@@ -1050,11 +1036,7 @@ class CasinoRound(RoundBase):
 
     def dealer_turn(self) -> None:
         rules = self.rules
-        insured = (
-            any(box.insurance for box in self.boxes.values())
-            or self.side_open()
-            or self.natural_waits_for_second_card()
-        )
+        insured = any(box.insurance for box in self.boxes.values()) or self.side_open()
         free: bool | None = None
         if not self.open_hands() and not insured:
             free = self.rng.random() < P_DEALER_STOPS
@@ -1063,11 +1045,7 @@ class CasinoRound(RoundBase):
                 return
         if len(self.dealer) == 1:  # no hole card: the dealer's second card comes now
             self.dealer.append(self.deal("dealer", delay=(3, 6)))
-        elif (
-            self.hole_face_down()
-            and self.games_rng.random() < P_REVEAL
-            and self.every_hand_seen_played()
-        ):
+        elif self.hole_face_down() and self.games_rng.random() < P_REVEAL:
             self.emit("reveal", self.pause(2, 4))
             self.features["reveals"] += 1
         self.revealed = True

@@ -92,15 +92,20 @@ def test_bb_plus_one_takes_the_lowest_hand_not_busted_games_3() -> None:
 
 
 def test_obo_collects_a_bust_once_the_blackjack_is_known_games_3() -> None:
-    """OBO: every bust of the spot waits for the dealer's second card (not 'at once')."""
+    """OBO: under a ten every bust of the spot waits for the dealer's second card (not 'at
+    once'); under a 2-9 the blackjack is ruled out at the up card (§3 "Known"), so at once."""
     obo = variant("it-casino-6d", dealer_blackjack_takes="original")
     log = ShoeLog("it-casino-6d").start()
-    r = log.round(1).bets({1: 10}).deal({1: "TS 6C"}, dealer="9D").hit(1, "KD").settle(1, -10)
+    r = log.round(1).bets({1: 10}).deal({1: "TS 6C"}, dealer="TD").hit(1, "KD").settle(1, -10)
     r.dealer("8H").close()
     assert [c for c, *_ in found(log, obo)] == ["PAY_TIMING"]
     log = ShoeLog("it-casino-6d").start()
-    r = log.round(1).bets({1: 10}).deal({1: "TS 6C"}, dealer="9D").hit(1, "KD").dealer("8H")
+    r = log.round(1).bets({1: 10}).deal({1: "TS 6C"}, dealer="TD").hit(1, "KD").dealer("8H")
     r.settle(1, -10).close()
+    assert found(log, obo) == []
+    log = ShoeLog("it-casino-6d").start()
+    r = log.round(1).bets({1: 10}).deal({1: "TS 6C"}, dealer="9D").hit(1, "KD").settle(1, -10)
+    r.dealer("8H").close()
     assert found(log, obo) == []
 
 
