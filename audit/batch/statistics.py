@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from audit.reports.statistics import StatisticsSection
     from audit.sidebets.paytables import PayTableRegistry
     from audit.stats import Correction
+    from audit.stats.frames import StatsData
     from audit.stats.suite import StatsResult
     from audit.store import Store
 
@@ -50,7 +51,7 @@ def stats_for_days(
         raise AuditError(f"no audited rounds in gaming day(s) {span}")
     the_house = house if house is not None else load_house()
     frames = load_stats_frames(store, first, last, house_sha256=the_house.sha256)
-    data = StatsData.stored(frames, last_day=last)
+    data = _with_stored_sums(store, StatsData.stored(frames, last_day=last), registry, first, last)
     return run_stats(
         data,
         registry,
@@ -58,6 +59,26 @@ def stats_for_days(
         correction=correction,
         paytables=paytables,
         house=the_house,
+    )
+
+
+def _with_stored_sums(
+    store: Store, data: StatsData, registry: ProfileRegistry, first: dt.date, last: dt.date
+) -> StatsData:
+    """``data`` with the dealer's hands and the count-betting terms summed in DuckDB: a
+    polars frame of every round's terms was most of a large night's memory (issue 33)."""
+    import dataclasses
+
+    from audit.stats.counting import COUNT_BETTING, SIGMA2
+    from audit.stats.dealing import DealerCells, dealer_rules
+    from audit.store.stats_aggregates import load_count_cells, load_dealer_cells
+
+    profiles = data.rounds.get_column("profile_id").unique().drop_nulls().to_list()
+    rules = dealer_rules(registry, profiles)
+    cells = load_dealer_cells(store, first, last, rules)
+    counts = load_count_cells(store, first, last, sigma2=SIGMA2, min_n=COUNT_BETTING.min_n)
+    return dataclasses.replace(
+        data, dealer_cells=DealerCells.stored(cells, rules), count_cells=counts
     )
 
 

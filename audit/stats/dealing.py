@@ -24,7 +24,8 @@ Pearson's chi-square from 800 hands (some 40 expected in the rarest total).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 import polars as pl
 
@@ -37,7 +38,15 @@ from audit.stats.rows import StatRow, TestSpec
 from audit.stats.scopes import SCOPE_KEYS, scope_groups, scope_rows
 from audit.stats.wording import percent, subject_words
 
-__all__ = ["DEALER_TESTS", "dealer_rounds", "dealer_tests", "natural_tests"]
+__all__ = [
+    "DEALER_TESTS",
+    "DealerCells",
+    "dealer_cells",
+    "dealer_rounds",
+    "dealer_rules",
+    "dealer_tests",
+    "natural_tests",
+]
 
 SCOPES = ("table", "dealer", "day")
 MIN_PER_UPCARD = 30
@@ -76,6 +85,16 @@ def _left(decks: pl.Expr, prefix: str) -> list[pl.Expr]:
     return [
         (_full(decks, i) - pl.col(f"{prefix}_{r}")).alias(REMAINING[i]) for i, r in enumerate(RANKS)
     ]
+
+
+def dealer_rules(registry: ProfileRegistry, profiles: Iterable[str]) -> dict[DealerRule, list[str]]:
+    """Each dealer rule the tests judge, with the profiles in ``profiles`` that deal by it,
+    in the order of the rules' names (:func:`_rules`)."""
+    rules = _rules(registry, list(profiles))
+    return {
+        rule: [pid for pid, r in rules.items() if r == rule]
+        for rule in sorted(set(rules.values()), key=lambda r: r.name)
+    }
 
 
 def _rules(registry: ProfileRegistry, profiles: list[str]) -> dict[str, DealerRule]:
@@ -177,28 +196,76 @@ def dealer_rounds(data: StatsData, registry: ProfileRegistry) -> pl.DataFrame:
     return hands.with_columns(pl.col(c).fill_null(0.0) for c in hands.columns if c.startswith("p_"))
 
 
-def dealer_tests(hands: pl.DataFrame) -> Iterator[StatRow]:
+CELL_KEYS = ("table_id", "dealer", "gaming_day", "upcard")
+"""What a cell of :class:`DealerCells` sums over: every subject of the tests is a sum of cells."""
+
+
+@dataclass(frozen=True, slots=True)
+class DealerCells:
+    """The dealer's hands (:func:`dealer_rounds`) summed by :data:`CELL_KEYS`.
+
+    ``frame`` holds, per cell, ``n`` (hands), ``short`` (stood below the rule's total),
+    ``o_<outcome>`` (hands that ended so), ``e_<outcome>`` (the sum of their exact
+    chances) and ``v_bust`` (the sum of ``p_bust · (1 - p_bust)``); ``outcomes`` names
+    the outcomes, in the order the tests list them. The store makes these in DuckDB
+    (:func:`audit.store.stats_aggregates.load_dealer_cells`: a 1,000,000-round night's
+    frame of every hand was most of the report's memory, issue 33); :func:`dealer_cells`
+    from a frame of hands.
+    """
+
+    frame: pl.DataFrame
+    outcomes: tuple[str, ...]
+
+    @classmethod
+    def stored(cls, frame: pl.DataFrame, rules: Iterable[DealerRule]) -> DealerCells:
+        """The store's cells (one row per ``rule`` name and cell): the outcomes of the
+        rules with hands, in the order of the rules' names, as :func:`dealer_rounds`
+        lists their columns."""
+        present = set(frame.get_column("rule").to_list()) if "rule" in frame.columns else set()
+        outcomes: list[str] = []
+        for rule in sorted(rules, key=lambda r: r.name):
+            if rule.name in present:
+                outcomes += [o for o in rule.outcomes if o not in outcomes]
+        return cls(frame.drop("rule", strict=False), tuple(outcomes))
+
+
+def dealer_cells(hands: pl.DataFrame) -> DealerCells:
+    """The cells of a frame of hands (:func:`dealer_rounds`' columns)."""
+    outcomes = tuple(c[2:] for c in hands.columns if c.startswith("p_"))
+    outcome = pl.col("outcome")
+    frame = hands.group_by(list(CELL_KEYS)).agg(
+        pl.len().cast(pl.Int64).alias("n"),
+        (outcome == SHORT).sum().cast(pl.Int64).alias("short"),
+        *((outcome == o).sum().cast(pl.Int64).alias(f"o_{o}") for o in outcomes),
+        *(pl.col(f"p_{o}").sum().alias(f"e_{o}") for o in outcomes),
+        (pl.col("p_bust") * (1 - pl.col("p_bust"))).sum().alias("v_bust"),
+    )
+    return DealerCells(frame, outcomes)
+
+
+def dealer_tests(cells: DealerCells) -> Iterator[StatRow]:
     """``dealer_bust``, ``dealer_bust_by_upcard`` and ``dealer_outcomes`` per subject."""
-    outcomes = [c[2:] for c in hands.columns if c.startswith("p_")]
-    busts = hands.with_columns(hit=pl.col("outcome") == "bust", p=pl.col("p_bust"))
+    if cells.frame.is_empty():
+        return
+    busts = [
+        pl.col("n").sum().alias("n"),
+        pl.col("o_bust").sum().alias("o"),
+        pl.col("e_bust").sum().alias("e"),
+        pl.col("v_bust").sum().alias("v"),
+    ]
     yield from _rate_rows(
         DEALER_BUST,
-        busts,
+        cells.frame,
         lambda o, n: f"the dealer busted {o:,} of the {n:,} hands he had to play out",
         digits=1,
+        aggs=busts,
     )
-    yield from _bust_by_upcard(hands)
-    yield from _outcomes(hands, outcomes)
+    yield from _bust_by_upcard(cells.frame, busts)
+    yield from _outcomes(cells.frame, list(cells.outcomes))
 
 
-def _bust_by_upcard(hands: pl.DataFrame) -> Iterator[StatRow]:
-    aggs = [
-        pl.len().alias("n"),
-        (pl.col("outcome") == "bust").sum().alias("o"),
-        pl.col("p_bust").sum().alias("e"),
-        (pl.col("p_bust") * (1 - pl.col("p_bust"))).sum().alias("v"),
-    ]
-    for scope, subject, cells_rows in scope_groups(hands, BY_UPCARD.scopes, aggs, ["upcard"]):
+def _bust_by_upcard(summed: pl.DataFrame, aggs: Sequence[pl.Expr]) -> Iterator[StatRow]:
+    for scope, subject, cells_rows in scope_groups(summed, BY_UPCARD.scopes, aggs, ["upcard"]):
         n = sum(c["n"] for c in cells_rows)
         used = [c for c in cells_rows if c["n"] >= MIN_PER_UPCARD and c["v"] > 0]
         cells = {RANKS[c["upcard"]]: {k: c[k] for k in ("n", "o", "e", "v")} for c in cells_rows}
@@ -232,12 +299,11 @@ def _bust_by_upcard(hands: pl.DataFrame) -> Iterator[StatRow]:
         )
 
 
-def _outcomes(hands: pl.DataFrame, outcomes: list[str]) -> Iterator[StatRow]:
-    aggs = [pl.len().alias("n"), (pl.col("outcome") == SHORT).sum().alias("short")]
+def _outcomes(summed: pl.DataFrame, outcomes: list[str]) -> Iterator[StatRow]:
+    aggs = [pl.col("n").sum(), pl.col("short").sum()]
     for o in outcomes:
-        aggs.append((pl.col("outcome") == o).sum().alias(f"o_{o}"))
-        aggs.append(pl.col(f"p_{o}").sum().alias(f"e_{o}"))
-    for scope, subject, row in scope_rows(hands, OUTCOMES.scopes, aggs):
+        aggs += [pl.col(f"o_{o}").sum(), pl.col(f"e_{o}").sum()]
+    for scope, subject, row in scope_rows(summed, OUTCOMES.scopes, aggs):
         n, short = row["n"], row["short"]
         cells = [(o, row[f"o_{o}"], row[f"e_{o}"]) for o in outcomes if row[f"e_{o}"] > 0]
         x2 = sum((obs - exp) ** 2 / exp for _, obs, exp in cells)
@@ -273,10 +339,15 @@ def natural_tests(data: StatsData) -> Iterator[StatRow]:
 
 
 def _rate_rows(
-    spec: TestSpec, units: pl.DataFrame, say: Callable[[int, int], str], digits: int = 2
+    spec: TestSpec,
+    units: pl.DataFrame,
+    say: Callable[[int, int], str],
+    digits: int = 2,
+    aggs: Sequence[pl.Expr] | None = None,
 ) -> Iterator[StatRow]:
-    """Events (``hit``) against the sum of their chances (``p``): a z-test, two-sided."""
-    aggs = [
+    """Events (``hit``) against the sum of their chances (``p``): a z-test, two-sided.
+    ``aggs`` make ``n``, ``o``, ``e`` and ``v`` of units already summed."""
+    aggs = aggs or [
         pl.len().alias("n"),
         pl.col("hit").cast(pl.Int64).sum().alias("o"),
         pl.col("p").sum().alias("e"),

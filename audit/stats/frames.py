@@ -12,11 +12,14 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import polars as pl
 
 from audit.stats.dealer import RANKS
+
+if TYPE_CHECKING:
+    from audit.stats.dealing import DealerCells
 
 __all__ = [
     "ORDER_SCHEMA",
@@ -194,7 +197,9 @@ class StatsData:
     """The frames one ``stats`` run reads.
 
     ``wagers`` is a frame built by hand (empty when the store gave ``facts``);
-    :meth:`wager_facts` is what the tests read of it.
+    :meth:`wager_facts` is what the tests read of it. ``dealer_cells`` and
+    ``count_cells``, when the store made them (issue 33), stand for the per-round work
+    of ``dealer_*`` and ``count_betting`` over the frames.
     """
 
     rounds: pl.DataFrame
@@ -206,6 +211,10 @@ class StatsData:
     last_day: dt.date | None = None
     """The selection's last gaming day (``payout_30d`` is judged on it); None: the rounds'."""
     facts: WagerFacts | None = None
+    dealer_cells: DealerCells | None = None
+    """The dealer's hands summed by the store (None: the tests sum :attr:`rounds`)."""
+    count_cells: pl.DataFrame | None = None
+    """``count_betting``'s sums per player made by the store (None: the tests make them)."""
 
     def wager_facts(self) -> WagerFacts:
         """The wagers' aggregates: the store's, else derived from :attr:`wagers`."""
