@@ -65,21 +65,22 @@ def stats_for_days(
 def _with_stored_sums(
     store: Store, data: StatsData, registry: ProfileRegistry, first: dt.date, last: dt.date
 ) -> StatsData:
-    """``data`` with the dealer's hands and the count-betting terms summed in DuckDB: a
-    polars frame of every round's terms was most of a large night's memory (issue 33)."""
+    """``data`` with the dealer's hands and the count-betting terms summed as the store
+    feeds them: never a polars frame of every round's terms, which was most of a large
+    night's memory (issue 33)."""
     import dataclasses
 
     from audit.stats.counting import COUNT_BETTING, SIGMA2
-    from audit.stats.dealing import DealerCells, dealer_rules
-    from audit.store.stats_aggregates import load_count_cells, load_dealer_cells
+    from audit.stats.dealing import dealer_cells_of, dealer_profiles
+    from audit.store.stats_aggregates import dealer_hand_batches, load_count_cells
 
-    profiles = data.rounds.get_column("profile_id").unique().drop_nulls().to_list()
-    rules = dealer_rules(registry, profiles)
-    cells = load_dealer_cells(store, first, last, rules)
-    counts = load_count_cells(store, first, last, sigma2=SIGMA2, min_n=COUNT_BETTING.min_n)
-    return dataclasses.replace(
-        data, dealer_cells=DealerCells.stored(cells, rules), count_cells=counts
+    profiles = dealer_profiles(
+        registry, data.rounds.get_column("profile_id").unique().drop_nulls().to_list()
     )
+    batches = dealer_hand_batches(store, first, last, profiles)
+    cells = dealer_cells_of(batches, registry, profiles)
+    counts = load_count_cells(store, first, last, sigma2=SIGMA2, min_n=COUNT_BETTING.min_n)
+    return dataclasses.replace(data, dealer_cells=cells, count_cells=counts)
 
 
 def report_statistics(

@@ -42,8 +42,9 @@ __all__ = [
     "DEALER_TESTS",
     "DealerCells",
     "dealer_cells",
+    "dealer_cells_of",
+    "dealer_profiles",
     "dealer_rounds",
-    "dealer_rules",
     "dealer_tests",
     "natural_tests",
 ]
@@ -87,14 +88,10 @@ def _left(decks: pl.Expr, prefix: str) -> list[pl.Expr]:
     ]
 
 
-def dealer_rules(registry: ProfileRegistry, profiles: Iterable[str]) -> dict[DealerRule, list[str]]:
-    """Each dealer rule the tests judge, with the profiles in ``profiles`` that deal by it,
-    in the order of the rules' names (:func:`_rules`)."""
-    rules = _rules(registry, list(profiles))
-    return {
-        rule: [pid for pid, r in rules.items() if r == rule]
-        for rule in sorted(set(rules.values()), key=lambda r: r.name)
-    }
+def dealer_profiles(registry: ProfileRegistry, profiles: Iterable[str]) -> list[str]:
+    """The profiles among ``profiles`` whose dealer the ``dealer_*`` tests judge
+    (:func:`_rules`)."""
+    return sorted(_rules(registry, list(profiles)))
 
 
 def _rules(registry: ProfileRegistry, profiles: list[str]) -> dict[str, DealerRule]:
@@ -162,6 +159,15 @@ def dealer_rounds(data: StatsData, registry: ProfileRegistry) -> pl.DataFrame:
         )
         .collect()
     )
+    return _with_chances(frame, rules, keys=ROUND_KEY)
+
+
+def _with_chances(
+    frame: pl.DataFrame, rules: dict[str, DealerRule], keys: Sequence[str]
+) -> pl.DataFrame:
+    """The hands of ``frame`` (``profile_id``, ``upcard``, the dealer's outcome columns
+    and :data:`REMAINING`) with ``outcome`` and ``p_<outcome>``, keeping ``keys``,
+    ``dealer``, ``gaming_day`` and ``upcard``; ``rules``: each profile's."""
     parts = []
     # one evaluation per dealer rule, whatever the profiles that share it
     for rule in sorted(set(rules.values()), key=lambda r: r.name):
@@ -179,14 +185,14 @@ def dealer_rounds(data: StatsData, registry: ProfileRegistry) -> pl.DataFrame:
             .then(pl.col("dealer_total").cast(pl.String))
             .otherwise(pl.lit(SHORT))
         )
-        keep = [*ROUND_KEY, "dealer", "gaming_day", "upcard", *REMAINING]
+        keep = [*keys, "dealer", "gaming_day", "upcard", *REMAINING]
         part = expected_outcomes(part.select(*keep, outcome.alias("outcome")), rule)
         parts.append(part.drop(REMAINING))
     if not parts:
         return pl.DataFrame(
             schema={
-                **{k: pl.String for k in ("table_id", "shoe", "dealer", "outcome")},
-                "round": pl.Int64,
+                **{k: pl.String for k in (*keys, "dealer", "outcome") if k != "round"},
+                **({"round": pl.Int64} if "round" in keys else {}),
                 "gaming_day": pl.Date,
                 "upcard": pl.Int64,
                 **{c: pl.Float64 for c in outcome_columns(DealerRule(17, True))},
@@ -194,6 +200,28 @@ def dealer_rounds(data: StatsData, registry: ProfileRegistry) -> pl.DataFrame:
         )
     hands = pl.concat(parts, how="diagonal")
     return hands.with_columns(pl.col(c).fill_null(0.0) for c in hands.columns if c.startswith("p_"))
+
+
+def dealer_cells_of(
+    batches: Iterable[pl.DataFrame], registry: ProfileRegistry, profiles: Iterable[str]
+) -> DealerCells:
+    """The cells of hands that come in batches (the store's
+    :func:`audit.store.stats_aggregates.dealer_hand_batches`, columns as
+    :func:`_with_chances` reads them): each batch's exact chances are worked out and
+    summed, and only the sums are kept."""
+    rules = _rules(registry, list(profiles))
+    sums = [dealer_cells(_with_chances(b, rules, keys=("table_id",))).frame for b in batches]
+    sums = [s for s in sums if not s.is_empty()]
+    if not sums:
+        return DealerCells(pl.DataFrame(), ())
+    frame = pl.concat(sums, how="diagonal")
+    totals = [c for c in frame.columns if c not in CELL_KEYS]
+    frame = frame.group_by(list(CELL_KEYS)).agg(pl.col(c).fill_null(0).sum() for c in totals)
+    present = {c[2:] for c in totals if c.startswith("e_")}
+    outcomes: list[str] = []
+    for rule in sorted(set(rules.values()), key=lambda r: r.name):
+        outcomes += [o for o in rule.outcomes if o in present and o not in outcomes]
+    return DealerCells(frame, tuple(outcomes))
 
 
 CELL_KEYS = ("table_id", "dealer", "gaming_day", "upcard")
@@ -207,26 +235,14 @@ class DealerCells:
     ``frame`` holds, per cell, ``n`` (hands), ``short`` (stood below the rule's total),
     ``o_<outcome>`` (hands that ended so), ``e_<outcome>`` (the sum of their exact
     chances) and ``v_bust`` (the sum of ``p_bust · (1 - p_bust)``); ``outcomes`` names
-    the outcomes, in the order the tests list them. The store makes these in DuckDB
-    (:func:`audit.store.stats_aggregates.load_dealer_cells`: a 1,000,000-round night's
-    frame of every hand was most of the report's memory, issue 33); :func:`dealer_cells`
-    from a frame of hands.
+    the outcomes, in the order the tests list them. :func:`dealer_cells` makes them from a
+    frame of hands, :func:`dealer_cells_of` from the store's hands a batch at a time (a
+    1,000,000-round night's frame of every hand and its chances was most of the report's
+    memory, issue 33).
     """
 
     frame: pl.DataFrame
     outcomes: tuple[str, ...]
-
-    @classmethod
-    def stored(cls, frame: pl.DataFrame, rules: Iterable[DealerRule]) -> DealerCells:
-        """The store's cells (one row per ``rule`` name and cell): the outcomes of the
-        rules with hands, in the order of the rules' names, as :func:`dealer_rounds`
-        lists their columns."""
-        present = set(frame.get_column("rule").to_list()) if "rule" in frame.columns else set()
-        outcomes: list[str] = []
-        for rule in sorted(rules, key=lambda r: r.name):
-            if rule.name in present:
-                outcomes += [o for o in rule.outcomes if o not in outcomes]
-        return cls(frame.drop("rule", strict=False), tuple(outcomes))
 
 
 def dealer_cells(hands: pl.DataFrame) -> DealerCells:

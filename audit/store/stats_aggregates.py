@@ -1,38 +1,41 @@
-"""The statistics' per-round work, done in DuckDB: only aggregates reach Python.
+"""The statistics' per-round work, fed from DuckDB so that Python holds only sums.
 
 A 1,000,000-round night's report held a polars frame of every round the dealer had
-to play out, with a column for every hand he may be drawing at (hundreds behind a
-low up card), and a frame of every player's stake a round with its count-betting
-terms: 1-2 KB a round at their peaks (issue 33). Here both are SQL over the stored
-``rounds``, ``shoes`` and ``wagers``, grouped down to what the tests sum:
+to play out (its cards left, then a column for every hand he may be drawing at,
+hundreds behind a low up card) and a frame of every player's stake a round with its
+count-betting terms: 1-2 KB a round at their peaks (issue 33). Now:
 
-- :func:`load_dealer_cells`: the dealer's hands by table, dealer, gaming day and up
-  card, each cell with its count of hands, of each final outcome, and the sums of
-  their exact chances (the :class:`~audit.stats.dealer.DealerGraph` recursion,
-  written out as column arithmetic, one query part per rule and up card).
-- :func:`load_count_cells`: each player's ``count_betting`` sums (the stakes centred
-  on his mean in each shoe, against the shoe's true count, and their variance).
+- :func:`dealer_hand_batches`: the dealer's hands, selected and joined in SQL, come
+  a batch at a time; :mod:`audit.stats.dealing` works out each batch's exact chances
+  and keeps only their sums by table, dealer, gaming day and up card. (The recursion
+  written out as SQL column arithmetic gave the same figures but took DuckDB five
+  times polars' CPU: docs/decisions.md, "The report's memory, the rest".)
+- :func:`load_count_cells`: each player's ``count_betting`` sums, all in SQL (the
+  stakes centred on his mean in each shoe, against the shoe's true count, and their
+  variance).
 
-:mod:`audit.stats.dealing` and :mod:`audit.stats.counting` make the same cells from
+:mod:`audit.stats.dealing` and :mod:`audit.stats.counting` make the same sums from
 frames built by hand, with polars (the tests hold both to the same figures).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from audit.stats.dealer import DealerGraph, DealerRule
     from audit.store.store import Store
 
-__all__ = ["dealer_cells_sql", "load_count_cells", "load_dealer_cells"]
+__all__ = ["HAND_BATCH", "dealer_hand_batches", "load_count_cells"]
+
+HAND_BATCH = 65_536
+"""Hands a batch: their exact chances take some hundred columns of floats at the
+widest (a column for each hand the dealer may be drawing at), ~0.6 KB a hand."""
 
 _RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T")
-_KEYS = ("table_id", "dealer", "gaming_day", "upcard")
 
 # A card code's rank as an index in RANKS (A 0, 2-9 1-8, T J Q K 9), else NULL:
 # audit.stats.frames.upcard_index.
@@ -44,7 +47,9 @@ _UPCARD = """CASE substr(r.dealer_upcard, 1, 1)
 # The rounds the dealer had to play out (audit.stats.dealing.dealer_rounds): closed, an
 # up card and the shoe's decks known, a main hand still open when he played
 # (WagerFacts.open_rounds), and the cards out when he drew: those before his second
-# card, else (he stood on his first) those before the round and the up card.
+# card, else (he stood on his first) those before the round and the up card. In the
+# order of the up card: a batch then holds one or two, and polars plans the chances of
+# each up card in a batch once (a third of a second a plan).
 _HANDS = f"""
 WITH open_ AS (
   SELECT DISTINCT w.table_id, w.shoe, w.round
@@ -79,119 +84,24 @@ WHERE upcard IS NOT NULL AND {
         f"seen[{i + 1}] <= decks * {16 if r == 'T' else 4}" for i, r in enumerate(_RANK_NAMES)
     )
 }
+ORDER BY upcard, profile_id
 """
 
 
-def _sum(terms: Sequence[str]) -> str:
-    """``terms`` added as polars' ``sum_horizontal`` adds them: halves, recursively."""
-    if len(terms) == 1:
-        return terms[0]
-    half = len(terms) // 2
-    return f"({_sum(terms[:half])} + {_sum(terms[half:])})"
-
-
-def _chances(graph: DealerGraph, outcomes: Sequence[str], source: str) -> str:
-    """A query over ``source`` (``left_A`` … ``left_T``) adding ``p_<outcome>``: the
-    recursion of :func:`audit.stats.expected.expected_outcomes`, layer by layer, each
-    layer a projection of the last (one column per hand the dealer may be drawing at)."""
-    left = [f"CAST(left_{r} AS DOUBLE)" for r in _RANK_NAMES]
-    query = f"SELECT *, 1.0::DOUBLE AS _s0_0, {_sum(left)} AS _total FROM ({source})"
-    ends: dict[int, list[str]] = {o: [] for o in range(len(outcomes))}
-    for k, layer in enumerate(graph.layers):
-        inv = f"(CASE WHEN _total > {k} THEN 1.0::DOUBLE / (_total - {k}) ELSE 0.0::DOUBLE END)"
-        into: dict[int, list[str]] = {}
-        terms: dict[int, list[str]] = {}
-        for move in graph.moves[k]:
-            drawn = layer[move.source][move.rank]
-            count = f"({left[move.rank]} - {drawn})" if drawn else left[move.rank]
-            chance = f"_s{k}_{move.source} * {count}"
-            if move.outcome is None:
-                into.setdefault(move.target, []).append(chance)
-            else:
-                terms.setdefault(move.outcome, []).append(chance)
-        new = [f"{_sum(e)} * {inv} AS _s{k + 1}_{t}" for t, e in into.items()]
-        new += [f"{_sum(e)} * {inv} AS _o{k}_{o}" for o, e in terms.items()]
-        for o in terms:
-            ends[o].append(f"_o{k}_{o}")
-        drop = ", ".join(f"_s{k}_{s}" for s in range(len(layer)))
-        query = f"SELECT * EXCLUDE ({drop}), {', '.join(new)} FROM ({query})"
-    final = ", ".join(
-        f'{_sum(e) if e else "0.0::DOUBLE"} AS "p_{outcomes[o]}"' for o, e in ends.items()
-    )
-    return f"SELECT * EXCLUDE (_total), {final} FROM ({query})"
-
-
-def dealer_cells_sql(
-    rules: Mapping[DealerRule, Sequence[str]], graphs: Mapping[tuple[DealerRule, int], DealerGraph]
-) -> tuple[str, tuple[str, ...]]:
-    """The query of :func:`load_dealer_cells`, and the outcome names its columns carry
-    (each rule's in turn, in the order of ``rules``: ``17`` … ``21``, ``blackjack``,
-    ``bust``). Its parameters: the first and last gaming day, twice, then the profiles.
-    A cell is also kept apart by its ``rule`` (its name): which rules had hands."""
-    outcomes: list[str] = []
-    for rule in rules:
-        outcomes += [o for o in rule.outcomes if o not in outcomes]
-    parts = []
-    for rule, pids in rules.items():
-        listed = ", ".join("'" + p.replace("'", "''") + "'" for p in pids)
-        low = int(rule.outcomes[0])
-        for upcard in range(10):
-            source = (
-                f"SELECT * EXCLUDE (profile_id, dealer_natural, dealer_bust, dealer_total),"
-                f" CASE WHEN dealer_natural THEN 'blackjack' WHEN dealer_bust THEN 'bust'"
-                f" WHEN dealer_total >= {low} THEN CAST(dealer_total AS VARCHAR)"
-                f" ELSE 'short' END AS outcome"
-                f" FROM hands WHERE upcard = {upcard} AND profile_id IN ({listed})"
-            )
-            chances = _chances(graphs[(rule, upcard)], rule.outcomes, source)
-            parts.append(
-                f"SELECT '{rule.name}' AS rule, {', '.join(_KEYS)}, outcome, {_p(rule.outcomes)}"
-                f" FROM ({chances})"
-            )
-    cells = ", ".join(
-        [
-            "count(*) AS n",
-            "count(*) FILTER (WHERE outcome = 'short') AS short",
-            *(f"count(*) FILTER (WHERE outcome = '{o}') AS \"o_{o}\"" for o in outcomes),
-            *(f'sum(coalesce("p_{o}", 0.0)) AS "e_{o}"' for o in outcomes),
-            "sum(coalesce(p_bust, 0.0) * (1 - coalesce(p_bust, 0.0))) AS v_bust",
-        ]
-    )
-    union = "\nUNION ALL BY NAME\n".join(parts)
-    sql = f"""WITH hands AS MATERIALIZED ({_HANDS})
-SELECT rule, {", ".join(_KEYS)}, {cells}
-FROM ({union})
-GROUP BY ALL
-ORDER BY ALL"""
-    return sql, tuple(outcomes)
-
-
-def _p(outcomes: Sequence[str]) -> str:
-    return ", ".join(f'"p_{o}"' for o in outcomes)
-
-
-def load_dealer_cells(
-    store: Store,
-    first: dt.date,
-    last: dt.date,
-    rules: Mapping[DealerRule, Sequence[str]],
-) -> pl.DataFrame:
-    """The dealer's hands of gaming days ``first``..``last`` under ``rules`` (each dealer
-    rule and the profiles that deal by it), by ``rule`` (its name), table, dealer, gaming
-    day and up card: ``n``, ``short``, ``o_<outcome>`` (hands ending so),
-    ``e_<outcome>`` (the sum of their exact chances) and ``v_bust`` (of
-    ``p_bust · (1 - p_bust)``). No rule: an empty frame."""
+def dealer_hand_batches(
+    store: Store, first: dt.date, last: dt.date, profiles: Sequence[str], *, rows: int = HAND_BATCH
+) -> Iterator[pl.DataFrame]:
+    """The hands the dealer had to play out in gaming days ``first``..``last`` at tables
+    of ``profiles``, ``rows`` at a time: ``table_id``, ``dealer``, ``gaming_day``,
+    ``profile_id``, ``upcard`` (an index in RANKS), ``dealer_natural``, ``dealer_bust``,
+    ``dealer_total`` and the cards left per rank when he drew (``left_A`` … ``left_T``)."""
     import polars as pl
 
-    from audit.stats.dealer import dealer_graph
-
-    if not rules:
-        return pl.DataFrame()
-    graphs = {(rule, u): dealer_graph(u, rule) for rule in rules for u in range(10)}
-    sql, _ = dealer_cells_sql(rules, graphs)
-    pids = sorted({p for ps in rules.values() for p in ps})
-    frame: pl.DataFrame = store.con.sql(sql, params=[first, last, first, last, pids]).pl()
-    return frame
+    params = [first, last, first, last, list(profiles)]
+    for batch in store.con.sql(_HANDS, params=params).to_arrow_reader(batch_size=rows):
+        frame = pl.from_arrow(batch)
+        assert isinstance(frame, pl.DataFrame)
+        yield frame
 
 
 # count_betting (audit.stats.counting): each player's stake a round (WagerFacts.stakes)
