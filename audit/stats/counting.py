@@ -69,11 +69,11 @@ def count_tests(data: StatsData) -> Iterator[StatRow]:
         )
 
 
-def count_cells(data: StatsData) -> pl.DataFrame:
+def count_cells(data: StatsData, min_n: int = COUNT_BETTING.min_n) -> pl.DataFrame:
     """Each player's ``count_betting`` sums from the frames, with polars: ``player``,
     ``n`` (bets), ``t`` (Σ centred stake · true count), ``var`` (its variance), ``r``
     (stake and true count's correlation) and ``shoes``, for each player with at least
-    the test's minimum of bets, in the order of the players' ids. The store makes the
+    ``min_n`` bets (the test's least sample), in the order of the players' ids. The store makes the
     same in DuckDB (:func:`audit.store.stats_aggregates.load_count_cells`)."""
     # each player's stake in a round, summed by the store (WagerFacts.stakes); the player
     # id as a categorical: the runs below sort and compare its integer code
@@ -130,7 +130,7 @@ def count_cells(data: StatsData) -> pl.DataFrame:
         pl.corr("s", "tc").alias("r"),
         pl.col(SHOE_ID).n_unique().alias("shoes"),
     ]
-    sample = ("n", COUNT_BETTING.min_n)
+    sample = ("n", min_n)
     rows = [r for _, _, r in scope_rows(terms, COUNT_BETTING.scopes, aggs, sample=sample)]
     schema = {"player": pl.String, "n": pl.Int64, "t": pl.Float64, "var": pl.Float64}
     schema |= {"r": pl.Float64, "shoes": pl.Int64}
