@@ -50,7 +50,7 @@ def stats_for_days(
         span = str(first) if first == last else f"{first} to {last}"
         raise AuditError(f"no audited rounds in gaming day(s) {span}")
     the_house = house if house is not None else load_house()
-    frames = load_stats_frames(store, first, last, house_sha256=the_house.sha256)
+    frames = load_stats_frames(store, first, last, house_sha256=the_house.sha256, lean=True)
     data = _with_stored_sums(store, StatsData.stored(frames, last_day=last), registry, first, last)
     return run_stats(
         data,
@@ -72,7 +72,11 @@ def _with_stored_sums(
 
     from audit.stats.counting import COUNT_BETTING, SIGMA2
     from audit.stats.dealing import dealer_cells_of, dealer_profiles
-    from audit.store.stats_aggregates import dealer_hand_batches, load_count_cells
+    from audit.store.stats_aggregates import (
+        dealer_hand_batches,
+        load_count_cells,
+        load_natural_cells,
+    )
 
     profiles = dealer_profiles(
         registry, data.rounds.get_column("profile_id").unique().drop_nulls().to_list()
@@ -80,7 +84,8 @@ def _with_stored_sums(
     batches = dealer_hand_batches(store, first, last, profiles)
     cells = dealer_cells_of(batches, registry, profiles)
     counts = load_count_cells(store, first, last, sigma2=SIGMA2, min_n=COUNT_BETTING.min_n)
-    return dataclasses.replace(data, dealer_cells=cells, count_cells=counts)
+    naturals = load_natural_cells(store, first, last)
+    return dataclasses.replace(data, dealer_cells=cells, count_cells=counts, natural_cells=naturals)
 
 
 def report_statistics(

@@ -342,8 +342,17 @@ def _outcomes(summed: pl.DataFrame, outcomes: list[str]) -> Iterator[StatRow]:
         )
 
 
+_SUMMED = [pl.col(c).sum() for c in ("n", "o", "e", "v")]
+
+
 def natural_tests(data: StatsData) -> Iterator[StatRow]:
-    """``dealer_naturals`` and ``player_naturals`` per subject."""
+    """``dealer_naturals`` and ``player_naturals`` per subject: from the store's sums
+    (:attr:`StatsData.natural_cells`) when it made them, else from the frames."""
+    if data.natural_cells is not None:
+        dealer, player = data.natural_cells
+        yield from _rate_rows(DEALER_NATURALS, dealer, _dealer_says, aggs=_SUMMED)
+        yield from _rate_rows(PLAYER_NATURALS, player, _player_says, aggs=_SUMMED)
+        return
     # lazily: an eager filter copied every column of a million rounds, rank lists too
     rounds = (
         data.rounds.lazy()
@@ -408,9 +417,7 @@ def _dealer_naturals(rounds: pl.LazyFrame) -> Iterator[StatRow]:
         )
         .collect()
     )
-    yield from _rate_rows(
-        DEALER_NATURALS, units, lambda o, n: f"{o:,} dealer blackjacks in {n:,} hands"
-    )
+    yield from _rate_rows(DEALER_NATURALS, units, _dealer_says)
 
 
 def _player_naturals(rounds: pl.LazyFrame, boxes: pl.DataFrame) -> Iterator[StatRow]:
@@ -429,4 +436,12 @@ def _player_naturals(rounds: pl.LazyFrame, boxes: pl.DataFrame) -> Iterator[Stat
         .join(boxes.lazy(), on=ROUND_ID, how="inner")  # a row a box: only what the test reads
         .collect()
     )
-    yield from _rate_rows(PLAYER_NATURALS, units, lambda o, n: f"{o:,} naturals in {n:,} boxes")
+    yield from _rate_rows(PLAYER_NATURALS, units, _player_says)
+
+
+def _dealer_says(o: int, n: int) -> str:
+    return f"{o:,} dealer blackjacks in {n:,} hands"
+
+
+def _player_says(o: int, n: int) -> str:
+    return f"{o:,} naturals in {n:,} boxes"

@@ -198,8 +198,9 @@ class StatsData:
 
     ``wagers`` is a frame built by hand (empty when the store gave ``facts``);
     :meth:`wager_facts` is what the tests read of it. ``dealer_cells`` and
-    ``count_cells``, when the store made them (issue 33), stand for the per-round work
-    of ``dealer_*`` and ``count_betting`` over the frames.
+    ``count_cells`` and ``natural_cells``, when the store made them (issue 33), stand
+    for the per-round work of the ``dealer_*``, naturals and ``count_betting`` tests
+    over the frames.
     """
 
     rounds: pl.DataFrame
@@ -215,6 +216,9 @@ class StatsData:
     """The dealer's hands summed by the store (None: the tests sum :attr:`rounds`)."""
     count_cells: pl.DataFrame | None = None
     """``count_betting``'s sums per player made by the store (None: the tests make them)."""
+    natural_cells: tuple[pl.DataFrame, pl.DataFrame] | None = None
+    """``dealer_naturals``' and ``player_naturals``' sums made by the store (None: the
+    tests make them). With all three the rounds' rank lists are read by no test."""
 
     def wager_facts(self) -> WagerFacts:
         """The wagers' aggregates: the store's, else derived from :attr:`wagers`."""

@@ -13,6 +13,9 @@ count-betting terms: 1-2 KB a round at their peaks (issue 33). Now:
 - :func:`load_count_cells`: each player's ``count_betting`` sums, all in SQL (the
   stakes centred on his mean in each shoe, against the shoe's true count, and their
   variance).
+- :func:`load_natural_cells`: ``dealer_naturals`` and ``player_naturals``, the count
+  and the summed chances of naturals by table, dealer and gaming day, all in SQL. With
+  these, ``stats`` never reads the rounds' lists of cards seen.
 
 :mod:`audit.stats.dealing` and :mod:`audit.stats.counting` make the same sums from
 frames built by hand, with polars (the tests hold both to the same figures).
@@ -29,7 +32,7 @@ if TYPE_CHECKING:
 
     from audit.store.store import Store
 
-__all__ = ["HAND_BATCH", "dealer_hand_batches", "load_count_cells"]
+__all__ = ["HAND_BATCH", "dealer_hand_batches", "load_count_cells", "load_natural_cells"]
 
 HAND_BATCH = 65_536
 """Hands a batch: their exact chances take some hundred columns of floats at the
@@ -89,16 +92,18 @@ ORDER BY upcard, profile_id
 
 
 def dealer_hand_batches(
-    store: Store, first: dt.date, last: dt.date, profiles: Sequence[str], *, rows: int = HAND_BATCH
+    store: Store, first: dt.date, last: dt.date, profiles: Sequence[str], *, rows: int = 0
 ) -> Iterator[pl.DataFrame]:
     """The hands the dealer had to play out in gaming days ``first``..``last`` at tables
     of ``profiles``, ``rows`` at a time: ``table_id``, ``dealer``, ``gaming_day``,
     ``profile_id``, ``upcard`` (an index in RANKS), ``dealer_natural``, ``dealer_bust``,
-    ``dealer_total`` and the cards left per rank when he drew (``left_A`` … ``left_T``)."""
+    ``dealer_total`` and the cards left per rank when he drew (``left_A`` … ``left_T``).
+    ``rows`` 0: :data:`HAND_BATCH`."""
     import polars as pl
 
     params = [first, last, first, last, list(profiles)]
-    for batch in store.con.sql(_HANDS, params=params).to_arrow_reader(batch_size=rows):
+    reader = store.con.sql(_HANDS, params=params).to_arrow_reader(batch_size=rows or HAND_BATCH)
+    for batch in reader:
         frame = pl.from_arrow(batch)
         assert isinstance(frame, pl.DataFrame)
         yield frame
@@ -159,3 +164,73 @@ def load_count_cells(
         _COUNT_CELLS, params=[first, last, first, last, sigma2, min_n]
     ).pl()
     return frame
+
+
+# dealer_naturals and player_naturals (audit.stats.dealing.natural_tests): closed rounds of
+# a shoe of known decks. The dealer's: behind an ace (a ten-value) up, the chance of a
+# ten-value (an ace) among the cards left before his second card. The players': each
+# box's first main hand (WagerFacts.box_naturals) against 2·aces·tens / (N·(N-1)) of the
+# shoe as the round began (every rank's count left not negative, two cards left at
+# least). Summed by table, dealer and gaming day: n, o (naturals), e (Σ p), v (Σ p(1-p)).
+def _left(ranks: str) -> list[str]:
+    """Each rank's cards left in the shoe, the list ``ranks`` of cards out (RANKS order)."""
+    return [
+        f"(s.decks * {16 if r == 'T' else 4} - {ranks}[{i + 1}])" for i, r in enumerate(_RANK_NAMES)
+    ]
+
+
+_DEALT_LEFT, _ROUND_LEFT = _left("r.ranks_before_dealer"), _left("r.ranks_before_round")
+
+_NATURAL_ROUNDS = """
+FROM rounds r JOIN shoes s USING (table_id, shoe)
+WHERE r.gaming_day BETWEEN ? AND ? AND r.status = 'closed' AND s.decks IS NOT NULL
+"""
+
+_SUMS = "count(*) AS n, count(*) FILTER (WHERE hit) AS o, sum(p) AS e, sum(p * (1 - p)) AS v"
+
+_DEALER_NATURALS = f"""
+WITH lefts AS (
+  SELECT r.table_id, r.dealer, r.gaming_day, r.dealer_natural AS hit, {_UPCARD} AS upcard,
+         {_DEALT_LEFT[0]} AS aces, {_DEALT_LEFT[9]} AS tens, ({" + ".join(_DEALT_LEFT)}) AS total
+  {_NATURAL_ROUNDS} AND r.ranks_before_dealer IS NOT NULL
+)
+SELECT table_id, dealer, gaming_day, {_SUMS}
+FROM (SELECT *, greatest(least(CASE WHEN upcard = 0 THEN tens / total ELSE aces / total END,
+                               1.0), 0.0) AS p
+      FROM lefts WHERE upcard IN (0, 9) AND total > 0)
+GROUP BY ALL
+"""
+
+_PLAYER_NATURALS = f"""
+WITH lefts AS (
+  SELECT r.table_id, r.shoe, r.round, r.dealer, r.gaming_day,
+         {_ROUND_LEFT[0]} AS aces, {_ROUND_LEFT[9]} AS tens, ({" + ".join(_ROUND_LEFT)}) AS total
+  {_NATURAL_ROUNDS} AND r.ranks_before_round IS NOT NULL
+    AND {" AND ".join(f"{c} >= 0" for c in _ROUND_LEFT)}
+), chances AS (
+  SELECT table_id, shoe, round, dealer, gaming_day,
+         2 * aces * tens / CAST(total * (total - 1) AS DOUBLE) AS p
+  FROM lefts WHERE total >= 2
+), boxes AS (
+  SELECT w.table_id, w.shoe, w.round, w.box,
+         coalesce(bool_or(w."natural" AND NOT w.from_split), false) AS hit
+  FROM wagers w JOIN rounds r USING (table_id, shoe, round)
+  WHERE w.gaming_day BETWEEN ? AND ? AND w.kind = 'main' AND w.hand = 0
+  GROUP BY ALL
+)
+SELECT table_id, dealer, gaming_day, {_SUMS}
+FROM chances JOIN boxes USING (table_id, shoe, round)
+GROUP BY ALL
+"""
+
+
+def load_natural_cells(
+    store: Store, first: dt.date, last: dt.date
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``dealer_naturals``' and ``player_naturals``' sums in gaming days ``first``..``last``
+    by ``table_id``, ``dealer`` and ``gaming_day``: ``n`` (hands, boxes), ``o`` (naturals),
+    ``e`` (the sum of their chances) and ``v`` (of ``p · (1 - p)``)."""
+    days = [first, last]
+    dealer: pl.DataFrame = store.con.sql(_DEALER_NATURALS, params=days).pl()
+    player: pl.DataFrame = store.con.sql(_PLAYER_NATURALS, params=days + days).pl()
+    return dealer, player

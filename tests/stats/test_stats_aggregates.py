@@ -2,7 +2,7 @@
 
 ``stats`` and the report sum the dealer's hands batch by batch as the store streams
 them (:func:`audit.store.stats_aggregates.dealer_hand_batches`) and take the
-count-betting sums from SQL (:func:`audit.store.stats_aggregates.load_count_cells`).
+count-betting and naturals' sums from SQL (``load_count_cells``, ``load_natural_cells``).
 Each is held here to two other computations over a real audited night: the polars
 path over frames of every round and wager (what frames built by hand still take), and
 a plain Python loop over the stored rows written from the tests' definitions.
@@ -302,17 +302,33 @@ def test_stats_reads_the_stored_sums_and_words_every_row_as_before(night_db: Pat
         )
         frames = run_stats(_by_hand(store), registry)
     tests = {r.test for r in result.rows}
-    assert {"dealer_bust", "dealer_bust_by_upcard", "dealer_outcomes"} <= tests
+    assert {
+        "dealer_bust",
+        "dealer_bust_by_upcard",
+        "dealer_outcomes",
+        "dealer_naturals",
+        "player_naturals",
+    } <= tests
     assert [(r.test, r.scope, r.subject, r.n, r.message, r.flag) for r in result.rows] == [
         (r.test, r.scope, r.subject, r.n, r.message, r.flag) for r in frames.rows
     ]
+    for got, want in zip(result.rows, frames.rows, strict=True):
+        for name in ("statistic", "p_value", "adjusted_p"):
+            g, w = getattr(got, name), getattr(want, name)
+            assert (g is None) == (w is None), (got.test, got.subject, name)
+            if g is not None:
+                assert g == pytest.approx(w, rel=REL, abs=1e-300), (got.test, got.subject, name)
+        for name in ("expected", "observed"):
+            assert getattr(got, name) == pytest.approx(getattr(want, name), rel=REL)
 
 
 def test_the_report_builds_no_frame_of_every_hand_or_bet(
     night_db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The per-round polars work is the tests' path for frames built by hand only."""
+    """The per-round polars work is the tests' path for frames built by hand only, and
+    the report reads no round's lists of cards seen."""
     import audit.stats.counting as counting
+    import audit.stats.dealing as dealing
     import audit.stats.suite as suite
     from audit.batch.statistics import report_statistics
 
@@ -321,6 +337,8 @@ def test_the_report_builds_no_frame_of_every_hand_or_bet(
 
     monkeypatch.setattr(suite, "dealer_rounds", refuse)
     monkeypatch.setattr(counting, "count_cells", refuse)
+    monkeypatch.setattr(dealing, "_dealer_naturals", refuse)
+    monkeypatch.setattr(dealing, "_player_naturals", refuse)
     registry = load_registry()
     with open_store(night_db, read_only=True) as store:
         days = [
@@ -328,3 +346,8 @@ def test_the_report_builds_no_frame_of_every_hand_or_bet(
         ]
         section = report_statistics(store, sorted(days), registry)
     assert section is not None
+    with open_store(night_db, read_only=True) as store:
+        lean = load_stats_frames(store, *ALL_DAYS, lean=True).rounds
+    assert lean.height > 0
+    assert lean.get_column("ranks_before_round").null_count() == lean.height
+    assert lean.get_column("ranks_before_dealer").null_count() == lean.height
