@@ -351,3 +351,9 @@ def test_the_report_builds_no_frame_of_every_hand_or_bet(
     assert lean.height > 0
     assert lean.get_column("ranks_before_round").null_count() == lean.height
     assert lean.get_column("ranks_before_dealer").null_count() == lean.height
+    with open_store(night_db, read_only=True) as store:
+        facts = load_stats_frames(store, *ALL_DAYS, lean=True)
+        full = load_stats_frames(store, *ALL_DAYS)
+    for name in ("open_rounds", "box_naturals", "stakes"):
+        assert getattr(facts, name).is_empty() and getattr(full, name).height > 0, name
+        assert getattr(facts, name).schema == getattr(full, name).schema, name
