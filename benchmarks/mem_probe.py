@@ -1,4 +1,4 @@
-"""Where a stage's memory goes (issue 33): ``ingest`` or ``run`` in this process, sampled.
+"""Where a stage's memory goes (issue 33): ``ingest``, ``run`` or ``report``, sampled.
 
 Every 50 ms the process's resident memory is read from ``/proc``; at each new peak
 (8 MiB above the last) it notes the main thread's frames in ``audit/``, DuckDB's own
