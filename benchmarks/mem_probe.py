@@ -1,4 +1,4 @@
-"""Where a stage's memory goes (issue 33): ``ingest`` or ``run`` in this process, sampled.
+"""Where a stage's memory goes (issue 33): ``ingest``, ``run`` or ``report``, sampled.
 
 Every 50 ms the process's resident memory is read from ``/proc``; at each new peak
 (8 MiB above the last) it notes the main thread's frames in ``audit/``, DuckDB's own
@@ -9,6 +9,7 @@ with ``--tracemalloc``, the Python objects' total. Prints the peaks, then one JS
     .venv/bin/python benchmarks/mem_probe.py ingest benchmarks/out/night-100000-20-3-0/logs \
         /tmp/a.duckdb
     .venv/bin/python benchmarks/mem_probe.py run /tmp/a.duckdb
+    .venv/bin/python benchmarks/mem_probe.py report /tmp/report /tmp/a.duckdb
 
 Run it from the checkout whose code is to be measured (the stage imports ``audit`` from
 the current folder). ``run`` changes the database: give it a copy (and its ``.ledger``).
@@ -78,9 +79,10 @@ class _Sampler(threading.Thread):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("stage", choices=["ingest", "run"])
-    ap.add_argument("paths", nargs="+", help="ingest: LOGS DB; run: DB")
+    ap.add_argument("stage", choices=["ingest", "run", "report"])
+    ap.add_argument("paths", nargs="+", help="ingest: LOGS DB; run: DB; report: OUT DB")
     ap.add_argument("--tracemalloc", action="store_true", help="also the Python objects' total")
+    ap.add_argument("--days", type=int, default=0, help="report: the first N gaming days only")
     args = ap.parse_args()
     sys.path.insert(0, os.getcwd())
     if args.tracemalloc:
@@ -90,9 +92,17 @@ def main() -> None:
     sampler = _Sampler(args.tracemalloc)
     sampler.start()
     extra: dict[str, Any] = {}
-    with open_store(args.paths[-1]) as store:
+    with open_store(args.paths[-1], read_only=args.stage == "report") as store:
         sampler.cursor = store.con.cursor()
-        if args.stage == "ingest":
+        if args.stage == "report":
+            from audit.batch.nightly import write_report
+            from audit.profiles import load_registry
+            from audit.store.stats_frames import audited_days
+
+            days = audited_days(store)[: args.days or None]
+            write_report(store, days, args.paths[0], "html", None, load_registry())
+            extra["days"] = len(days)
+        elif args.stage == "ingest":
             from audit.ingest import ingest_paths
 
             extra["events"] = ingest_paths(store, [args.paths[0]]).new

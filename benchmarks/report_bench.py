@@ -22,7 +22,9 @@ between two spans of the same database says what a larger night will take.
     .venv/bin/python benchmarks/report_bench.py --rounds 100000 --days 10 --repeat 1
 
 ``--out DIR`` keeps the last report (to compare two versions byte for byte);
-``--prepare`` only makes the audited database.
+``--prepare`` only makes the audited database. ``--hand-batch N`` holds the statistics'
+batches of dealer hands to N (a batch grows with the night up to ``HAND_BATCH``, 65,536
+hands, some 90,000 rounds: two spans below that do not show what a larger night takes).
 """
 
 from __future__ import annotations
@@ -42,8 +44,11 @@ from audit_bench import _mib, _night, _stage
 
 _REPORT = r"""
 import json, sys, time
-src, db, ndays = sys.argv[1], sys.argv[2], int(sys.argv[3])
+src, db, ndays, batch = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 t = time.perf_counter()
+if batch:
+    import audit.store.stats_aggregates
+    audit.store.stats_aggregates.HAND_BATCH = batch
 from audit.batch.nightly import write_report
 from audit.profiles import load_registry
 from audit.store import open_store
@@ -83,10 +88,10 @@ def audited(rounds: int, tables: int, seed: int, error_rate: float) -> Path:
     return db
 
 
-def report(db: Path, out: Path, days: int = 0) -> dict[str, float]:
+def report(db: Path, out: Path, days: int = 0, hand_batch: int = 0) -> dict[str, float]:
     """One report in a fresh process: its seconds, rounds, pages and both peaks."""
     child = subprocess.Popen(
-        [sys.executable, "-c", _REPORT, str(out), str(db), str(days)],
+        [sys.executable, "-c", _REPORT, str(out), str(db), str(days), str(hand_batch)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -125,6 +130,13 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--days", type=int, default=0, help="only the first N gaming days")
     ap.add_argument("--out", type=Path, help="keep the last report here")
+    ap.add_argument(
+        "--hand-batch",
+        type=int,
+        default=0,
+        help="the statistics' batch of dealer hands (default: HAND_BATCH); smaller, so that"
+        " two spans of a 100,000-round night both fill it when measuring the growth",
+    )
     ap.add_argument("--prepare", action="store_true", help="only make the audited database")
     args = ap.parse_args()
 
@@ -136,7 +148,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.repeat):
             out = Path(tmp) / f"report{i}"
-            runs.append(report(db, out, args.days))
+            runs.append(report(db, out, args.days, args.hand_batch))
             if args.out is not None and i == args.repeat - 1:
                 shutil.rmtree(args.out, ignore_errors=True)
                 shutil.copytree(out, args.out)

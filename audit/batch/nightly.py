@@ -89,7 +89,39 @@ def write_report(
     :class:`audit.reports.report.NothingAuditedError` when no round of those
     days was audited (cli.md: exit 1). ``house`` (default: :func:`audit.books.house.load_house`)
     is the house file whose SHA-256 the report pins beside the Master Game Report.
+    DuckDB's memory is :data:`audit.store.store.REPORT_MEMORY_LIMIT` while it runs,
+    unless ``SHOE_AUDIT_MEMORY`` chose one.
     """
+    from audit.store.store import REPORT_MEMORY_LIMIT
+
+    with store.memory_limit(REPORT_MEMORY_LIMIT):
+        return _write_report(
+            store,
+            days,
+            out,
+            fmt,
+            templates,
+            registry,
+            show_players=show_players,
+            generated_at=generated_at,
+            workers=workers,
+            house=house,
+        )
+
+
+def _write_report(
+    store: Store,
+    days: Sequence[dt.date | str] | None,
+    out: Path,
+    fmt: str,
+    templates: Path | None,
+    registry: ProfileRegistry | None,
+    *,
+    show_players: bool,
+    generated_at: str | None,
+    workers: int | None,
+    house: House | None,
+) -> Path:
     from audit.batch.books import report_books
     from audit.batch.pages import PageOptions, plan_pages
     from audit.batch.statistics import report_statistics

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from audit.reports.statistics import StatisticsSection
     from audit.sidebets.paytables import PayTableRegistry
     from audit.stats import Correction
+    from audit.stats.frames import StatsData
     from audit.stats.suite import StatsResult
     from audit.store import Store
 
@@ -49,8 +50,8 @@ def stats_for_days(
         span = str(first) if first == last else f"{first} to {last}"
         raise AuditError(f"no audited rounds in gaming day(s) {span}")
     the_house = house if house is not None else load_house()
-    frames = load_stats_frames(store, first, last, house_sha256=the_house.sha256)
-    data = StatsData.stored(frames, last_day=last)
+    frames = load_stats_frames(store, first, last, house_sha256=the_house.sha256, lean=True)
+    data = _with_stored_sums(store, StatsData.stored(frames, last_day=last), registry, first, last)
     return run_stats(
         data,
         registry,
@@ -59,6 +60,32 @@ def stats_for_days(
         paytables=paytables,
         house=the_house,
     )
+
+
+def _with_stored_sums(
+    store: Store, data: StatsData, registry: ProfileRegistry, first: dt.date, last: dt.date
+) -> StatsData:
+    """``data`` with the dealer's hands and the count-betting terms summed as the store
+    feeds them: never a polars frame of every round's terms, which was most of a large
+    night's memory (issue 33)."""
+    import dataclasses
+
+    from audit.stats.counting import COUNT_BETTING, SIGMA2
+    from audit.stats.dealing import dealer_cells_of, dealer_profiles
+    from audit.store.stats_aggregates import (
+        dealer_hand_batches,
+        load_count_cells,
+        load_natural_cells,
+    )
+
+    profiles = dealer_profiles(
+        registry, data.rounds.get_column("profile_id").unique().drop_nulls().to_list()
+    )
+    batches = dealer_hand_batches(store, first, last, profiles)
+    cells = dealer_cells_of(batches, registry, profiles)
+    counts = load_count_cells(store, first, last, sigma2=SIGMA2, min_n=COUNT_BETTING.min_n)
+    naturals = load_natural_cells(store, first, last)
+    return dataclasses.replace(data, dealer_cells=cells, count_cells=counts, natural_cells=naturals)
 
 
 def report_statistics(

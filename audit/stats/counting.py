@@ -30,7 +30,7 @@ from audit.stats.rows import StatRow, TestSpec
 from audit.stats.scopes import scope_rows
 from audit.stats.wording import subject_words
 
-__all__ = ["COUNT_BETTING", "HI_LO", "count_tests"]
+__all__ = ["COUNT_BETTING", "HI_LO", "SIGMA2", "count_cells", "count_tests"]
 
 COUNT_BETTING = TestSpec(
     "count_betting",
@@ -45,7 +45,36 @@ SIGMA2 = 40 / 52
 
 
 def count_tests(data: StatsData) -> Iterator[StatRow]:
-    """``count_betting`` for each player id logged."""
+    """``count_betting`` for each player id logged (with :attr:`TestSpec.min_n` bets)."""
+    cells = data.count_cells if data.count_cells is not None else count_cells(data)
+    for r in cells.iter_rows(named=True):
+        subject, n, t, var = r["player"], r["n"], r["t"], r["var"]
+        z = t / math.sqrt(var) if var > 0 else 0.0
+        judged = n >= COUNT_BETTING.min_n and var > 0
+        corr = r["r"] if r["r"] is not None and math.isfinite(r["r"]) else 0.0
+        yield StatRow(
+            COUNT_BETTING.name,
+            "player",
+            subject,
+            n,
+            z,
+            normal_sf(z) if judged else None,
+            0.0,
+            corr,
+            f"{subject_words('player', subject)}: {n:,} bets over {r['shoes']:,} shoes; "
+            f"stake and true count correlate at {corr:+.2f}, "
+            f"{z:+.1f} standard errors from what bets blind to the count give",
+            judged,
+            unjudged="" if var > 0 else "the stakes never vary",
+        )
+
+
+def count_cells(data: StatsData, min_n: int = COUNT_BETTING.min_n) -> pl.DataFrame:
+    """Each player's ``count_betting`` sums from the frames, with polars: ``player``,
+    ``n`` (bets), ``t`` (Σ centred stake · true count), ``var`` (its variance), ``r``
+    (stake and true count's correlation) and ``shoes``, for each player with at least
+    ``min_n`` bets (the test's least sample), in the order of the players' ids. The store makes the
+    same in DuckDB (:func:`audit.store.stats_aggregates.load_count_cells`)."""
     # each player's stake in a round, summed by the store (WagerFacts.stakes); the player
     # id as a categorical: the runs below sort and compare its integer code
     stakes = data.wager_facts().stakes.with_columns(pl.col("player").cast(pl.Categorical))
@@ -101,24 +130,10 @@ def count_tests(data: StatsData) -> Iterator[StatRow]:
         pl.corr("s", "tc").alias("r"),
         pl.col(SHOE_ID).n_unique().alias("shoes"),
     ]
-    sample = ("n", COUNT_BETTING.min_n)
-    for scope, subject, r in scope_rows(terms, COUNT_BETTING.scopes, aggs, sample=sample):
-        n, t, var = r["n"], r["t"], r["var"]
-        z = t / math.sqrt(var) if var > 0 else 0.0
-        judged = n >= COUNT_BETTING.min_n and var > 0
-        corr = r["r"] if r["r"] is not None and math.isfinite(r["r"]) else 0.0
-        yield StatRow(
-            COUNT_BETTING.name,
-            scope,
-            subject,
-            n,
-            z,
-            normal_sf(z) if judged else None,
-            0.0,
-            corr,
-            f"{subject_words(scope, subject)}: {n:,} bets over {r['shoes']:,} shoes; "
-            f"stake and true count correlate at {corr:+.2f}, "
-            f"{z:+.1f} standard errors from what bets blind to the count give",
-            judged,
-            unjudged="" if var > 0 else "the stakes never vary",
-        )
+    sample = ("n", min_n)
+    rows = [r for _, _, r in scope_rows(terms, COUNT_BETTING.scopes, aggs, sample=sample)]
+    schema = {"player": pl.String, "n": pl.Int64, "t": pl.Float64, "var": pl.Float64}
+    schema |= {"r": pl.Float64, "shoes": pl.Int64}
+    return pl.DataFrame(
+        [{**r, "player": str(r["player"])} for r in rows], schema=schema, orient="row"
+    )

@@ -24,7 +24,8 @@ Pearson's chi-square from 800 hands (some 40 expected in the rarest total).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 import polars as pl
 
@@ -37,7 +38,16 @@ from audit.stats.rows import StatRow, TestSpec
 from audit.stats.scopes import SCOPE_KEYS, scope_groups, scope_rows
 from audit.stats.wording import percent, subject_words
 
-__all__ = ["DEALER_TESTS", "dealer_rounds", "dealer_tests", "natural_tests"]
+__all__ = [
+    "DEALER_TESTS",
+    "DealerCells",
+    "dealer_cells",
+    "dealer_cells_of",
+    "dealer_profiles",
+    "dealer_rounds",
+    "dealer_tests",
+    "natural_tests",
+]
 
 SCOPES = ("table", "dealer", "day")
 MIN_PER_UPCARD = 30
@@ -76,6 +86,12 @@ def _left(decks: pl.Expr, prefix: str) -> list[pl.Expr]:
     return [
         (_full(decks, i) - pl.col(f"{prefix}_{r}")).alias(REMAINING[i]) for i, r in enumerate(RANKS)
     ]
+
+
+def dealer_profiles(registry: ProfileRegistry, profiles: Iterable[str]) -> list[str]:
+    """The profiles among ``profiles`` whose dealer the ``dealer_*`` tests judge
+    (:func:`_rules`)."""
+    return sorted(_rules(registry, list(profiles)))
 
 
 def _rules(registry: ProfileRegistry, profiles: list[str]) -> dict[str, DealerRule]:
@@ -143,6 +159,15 @@ def dealer_rounds(data: StatsData, registry: ProfileRegistry) -> pl.DataFrame:
         )
         .collect()
     )
+    return _with_chances(frame, rules, keys=ROUND_KEY)
+
+
+def _with_chances(
+    frame: pl.DataFrame, rules: dict[str, DealerRule], keys: Sequence[str]
+) -> pl.DataFrame:
+    """The hands of ``frame`` (``profile_id``, ``upcard``, the dealer's outcome columns
+    and :data:`REMAINING`) with ``outcome`` and ``p_<outcome>``, keeping ``keys``,
+    ``dealer``, ``gaming_day`` and ``upcard``; ``rules``: each profile's."""
     parts = []
     # one evaluation per dealer rule, whatever the profiles that share it
     for rule in sorted(set(rules.values()), key=lambda r: r.name):
@@ -160,14 +185,14 @@ def dealer_rounds(data: StatsData, registry: ProfileRegistry) -> pl.DataFrame:
             .then(pl.col("dealer_total").cast(pl.String))
             .otherwise(pl.lit(SHORT))
         )
-        keep = [*ROUND_KEY, "dealer", "gaming_day", "upcard", *REMAINING]
+        keep = [*keys, "dealer", "gaming_day", "upcard", *REMAINING]
         part = expected_outcomes(part.select(*keep, outcome.alias("outcome")), rule)
         parts.append(part.drop(REMAINING))
     if not parts:
         return pl.DataFrame(
             schema={
-                **{k: pl.String for k in ("table_id", "shoe", "dealer", "outcome")},
-                "round": pl.Int64,
+                **{k: pl.String for k in (*keys, "dealer", "outcome") if k != "round"},
+                **({"round": pl.Int64} if "round" in keys else {}),
                 "gaming_day": pl.Date,
                 "upcard": pl.Int64,
                 **{c: pl.Float64 for c in outcome_columns(DealerRule(17, True))},
@@ -177,28 +202,86 @@ def dealer_rounds(data: StatsData, registry: ProfileRegistry) -> pl.DataFrame:
     return hands.with_columns(pl.col(c).fill_null(0.0) for c in hands.columns if c.startswith("p_"))
 
 
-def dealer_tests(hands: pl.DataFrame) -> Iterator[StatRow]:
+def dealer_cells_of(
+    batches: Iterable[pl.DataFrame], registry: ProfileRegistry, profiles: Iterable[str]
+) -> DealerCells:
+    """The cells of hands that come in batches (the store's
+    :func:`audit.store.stats_aggregates.dealer_hand_batches`, columns as
+    :func:`_with_chances` reads them): each batch's exact chances are worked out and
+    summed, and only the sums are kept."""
+    rules = _rules(registry, list(profiles))
+    sums = [dealer_cells(_with_chances(b, rules, keys=("table_id",))).frame for b in batches]
+    sums = [s for s in sums if not s.is_empty()]
+    if not sums:
+        return DealerCells(pl.DataFrame(), ())
+    frame = pl.concat(sums, how="diagonal")
+    totals = [c for c in frame.columns if c not in CELL_KEYS]
+    frame = frame.group_by(list(CELL_KEYS)).agg(pl.col(c).fill_null(0).sum() for c in totals)
+    present = {c[2:] for c in totals if c.startswith("e_")}
+    outcomes: list[str] = []
+    for rule in sorted(set(rules.values()), key=lambda r: r.name):
+        outcomes += [o for o in rule.outcomes if o in present and o not in outcomes]
+    return DealerCells(frame, tuple(outcomes))
+
+
+CELL_KEYS = ("table_id", "dealer", "gaming_day", "upcard")
+"""What a cell of :class:`DealerCells` sums over: every subject of the tests is a sum of cells."""
+
+
+@dataclass(frozen=True, slots=True)
+class DealerCells:
+    """The dealer's hands (:func:`dealer_rounds`) summed by :data:`CELL_KEYS`.
+
+    ``frame`` holds, per cell, ``n`` (hands), ``short`` (stood below the rule's total),
+    ``o_<outcome>`` (hands that ended so), ``e_<outcome>`` (the sum of their exact
+    chances) and ``v_bust`` (the sum of ``p_bust · (1 - p_bust)``); ``outcomes`` names
+    the outcomes, in the order the tests list them. :func:`dealer_cells` makes them from a
+    frame of hands, :func:`dealer_cells_of` from the store's hands a batch at a time (a
+    1,000,000-round night's frame of every hand and its chances was most of the report's
+    memory, issue 33).
+    """
+
+    frame: pl.DataFrame
+    outcomes: tuple[str, ...]
+
+
+def dealer_cells(hands: pl.DataFrame) -> DealerCells:
+    """The cells of a frame of hands (:func:`dealer_rounds`' columns)."""
+    outcomes = tuple(c[2:] for c in hands.columns if c.startswith("p_"))
+    outcome = pl.col("outcome")
+    frame = hands.group_by(list(CELL_KEYS)).agg(
+        pl.len().cast(pl.Int64).alias("n"),
+        (outcome == SHORT).sum().cast(pl.Int64).alias("short"),
+        *((outcome == o).sum().cast(pl.Int64).alias(f"o_{o}") for o in outcomes),
+        *(pl.col(f"p_{o}").sum().alias(f"e_{o}") for o in outcomes),
+        (pl.col("p_bust") * (1 - pl.col("p_bust"))).sum().alias("v_bust"),
+    )
+    return DealerCells(frame, outcomes)
+
+
+def dealer_tests(cells: DealerCells) -> Iterator[StatRow]:
     """``dealer_bust``, ``dealer_bust_by_upcard`` and ``dealer_outcomes`` per subject."""
-    outcomes = [c[2:] for c in hands.columns if c.startswith("p_")]
-    busts = hands.with_columns(hit=pl.col("outcome") == "bust", p=pl.col("p_bust"))
+    if cells.frame.is_empty():
+        return
+    busts = [
+        pl.col("n").sum().alias("n"),
+        pl.col("o_bust").sum().alias("o"),
+        pl.col("e_bust").sum().alias("e"),
+        pl.col("v_bust").sum().alias("v"),
+    ]
     yield from _rate_rows(
         DEALER_BUST,
-        busts,
+        cells.frame,
         lambda o, n: f"the dealer busted {o:,} of the {n:,} hands he had to play out",
         digits=1,
+        aggs=busts,
     )
-    yield from _bust_by_upcard(hands)
-    yield from _outcomes(hands, outcomes)
+    yield from _bust_by_upcard(cells.frame, busts)
+    yield from _outcomes(cells.frame, list(cells.outcomes))
 
 
-def _bust_by_upcard(hands: pl.DataFrame) -> Iterator[StatRow]:
-    aggs = [
-        pl.len().alias("n"),
-        (pl.col("outcome") == "bust").sum().alias("o"),
-        pl.col("p_bust").sum().alias("e"),
-        (pl.col("p_bust") * (1 - pl.col("p_bust"))).sum().alias("v"),
-    ]
-    for scope, subject, cells_rows in scope_groups(hands, BY_UPCARD.scopes, aggs, ["upcard"]):
+def _bust_by_upcard(summed: pl.DataFrame, aggs: Sequence[pl.Expr]) -> Iterator[StatRow]:
+    for scope, subject, cells_rows in scope_groups(summed, BY_UPCARD.scopes, aggs, ["upcard"]):
         n = sum(c["n"] for c in cells_rows)
         used = [c for c in cells_rows if c["n"] >= MIN_PER_UPCARD and c["v"] > 0]
         cells = {RANKS[c["upcard"]]: {k: c[k] for k in ("n", "o", "e", "v")} for c in cells_rows}
@@ -232,12 +315,11 @@ def _bust_by_upcard(hands: pl.DataFrame) -> Iterator[StatRow]:
         )
 
 
-def _outcomes(hands: pl.DataFrame, outcomes: list[str]) -> Iterator[StatRow]:
-    aggs = [pl.len().alias("n"), (pl.col("outcome") == SHORT).sum().alias("short")]
+def _outcomes(summed: pl.DataFrame, outcomes: list[str]) -> Iterator[StatRow]:
+    aggs = [pl.col("n").sum(), pl.col("short").sum()]
     for o in outcomes:
-        aggs.append((pl.col("outcome") == o).sum().alias(f"o_{o}"))
-        aggs.append(pl.col(f"p_{o}").sum().alias(f"e_{o}"))
-    for scope, subject, row in scope_rows(hands, OUTCOMES.scopes, aggs):
+        aggs += [pl.col(f"o_{o}").sum(), pl.col(f"e_{o}").sum()]
+    for scope, subject, row in scope_rows(summed, OUTCOMES.scopes, aggs):
         n, short = row["n"], row["short"]
         cells = [(o, row[f"o_{o}"], row[f"e_{o}"]) for o in outcomes if row[f"e_{o}"] > 0]
         x2 = sum((obs - exp) ** 2 / exp for _, obs, exp in cells)
@@ -260,8 +342,17 @@ def _outcomes(hands: pl.DataFrame, outcomes: list[str]) -> Iterator[StatRow]:
         )
 
 
+_SUMMED = [pl.col(c).sum() for c in ("n", "o", "e", "v")]
+
+
 def natural_tests(data: StatsData) -> Iterator[StatRow]:
-    """``dealer_naturals`` and ``player_naturals`` per subject."""
+    """``dealer_naturals`` and ``player_naturals`` per subject: from the store's sums
+    (:attr:`StatsData.natural_cells`) when it made them, else from the frames."""
+    if data.natural_cells is not None:
+        dealer, player = data.natural_cells
+        yield from _rate_rows(DEALER_NATURALS, dealer, _dealer_says, aggs=_SUMMED)
+        yield from _rate_rows(PLAYER_NATURALS, player, _player_says, aggs=_SUMMED)
+        return
     # lazily: an eager filter copied every column of a million rounds, rank lists too
     rounds = (
         data.rounds.lazy()
@@ -273,10 +364,15 @@ def natural_tests(data: StatsData) -> Iterator[StatRow]:
 
 
 def _rate_rows(
-    spec: TestSpec, units: pl.DataFrame, say: Callable[[int, int], str], digits: int = 2
+    spec: TestSpec,
+    units: pl.DataFrame,
+    say: Callable[[int, int], str],
+    digits: int = 2,
+    aggs: Sequence[pl.Expr] | None = None,
 ) -> Iterator[StatRow]:
-    """Events (``hit``) against the sum of their chances (``p``): a z-test, two-sided."""
-    aggs = [
+    """Events (``hit``) against the sum of their chances (``p``): a z-test, two-sided.
+    ``aggs`` make ``n``, ``o``, ``e`` and ``v`` of units already summed."""
+    aggs = aggs or [
         pl.len().alias("n"),
         pl.col("hit").cast(pl.Int64).sum().alias("o"),
         pl.col("p").sum().alias("e"),
@@ -321,9 +417,7 @@ def _dealer_naturals(rounds: pl.LazyFrame) -> Iterator[StatRow]:
         )
         .collect()
     )
-    yield from _rate_rows(
-        DEALER_NATURALS, units, lambda o, n: f"{o:,} dealer blackjacks in {n:,} hands"
-    )
+    yield from _rate_rows(DEALER_NATURALS, units, _dealer_says)
 
 
 def _player_naturals(rounds: pl.LazyFrame, boxes: pl.DataFrame) -> Iterator[StatRow]:
@@ -342,4 +436,12 @@ def _player_naturals(rounds: pl.LazyFrame, boxes: pl.DataFrame) -> Iterator[Stat
         .join(boxes.lazy(), on=ROUND_ID, how="inner")  # a row a box: only what the test reads
         .collect()
     )
-    yield from _rate_rows(PLAYER_NATURALS, units, lambda o, n: f"{o:,} naturals in {n:,} boxes")
+    yield from _rate_rows(PLAYER_NATURALS, units, _player_says)
+
+
+def _dealer_says(o: int, n: int) -> str:
+    return f"{o:,} dealer blackjacks in {n:,} hands"
+
+
+def _player_says(o: int, n: int) -> str:
+    return f"{o:,} naturals in {n:,} boxes"

@@ -12,11 +12,14 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import polars as pl
 
 from audit.stats.dealer import RANKS
+
+if TYPE_CHECKING:
+    from audit.stats.dealing import DealerCells
 
 __all__ = [
     "ORDER_SCHEMA",
@@ -194,7 +197,10 @@ class StatsData:
     """The frames one ``stats`` run reads.
 
     ``wagers`` is a frame built by hand (empty when the store gave ``facts``);
-    :meth:`wager_facts` is what the tests read of it.
+    :meth:`wager_facts` is what the tests read of it. ``dealer_cells`` and
+    ``count_cells`` and ``natural_cells``, when the store made them (issue 33), stand
+    for the per-round work of the ``dealer_*``, naturals and ``count_betting`` tests
+    over the frames.
     """
 
     rounds: pl.DataFrame
@@ -206,6 +212,13 @@ class StatsData:
     last_day: dt.date | None = None
     """The selection's last gaming day (``payout_30d`` is judged on it); None: the rounds'."""
     facts: WagerFacts | None = None
+    dealer_cells: DealerCells | None = None
+    """The dealer's hands summed by the store (None: the tests sum :attr:`rounds`)."""
+    count_cells: pl.DataFrame | None = None
+    """``count_betting``'s sums per player made by the store (None: the tests make them)."""
+    natural_cells: tuple[pl.DataFrame, pl.DataFrame] | None = None
+    """``dealer_naturals``' and ``player_naturals``' sums made by the store (None: the
+    tests make them). With all three the rounds' rank lists are read by no test."""
 
     def wager_facts(self) -> WagerFacts:
         """The wagers' aggregates: the store's, else derived from :attr:`wagers`."""

@@ -21,7 +21,13 @@ from audit.stats.books import HOLD_DROP, PAYOUT_30D, hold_drop_tests, payout_tes
 from audit.stats.cards import CARD_RANKS, card_rank_tests
 from audit.stats.correction import Correction, adjust
 from audit.stats.counting import COUNT_BETTING, count_tests
-from audit.stats.dealing import DEALER_TESTS, dealer_rounds, dealer_tests, natural_tests
+from audit.stats.dealing import (
+    DEALER_TESTS,
+    dealer_cells,
+    dealer_rounds,
+    dealer_tests,
+    natural_tests,
+)
 from audit.stats.frames import StatsData
 from audit.stats.house import HOUSE_RESULT, house_tests
 from audit.stats.rows import StatRow, TestSpec
@@ -67,7 +73,10 @@ def _raw_rows(
     paytables: PayTableRegistry | None,
     house: House | None,
 ) -> Iterator[StatRow]:
-    yield from dealer_tests(dealer_rounds(data, registry))
+    cells = data.dealer_cells
+    yield from dealer_tests(
+        cells if cells is not None else dealer_cells(dealer_rounds(data, registry))
+    )
     yield from natural_tests(data)
     yield from card_rank_tests(data)
     yield from house_tests(data, registry, paytables)

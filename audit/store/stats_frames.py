@@ -43,6 +43,13 @@ FROM rounds r JOIN shoes s USING (table_id, shoe)
 WHERE r.gaming_day BETWEEN ? AND ?
 """
 
+# The same without the two lists of cards seen (NULL): what ``stats`` reads when the store
+# sums the tests that read them (audit.store.stats_aggregates); 170 bytes a round. The
+# wagers' aggregates are then not read either (another ~150 bytes a round).
+_LEAN_ROUNDS = _ROUNDS.replace("CAST(r.ranks_before_round AS BIGINT[])", "NULL::BIGINT[]").replace(
+    "CAST(r.ranks_before_dealer AS BIGINT[])", "NULL::BIGINT[]"
+)
+
 # Every main wager, as WAGER_SCHEMA names its columns: what a wagers frame built by hand
 # holds (load_wager_rows), never what the statistics load.
 _WAGERS = """
@@ -171,6 +178,14 @@ GROUP BY ALL
 """
 
 
+_FACTS = (_OPEN_ROUNDS, _BOX_NATURALS, _ROUND_STAKES)
+
+
+def _none(sql: str) -> str:
+    """``sql`` with no rows: its columns only."""
+    return f"SELECT * FROM ({sql}) LIMIT 0"
+
+
 def _frame(store: Store, sql: str, days: tuple[dt.date, dt.date]) -> pl.DataFrame:
     # a relation straight to polars (through Arrow): no Python objects per row
     frame: pl.DataFrame = store.con.sql(sql, params=list(days)).pl()
@@ -193,23 +208,34 @@ class StatsFrames(NamedTuple):
 
 
 def load_stats_frames(
-    store: Store, first: dt.date, last: dt.date, *, house_sha256: str | None = None
+    store: Store,
+    first: dt.date,
+    last: dt.date,
+    *,
+    house_sha256: str | None = None,
+    lean: bool = False,
 ) -> StatsFrames:
     """The rounds, shoe prefixes, shuffle orders and the wagers' aggregates of gaming days
     ``first``..``last``; their side bets; and the stored periods of every gaming day up to
     ``last``, each read as ``not_audited`` when reconciled under a house file other than
-    ``house_sha256``."""
+    ``house_sha256``. ``lean``: the rounds' ``ranks_before_round`` and
+    ``ranks_before_dealer`` are left NULL and the wagers' aggregates empty (for a caller
+    that has the store sum the tests that read them: :mod:`audit.store.stats_aggregates`)."""
     import polars as pl
 
     days = (first, last)
     periods = load_period_books(store, last, house_sha256=house_sha256)
+    # lean: no test reads the wagers' aggregates either (empty, of their columns)
+    open_rounds, box_naturals, stakes = (
+        _frame(store, _none(sql) if lean else sql, days) for sql in _FACTS
+    )
     return StatsFrames(
-        _frame(store, _ROUNDS, days),
+        _frame(store, _LEAN_ROUNDS if lean else _ROUNDS, days),
         pl.concat([_frame(store, _STORED_SHOE_CARDS, days), _frame(store, _SHOE_CARDS, days)]),
         _frame(store, _ORDERS, days),
-        _frame(store, _OPEN_ROUNDS, days),
-        _frame(store, _BOX_NATURALS, days),
-        _frame(store, _ROUND_STAKES, days),
+        open_rounds,
+        box_naturals,
+        stakes,
         _frame(store, _SIDE_BETS, days),
         periods,
     )

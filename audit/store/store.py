@@ -604,6 +604,15 @@ stays the size of a batch's work whatever the database holds. (An earlier measur
 against 63 s at 500MB, was not borne out: at 100,000 rounds, the same load, 54.4 CPU-s
 at 256MB against 52.7 at 1GB, 644 against 706 MiB.)"""
 
+REPORT_MEMORY_LIMIT = "512MB"
+"""DuckDB's memory during ``report`` when none was chosen (issue 33). The report reads every
+event of its days (the evidence check's typed fingerprints, the hand pages' feed) and
+DuckDB keeps each block it read cached up to its limit: at 1GB a 1,000,000-round night's
+cache alone could take some 950 MiB of the 1.5 GiB the report may use. At 100,000 rounds
+the report's DuckDB held 190-220 MiB at its peak; 256MB (``run``'s) fit that night too,
+but the report's scans were never run at that size on a larger one (``run``'s ran out of
+memory at 300,000 rounds), so the report keeps twice that."""
+
 DEFAULT_MEMORY_LIMIT = "1GB"
 """DuckDB's own default is 80% of the RAM: an ingest of a large file would
 keep that much of it cached. A fixed limit keeps memory flat whatever the size

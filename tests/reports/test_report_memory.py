@@ -43,3 +43,47 @@ def test_the_report_reads_no_frame_of_every_wager(store: Store) -> None:
     data = StatsData.stored(load_stats_frames(store, DAY, DAY))
     assert data.wagers.is_empty() and data.facts is not None
     assert data.facts.stakes.height > 0
+
+
+def _limit(store: Store) -> str:
+    return str(store.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
+
+
+def _shown(limit: str) -> str:
+    """How DuckDB shows the memory limit ``limit`` (``512MB`` is ``488.2 MiB``)."""
+    import duckdb
+
+    with duckdb.connect() as con:
+        con.execute("SET memory_limit = ?", [limit])
+        return str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
+
+
+@pytest.mark.parametrize("chosen", [None, "2GB"], ids=["default", "SHOE_AUDIT_MEMORY"])
+def test_the_report_holds_duckdb_to_its_own_limit_unless_one_was_chosen(
+    night: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chosen: str | None
+) -> None:
+    """Issue 33: DuckDB caches every block the report reads up to its limit (1GB by
+    default: most of a 1,000,000-round report's 1.5 GiB); the report holds it to
+    REPORT_MEMORY_LIMIT (512MB) while it runs and gives the store's back after.
+    SHOE_AUDIT_MEMORY still decides when set."""
+    import audit.batch.statistics as statistics
+    from audit.store import open_store
+
+    if chosen is None:
+        monkeypatch.delenv("SHOE_AUDIT_MEMORY", raising=False)
+    else:
+        monkeypatch.setenv("SHOE_AUDIT_MEMORY", chosen)
+    during: list[str] = []
+    real = statistics.report_statistics
+
+    def seen(store: Store, *args: object, **kw: object) -> object:
+        during.append(_limit(store))
+        return real(store, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(statistics, "report_statistics", seen)
+    with open_store(night, read_only=True) as store:
+        before = _limit(store)
+        write_report(store, [DAY], tmp_path / "report", "html", generated_at=STAMP, workers=1)
+        assert _limit(store) == before
+    assert before == _shown(chosen or "1GB")
+    assert during == [_shown("512MB") if chosen is None else before]
