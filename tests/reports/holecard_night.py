@@ -1,8 +1,7 @@
 """A night of the US game (games.md §5; test profile ``us-test-6d-pages``) written by hand,
-for the hand
-pages of the hole card, the peek, the reveal and surrenders: games.md §2's example round
-(round 9) and rounds after it, each dealt in the profile's order (each box, the up card,
-each box, the hole card face down), ingested and audited through the real CLI.
+for the hand pages of the hole card, the peek, the reveal and surrenders: games.md §2's
+example round (round 9) and rounds after it, each dealt in the profile's order (each box,
+the up card, each box, the hole card face down), ingested and audited through the real CLI.
 
 Round by round (table T12, shoe ``T12-20261205-02``):
 
