@@ -27,12 +27,18 @@ from audit.events.parse import MAX_LINE_BYTES, parse_line
 
 BLOCK_BYTES = 8 << 20
 """Bytes read from a file at a time."""
-BATCH_BYTES = 96 << 20
-"""Bytes of lines handed to DuckDB at a time (bounded memory per batch).
+BATCH_BYTES = 48 << 20
+"""Bytes of lines handed to DuckDB at a time (bounded memory per batch), and about the most
+bytes of small files one transaction takes (:func:`audit.ingest.pipeline._groups`).
 
-Each batch costs a fixed ~0.3 s (planning, the threads' ramp-up and tail),
-so bigger is faster: at 1M events 48 MB took 5.7 s and 600 MB peak RSS,
-96 MB 5.0 s and 720 MB, one 170 MB batch 4.7 s and 860 MB."""
+Each batch costs a fixed ~0.3 s (planning, the threads' ramp-up and tail): at 1M events
+in one file, under the 1GB limit of the time, 48 MB took 5.7 s and 600 MB peak RSS, 96 MB
+5.0 s and 720 MB. Under ingest's 256MB (issue 33), in CPU seconds, one process each in
+the same session, 48 MB costs the same and holds less, and less of it grows with the
+night: the 100,000-round night's 529 files 48.3 against 50.2 CPU-s (medians of 3), 518
+against 566 MiB; the 300,000-round night's 155.5 against 155.3 CPU-s, 542 against 609
+MiB (+4.6% over 100,000 rounds, against +7.6%); 2,061,651 events in one 346 MB file
+29.9-31.1 against 30.0-30.7 CPU-s, 546-561 against 699-701 MiB."""
 BATCH_LINES = 1_000_000
 """Lines handed to DuckDB at a time, at most: with BATCH_BYTES, it bounds a
 batch's memory whatever the lines hold (a file of tiny lines has millions of

@@ -72,7 +72,6 @@ def _shoe_event(raw: str = "x.raw") -> str:
          raw := {raw})"""
 
 
-_SHOE_EVENT = _shoe_event()
 _RAW_IF_EXTRA = "CASE WHEN e.has_extra THEN e.raw END"
 _EXTRA_RAW = (
     "LEFT JOIN (SELECT rowid AS _row, raw FROM events WHERE has_extra) x ON x._row = e.rowid"
@@ -124,7 +123,6 @@ def _full_sql(in_full: str, struct: str) -> str:
     return f"""
 SELECT {struct} AS shoe_event
 {_RUN_SHOES}
-{_EXTRA_RAW}
 {_WHERE} AND {in_full}
 {_ORDER}
 """
@@ -134,8 +132,24 @@ LEAN_SQL = _lean_sql(_IS_SHOE_EVENT)
 """``BATCH_SQL`` without the shoe events: what ``run``'s sorted scan carries (the struct of
 forty columns, null on all but about one row in seventy, made the sort ~3x heavier)."""
 
-SHOE_EVENTS_SQL = _full_sql(_IS_SHOE_EVENT, _SHOE_EVENT)
-"""The shoe events of ``LEAN_SQL``'s ``_full`` rows, in the same order (a second, small scan)."""
+SHOE_EVENTS_SQL = _full_sql(_IS_SHOE_EVENT, _shoe_event("CAST(NULL AS VARCHAR)"))
+"""The shoe events of ``LEAN_SQL``'s ``_full`` rows, in the same order (a second, small scan),
+for a part whose files hold no line with fields beyond the schema (``raw`` is null).
+
+No join fetches ``raw`` here (issue 33): ``_EXTRA_RAW``'s left join was planned as a hash
+join built on the events' side (the ``has_extra`` rows being none, or few), a table of
+every shoe event of the part with its forty columns (67 MiB for a part of ventuno's
+one-round shoes, and some 20 MiB of partitions whatever the part's size), which, with
+the lean scan's sort beside it, took ``run`` out of its 256MB."""
+
+SHOE_EVENTS_EXTRA_SQL = _full_sql(_IS_SHOE_EVENT, _shoe_event(_RAW_IF_EXTRA))
+"""``SHOE_EVENTS_SQL`` for a part whose files hold lines with fields beyond the schema: the
+line as read for those rows. It reads the ``raw`` text of every line of the part's files
+that the scan keeps (slower, only where such lines exist), and needs no hash table."""
+
+HAS_EXTRA_SQL = "SELECT count(*) FROM events WHERE has_extra AND file_id BETWEEN ? AND ?"
+"""Whether a part's files hold a line with fields beyond the schema (the column's zone maps
+answer most of it)."""
 
 _IN_PAGED_ROUND = "COALESCE(list_contains(k.rounds, e.round), false)"
 _PAGE_FACT = f"(NOT {_IS_SHOE_EVENT} AND {_IN_PAGED_ROUND})"
@@ -313,17 +327,19 @@ def _stream_part(
         (LEAN_SQL, SHOE_EVENTS_SQL) if pages is None else (PAGE_LEAN_SQL, PAGE_EVENTS_SQL)
     )
     files = f"WHERE e.file_id BETWEEN {int(part.first_file)} AND {int(part.last_file)}"
-    if pages is None:  # a page scan's range of files is in PAGE_ROWS_SQL
-        lean_sql, full_sql = (sql.replace(_WHERE, files) for sql in (lean_sql, full_sql))
     cur = store.con.cursor()
-    extras: _ShoeEventStream | None = None
     try:
+        if pages is None:  # a page scan's range of files is in PAGE_ROWS_SQL
+            extra = cur.execute(HAS_EXTRA_SQL, [part.first_file, part.last_file]).fetchall()
+            if extra[0][0]:
+                full_sql = SHOE_EVENTS_EXTRA_SQL
+            lean_sql, full_sql = (sql.replace(_WHERE, files) for sql in (lean_sql, full_sql))
         run_keys(cur, part.keys, pages)
         rows = None
         if pages is not None:
             cur.execute(PAGE_ROWS_SQL.replace(_WHERE, files))
             rows = cur.sql("SELECT rid, ord, _full FROM _page_rows").arrow().read_all()
-        extras = _ShoeEventStream(store, part.keys, batch_events, full_sql, pages, rows)
+        extras = _ShoeEventStream(store, part.keys, full_sql, pages, rows)
         reader = cur.sql(lean_sql).to_arrow_reader(batch_size=batch_events)
         carry: pa.Table | None = None
         for rb in reader:
@@ -343,8 +359,6 @@ def _stream_part(
         if carry is not None and carry.num_rows:
             yield _compact(carry, extras)
     finally:
-        if extras is not None:
-            extras.close()
         cur.close()
 
 
@@ -383,46 +397,43 @@ class _ShoeEventStream:
 
     Both scans are sorted alike and select the same rows as shoe events, so the
     k-th ``_full`` row of the lean scan is the k-th row here.
+
+    The rows are read whole, and the query closed, before the lean scan starts
+    (issue 33). Streamed beside it, the query kept all its working state in DuckDB
+    until its last row was read: on a part of ventuno's one-round shoes (88,431
+    shoe events in 1,000,000) a hash table of 67 MiB (the ``raw`` join, built on the
+    events' side) and a sort of 65 MiB, which left the lean scan's sort too little
+    of ``run``'s 256MB to finish (out of memory on a 300,000-round night). As Arrow
+    the same rows are 34 MiB, outside DuckDB's limit, and a few MiB on most parts.
     """
 
     def __init__(
         self,
         store: Store,
         keys: Sequence[ShoeKey],
-        batch: int,
         sql: str,
         pages: Mapping[ShoeKey, Paged] | None,
         page_rows: pa.Table | None = None,
     ) -> None:
-        self._cur = store.con.cursor()  # a connection of its own: two scans stream at once
-        if page_rows is None:
-            run_keys(self._cur, keys, pages)
-        else:  # the page scan's rows, as the other connection chose them (PAGE_ROWS_SQL)
-            self._cur.register("_page_rows", page_rows)
-        self._reader = self._cur.sql(sql).to_arrow_reader(batch_size=batch)
-        self._held: list[Any] = []  # Arrow arrays of rows read and not yet taken
-        self._count = 0
+        cur = store.con.cursor()  # a connection of its own: the caller's holds _run_keys
+        try:
+            if page_rows is None:
+                run_keys(cur, keys, pages)
+            else:  # the page scan's rows, as the other connection chose them (PAGE_ROWS_SQL)
+                cur.register("_page_rows", page_rows)
+            rows = cur.sql(sql).arrow().read_all()
+        finally:
+            cur.close()
+        self._rows = rows.column(0).combine_chunks()
+        self._next = 0  # the first row not yet taken
 
     def take(self, n: int) -> pa.Array:
         """The next ``n`` shoe events."""
-        import pyarrow as pa
-
-        while self._count < n:
-            try:
-                rb = self._reader.read_next_batch()
-            except StopIteration:
-                raise RuntimeError("run's two scans of the events disagree") from None
-            self._held.append(rb.column(0))
-            self._count += rb.num_rows
-        if not self._held:
-            return pa.array([], self._reader.schema.field(0).type)
-        column = pa.chunked_array(self._held).combine_chunks()
-        self._held = [column.slice(n)] if n < len(column) else []
-        self._count -= n
-        return column.slice(0, n)
-
-    def close(self) -> None:
-        self._cur.close()
+        if self._next + n > len(self._rows):
+            raise RuntimeError("run's two scans of the events disagree")
+        taken = self._rows.slice(self._next, n)
+        self._next += n
+        return taken
 
 
 def _compact(table: pa.Table, extras: _ShoeEventStream) -> pa.Table:

@@ -7,6 +7,7 @@ reads that, in one line, not "Current transaction is aborted".
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -143,3 +144,32 @@ def test_the_parts_and_the_audited_shoes_hold_the_callers_own_keys(
         audited = audited_keys(store, again)
         assert audited == set(keys)
         assert {id(k) for k in audited} <= {id(k) for k in again}
+
+
+def test_run_finishes_within_a_tight_duckdb_limit_with_the_same_findings(
+    tmp_path: Path,
+) -> None:
+    """A part's shoe events were read by a query streamed beside its lean sorted scan, whose
+    hash table (a join built on the events' side) and sort stayed in DuckDB until the last
+    row: the 300,000-round night ran out of run's 256MB in ``_stream_part`` (issue 33). The
+    sample night at 24MB did too, in the same query (it needs ~28MB that way); read whole
+    and with no join, it fits, and finds what a roomy run finds."""
+    from tests.cli.helpers import SAMPLE, cli
+
+    tight, roomy = tmp_path / "tight.duckdb", tmp_path / "roomy.duckdb"
+    for db in (tight, roomy):
+        assert cli("ingest", "--db", str(db), str(SAMPLE)).exit_code == 0
+    ran = cli("run", "--db", str(tight), "--json", env={"SHOE_AUDIT_MEMORY": "24MB"})
+    assert ran.exit_code == 0, ran.stderr
+    assert cli("run", "--db", str(roomy), env={"SHOE_AUDIT_MEMORY": "1GB"}).exit_code == 0
+    found = [
+        sorted(cli("findings", "--db", str(db), "--format", "jsonl").stdout.splitlines())
+        for db in (tight, roomy)
+    ]
+    assert found[0] and found[0] == found[1]
+    status = [json.loads(cli("status", "--db", str(db), "--json").stdout) for db in (tight, roomy)]
+    for s in status:
+        assert not s["failed"]
+        for key in ("last_ingest", "last_run", "database"):
+            s.pop(key, None)
+    assert status[0] == status[1]
