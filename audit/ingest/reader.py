@@ -27,7 +27,7 @@ from audit.events.parse import MAX_LINE_BYTES, parse_line
 
 BLOCK_BYTES = 8 << 20
 """Bytes read from a file at a time."""
-BATCH_BYTES = 48 << 20
+BATCH_BYTES = 96 << 20
 """Bytes of lines handed to DuckDB at a time (bounded memory per batch), and about the most
 bytes of small files one transaction takes (:func:`audit.ingest.pipeline._groups`).
 
@@ -38,7 +38,10 @@ the same session, 48 MB costs the same and holds less, and less of it grows with
 night: the 100,000-round night's 529 files 48.3 against 50.2 CPU-s (medians of 3), 518
 against 566 MiB; the 300,000-round night's 155.5 against 155.3 CPU-s, 542 against 609
 MiB (+4.6% over 100,000 rounds, against +7.6%); 2,061,651 events in one 346 MB file
-29.9-31.1 against 30.0-30.7 CPU-s, 546-561 against 699-701 MiB."""
+29.9-31.1 against 30.0-30.7 CPU-s, 546-561 against 699-701 MiB. But on the month (616
+small files, fewer grouped per transaction at 48 MB), on a quiet machine, one process at a
+time, alternately: 48 MB 42.7 and 40.3 s wall (50.3 and 47.7 CPU-s), 96 MB 36.5 and 37.8 s
+(42.2 and 43.7 CPU-s), for 521-534 against 540-548 MiB: 96 MB kept."""
 BATCH_LINES = 1_000_000
 """Lines handed to DuckDB at a time, at most: with BATCH_BYTES, it bounds a
 batch's memory whatever the lines hold (a file of tiny lines has millions of
