@@ -17,6 +17,7 @@ from audit.batch.runner import RunMeta, ShoeMeta, shoe_contexts
 from audit.engine import ShoeContext
 from audit.errors import StoreError
 from audit.store import ShoeKey, Store, open_store
+from tests.memory_limits import held_limit, shown
 
 
 def test_metadata_is_read_a_batch_at_a_time_from_the_database(
@@ -54,19 +55,6 @@ def test_duckdb_out_of_memory_is_one_line_saying_so(tmp_path: Path) -> None:
     assert "transaction is aborted" not in message.lower()
 
 
-def _limit(store: Store) -> str:
-    return str(store.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
-
-
-def _shown(limit: str) -> str:
-    """How DuckDB shows the memory limit ``limit`` (``512MB`` is ``488.2 MiB``)."""
-    import duckdb
-
-    con = duckdb.connect()
-    con.execute("SET memory_limit = ?", [limit])
-    return str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
-
-
 @pytest.mark.parametrize("chosen", [None, "2GB"], ids=["default", "SHOE_AUDIT_MEMORY"])
 def test_run_holds_duckdb_to_its_own_limit_unless_one_was_chosen(
     ingested: Callable[[int], Store], monkeypatch: pytest.MonkeyPatch, chosen: str | None
@@ -84,17 +72,17 @@ def test_run_holds_duckdb_to_its_own_limit_unless_one_was_chosen(
     with ingested(1) as copy:
         path = copy.path
     with open_store(path) as store:
-        before = _limit(store)
+        before = held_limit(store)
         during: list[str] = []
         summary = run_audit(
-            store, load_registry(), workers=1, progress=lambda *_: during.append(_limit(store))
+            store, load_registry(), workers=1, progress=lambda *_: during.append(held_limit(store))
         )
         assert summary.shoes > 0 and len(during) > 1
-        assert set(during) == {_shown("256MB") if chosen is None else before}
-        assert _limit(store) == before
+        assert set(during) == {shown("256MB") if chosen is None else before}
+        assert held_limit(store) == before
         wal = Path(f"{path}.wal")
         assert not wal.exists() or wal.stat().st_size == 0  # checkpointed by run
-    assert before == _shown(chosen or "1GB")
+    assert before == shown(chosen or "1GB")
 
 
 def test_a_burn_of_2_53_face_down_cards_is_stored_as_unseen(tmp_path: Path) -> None:

@@ -15,22 +15,10 @@ import pytest
 
 from audit.ingest import ingest_paths
 from audit.ingest.reader import Batch
-from audit.store import Store, open_store
+from audit.store import open_store
 from audit.store.store import INGEST_MEMORY_LIMIT
 from tests.ingest.helpers import dumps, shoe_events, write_events, write_lines
-
-
-def _limit(store: Store) -> str:
-    return str(store.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
-
-
-def _shown(limit: str) -> str:
-    """How DuckDB shows the memory limit ``limit`` (``256MB`` is ``244.1 MiB``)."""
-    import duckdb
-
-    con = duckdb.connect()
-    con.execute("SET memory_limit = ?", [limit])
-    return str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
+from tests.memory_limits import held_limit, shown
 
 
 def _night(folder: Path) -> Path:
@@ -65,19 +53,19 @@ def test_ingest_holds_duckdb_to_its_own_limit_unless_one_was_chosen(
     logs = _night(tmp_path / "logs")
     db = tmp_path / "a.duckdb"
     with open_store(db) as store:
-        before = _limit(store)
+        before = held_limit(store)
         during: list[str] = []
 
         def seen(path: Path, batch: Batch) -> None:
-            during.append(_limit(store))
+            during.append(held_limit(store))
 
         summary = ingest_paths(store, [logs], on_batch=seen)
         assert summary.new > 0 and len(during) == 2
-        assert set(during) == {_shown(INGEST_MEMORY_LIMIT) if chosen is None else before}
-        assert _limit(store) == before
+        assert set(during) == {shown(INGEST_MEMORY_LIMIT) if chosen is None else before}
+        assert held_limit(store) == before
         wal = Path(f"{db}.wal")
         assert not wal.exists() or wal.stat().st_size == 0  # checkpointed by ingest
-    assert before == _shown(chosen or "1GB")
+    assert before == shown(chosen or "1GB")
 
 
 def test_ingest_under_its_limit_stores_what_it_stored_at_1gb(

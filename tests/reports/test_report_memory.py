@@ -12,6 +12,7 @@ import pytest
 
 from audit.batch.nightly import write_report
 from audit.store import Store
+from tests.memory_limits import held_limit, shown
 from tests.reports.conftest import STAMP
 from tests.reports.nights import DAY
 
@@ -45,19 +46,6 @@ def test_the_report_reads_no_frame_of_every_wager(store: Store) -> None:
     assert data.facts.stakes.height > 0
 
 
-def _limit(store: Store) -> str:
-    return str(store.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
-
-
-def _shown(limit: str) -> str:
-    """How DuckDB shows the memory limit ``limit`` (``512MB`` is ``488.2 MiB``)."""
-    import duckdb
-
-    with duckdb.connect() as con:
-        con.execute("SET memory_limit = ?", [limit])
-        return str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
-
-
 @pytest.mark.parametrize("chosen", [None, "2GB"], ids=["default", "SHOE_AUDIT_MEMORY"])
 def test_the_report_holds_duckdb_to_its_own_limit_unless_one_was_chosen(
     night: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chosen: str | None
@@ -77,13 +65,13 @@ def test_the_report_holds_duckdb_to_its_own_limit_unless_one_was_chosen(
     real = statistics.report_statistics
 
     def seen(store: Store, *args: object, **kw: object) -> object:
-        during.append(_limit(store))
+        during.append(held_limit(store))
         return real(store, *args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(statistics, "report_statistics", seen)
     with open_store(night, read_only=True) as store:
-        before = _limit(store)
+        before = held_limit(store)
         write_report(store, [DAY], tmp_path / "report", "html", generated_at=STAMP, workers=1)
-        assert _limit(store) == before
-    assert before == _shown(chosen or "1GB")
-    assert during == [_shown("512MB") if chosen is None else before]
+        assert held_limit(store) == before
+    assert before == shown(chosen or "1GB")
+    assert during == [shown("512MB") if chosen is None else before]
