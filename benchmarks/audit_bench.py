@@ -102,15 +102,26 @@ def _stage(stage: str, src: Path | str, db: Path) -> dict[str, float]:
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def _night(rounds: int, tables: int, seed: int, error_rate: float, days: int = 1) -> Path:
+def _night(
+    rounds: int,
+    tables: int,
+    seed: int,
+    error_rate: float,
+    days: int = 1,
+    profiles: list[str] = PROFILES,
+    name: str = "",
+) -> Path:
     """A cached simulated night: ``benchmarks/out/night-<rounds>-<tables>-<seed>-<rate>``.
 
     With ``days`` > 1, a month: ``month-<rounds>-<tables>x<days>-<seed>-<rate>``, the
-    rounds spread over every table and gaming day, one file per table per day.
+    rounds spread over every table and gaming day, one file per table per day. ``name``
+    caches a night of other ``profiles`` as ``<name>-<rounds>-<tables>-<seed>``.
     """
     from audit.simulate import simulate
 
-    if days == 1:
+    if name:
+        folder = OUT / f"{name}-{rounds}-{tables}-{seed}"
+    elif days == 1:
         folder = OUT / f"night-{rounds}-{tables}-{seed}-{error_rate:g}"
     else:
         folder = OUT / f"month-{rounds}-{tables}x{days}-{seed}-{error_rate:g}"
@@ -124,7 +135,7 @@ def _night(rounds: int, tables: int, seed: int, error_rate: float, days: int = 1
         tables=tables,
         shoes=1,
         rounds=max(1, rounds // (tables * days)),
-        profiles=PROFILES,
+        profiles=profiles,
         seed=seed,
         error_rate=error_rate,
         workers=2,

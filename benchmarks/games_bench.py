@@ -34,32 +34,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from audit_bench import _CHILD, OUT, PROFILES
+from audit_bench import _CHILD, PROFILES
+from audit_bench import _night as night
 
 GAMES = ["us-strip-6d-s17", "us-6d-h17-6to5", "uk-6d-enhc", "au-6d-obbo"]
-
-
-def _night(kind: str, rounds: int, tables: int, seed: int) -> Path:
-    """A cached clean night: ``benchmarks/out/<kind>-<rounds>-<tables>-<seed>/logs``."""
-    from audit.simulate import simulate
-
-    folder = OUT / f"{kind}-{rounds}-{tables}-{seed}"
-    if not (folder / ".complete").exists():
-        shutil.rmtree(folder, ignore_errors=True)
-        print(f"simulating {rounds:,} rounds into {folder} (cached)...", flush=True)
-        simulate(
-            folder / "logs",
-            tables=tables,
-            shoes=1,
-            rounds=max(1, rounds // tables),
-            profiles=PROFILES if kind == "italian" else GAMES,
-            seed=seed,
-            workers=2,
-            rich_share=0.0,
-        )
-        (folder / "logs" / "injected.ndjson").unlink(missing_ok=True)
-        (folder / ".complete").touch()
-    return folder / "logs"
 
 
 def _stage(stage: str, src: Path | str, db: Path, site: str | None = None) -> dict[str, float]:
@@ -94,7 +72,10 @@ def main() -> None:
     ap.add_argument("--baseline", help="another build's site folder, to time the Italian run")
     args = ap.parse_args()
 
-    logs = {k: _night(k, args.rounds, args.tables, args.seed) for k in ("italian", "games")}
+    logs = {
+        k: night(args.rounds, args.tables, args.seed, 0.0, profiles=p, name=k) / "logs"
+        for k, p in (("italian", PROFILES), ("games", GAMES))
+    }
     runs: dict[str, list[dict[str, float]]] = {}
     floors: dict[str, list[dict[str, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
