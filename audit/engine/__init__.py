@@ -16,6 +16,7 @@ round is replayed: :mod:`audit.engine.round` (the phases); the rules:
 from audit.engine.event import RoundEvent, money, round_event
 from audit.engine.hands import best_total, is_natural
 from audit.engine.outcome import RoundRow, ShoeOutcome, WagerRow
+from audit.engine.phase import Phase
 from audit.engine.replay import audit_shoe, replay_shoe, replay_shoe_of
 from audit.engine.result import (
     DealerRecord,
@@ -26,7 +27,6 @@ from audit.engine.result import (
     Step,
     WagerRecord,
 )
-from audit.engine.round import Phase
 
 ENGINE_VERSION = "2.1.0"
 """Bumped whenever a rule changes: shoes audited with another version are re-audited."""

@@ -14,17 +14,18 @@ With ``trace`` on (the dispute report), every event also leaves a frozen
 
 from __future__ import annotations
 
-from enum import IntEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from audit.engine.bets import limit_breaches
 from audit.engine.deal import DEALER, deal_plan, deal_problems, expected_face, where
-from audit.engine.dealer import dealer_must_draw, dealer_natural, dealer_rule_word
+from audit.engine.dealer import dealer_must_draw, dealer_natural
+from audit.engine.dealer_turn import dealer_card, finish_dealer, resolve_pending
 from audit.engine.event import RoundEvent, money
 from audit.engine.exposed import Exposed
 from audit.engine.hands import VALUE, best_total, is_soft
 from audit.engine.judge import judge_round, settle_words
 from audit.engine.peek import needless_peek, needless_rule, peek_due
+from audit.engine.phase import Phase
 from audit.engine.play import (
     HIT_RULE,
     consent_violation,
@@ -51,25 +52,6 @@ if TYPE_CHECKING:
 def upcard_can_bj(card: str) -> bool:
     """An up card under which the dealer may still hold a blackjack: an ace or a ten-value."""
     return is_ace(card) or is_ten_value(card)
-
-
-class Phase(IntEnum):
-    """Where a round stands (rules.md, "When things must happen")."""
-
-    BETTING = 0
-    """Stakes may be placed, changed or withdrawn."""
-    DEAL = 1
-    """Betting is closed; the initial deal, card by card, as the profile lays it out."""
-    INSURANCE = 2
-    """The deal is complete and no one has played yet: insurance and even money."""
-    PLAY = 3
-    """The players' turns, box by box in order, each box's hands by number."""
-    DEALER = 4
-    """The dealer's turn: his cards after the initial deal."""
-    SETTLEMENT = 5
-    """The dealer's hand is complete (his rule says stand): the final pass."""
-    CLOSED = 6
-    """``round_close``, or the round was abandoned (``LOG_INCOMPLETE``)."""
 
 
 class Limits(NamedTuple):
@@ -744,9 +726,9 @@ class Round:
         else:
             self._peek_made_late(e, f"a card ({e.card}) to {where(seat)}")
         if self.pending_dealer is not None:
-            self._resolve_pending(as_hole_card=seat != DEALER)
+            resolve_pending(self, as_hole_card=seat != DEALER)
         if seat == DEALER:
-            self._dealer_card(e, index, pos, exempt)
+            dealer_card(self, e, index, pos, exempt)
         else:
             self._play_card(e, index, pos, exempt)
 
@@ -1071,7 +1053,7 @@ class Round:
         if self.reveal_watch is not None:
             self._player_acts(e, f"box {e.box} hand {e.hand or 0}'s {e.word}")
         if self.pending_dealer is not None:
-            self._resolve_pending(as_hole_card=True)
+            resolve_pending(self, as_hole_card=True)
         hand_no = e.hand or 0
         h = self._hand_for(e, e.box, hand_no, e.word)
         if h is None:
@@ -1700,173 +1682,9 @@ class Round:
 
     # ================================================================== the dealer
 
-    def _dealer_card(self, e: RoundEvent, index: int, pos: int, exempt: bool) -> None:
-        """A dealer card after the initial deal.
-
-        Where the deal gives the dealer one card, his second card before anyone
-        has played is either his first draw (every player stood) or a hole card
-        the deal should not have given (``DEAL_ORDER``, rules.md: «no hole
-        card»): a face-down one is a hole card at once; a face-up one is decided
-        by the next event (:meth:`_resolve_pending`). Otherwise the players'
-        turns are over: ``DEAL_OUT_OF_TURN`` when a player hand still needed a
-        card, ``DEALER_DREW_ON_STAND`` when the dealer rule said stand.
-        """
-        self.play_cards.append((index, DEALER))
-        deal = self.rules.initial_deal
-        if (
-            not self.played
-            and self.phase == Phase.INSURANCE
-            and deal.dealer_cards == 1
-            and len(self.dealer) == 1
-        ):
-            self._add_dealer_card(e, index)
-            if deal.dealer_face_up and not e.face_up:
-                self._hole_card(e)
-            else:
-                self.pending_dealer = e
-            self._dealer_step(e, pos, None, None)
-            return
-        out_of_turn = False
-        if self.phase < Phase.DEALER:
-            skip = Skip(e.id, None, None, e.card or "")
-            out_of_turn = False if exempt else self._pass_to(None, e.id, skip) is not None
-            self.phase = Phase.DEALER
-        before = list(self.dealer)
-        word = None
-        if self.steps is not None:
-            word = dealer_rule_word(before, self.rules, self.all_decided()) if before else "draw"
-        why = None
-        if out_of_turn:
-            why = "a player hand still needed its card"
-        elif (
-            not self.rules.dealer_plays_freely
-            and before
-            and not dealer_must_draw(before, self.rules)
-            and not self.drew_flagged
-        ):
-            self.drew_flagged = True
-            total = best_total(before)
-            soft = " soft" if is_soft(before) else ""
-            why = f"the dealer stands on{soft} {total}"
-            self.flag(
-                Breach(
-                    Code.DEALER_DREW_ON_STAND,
-                    f"the dealer drew {e.card} on{soft} {total} ({','.join(before)}); "
-                    f"the profile says stand on {self.rules.dealer_stands_on}",
-                    (*self.dealer_events[-1:], e.id),
-                    expected="stand",
-                    actual=f"drew on {total}",
-                    rule="dealer_stands_on_soft_17" if soft and total == 17 else "dealer_stands_on",
-                )
-            )
-        self._add_dealer_card(e, index)
-        if not self.rules.dealer_plays_freely and not dealer_must_draw(self.dealer, self.rules):
-            self.phase = Phase.SETTLEMENT
-        self._dealer_step(e, pos, word, why)
-
-    def _dealer_step(self, e: RoundEvent, pos: int, word: str | None, why: str | None) -> None:
-        if self.steps is None:
-            return
-        rule = f"; the rule said {word}" if word else ""
-        if self.steps is not None:
-            self.step(
-                e,
-                f"{e.card} to the dealer (pos {pos}){rule}",
-                pos=pos,
-                card=e.card,
-                target="dealer",
-                cards=tuple(self.dealer),
-                total=best_total(self.dealer),
-                soft=is_soft(self.dealer),
-                dealer_rule=word,
-                allowed=why is None,
-                why_not=why,
-            )
-
-    def _hole_card(self, e: RoundEvent) -> None:
-        """The dealer's second card came in the initial deal: this game deals no hole card."""
-        if self.deal_flagged:
-            return
-        self.deal_flagged = True
-        face = "face up" if e.face_up else "face down"
-        self.flag(
-            Breach(
-                Code.DEAL_ORDER,
-                f"initial deal, {e.card}: the dealer took a second card ({face}) before anyone "
-                "played; the profile deals the dealer no hole card",
-                (e.id,),
-                expected="no hole card",
-                actual=f"a hole card {face}",
-                rule="initial_deal",
-            )
-        )
-
-    def _resolve_pending(self, *, as_hole_card: bool) -> None:
-        """Decide what the dealer's second card was, by what came after it.
-
-        Play going on (a card to a player hand, a decision) shows it was dealt
-        before the players' turns: a hole card (``DEAL_ORDER``), and play goes on
-        as the cards show. Anything else shows it was the dealer's first draw:
-        the players' turns ended there.
-        """
-        e = self.pending_dealer
-        assert e is not None
-        self.pending_dealer = None
-        if as_hole_card:
-            self._hole_card(e)
-            return
-        skip = Skip(e.id, None, None, e.card or "")
-        self._pass_to(None, e.id, skip)
-        self.phase = Phase.DEALER
-
     def finish_dealer(self) -> None:
-        """At the end of the round: ``DEALER_STOOD_ON_DRAW`` if the dealer stopped too soon.
-
-        The dealer may stop once every player hand is decided (rules.md); open
-        insurance needs the second card.
-        """
-        if self.voided:
-            return
-        if self.peek_window and self.last_event is not None:
-            # nothing made it late, and it never came: play ended without it
-            self.peek_window = False
-            self._early_surrenders_decided(False)
-            self.flag(
-                Breach(
-                    Code.DEAL_PEEK_MISSING,
-                    f"the dealer never peeked under his {self.upcard()}",
-                    (),
-                    expected="peek",
-                    actual="none",
-                    rule=self.peek_rule,
-                )
-            )
-        self._owed_cards_at_end()
-        if self.rules.dealer_plays_freely or not self.deal_done:
-            return
-        for h in self.order:
-            if not h.ended:
-                self.stand(h, h.card_events[-1] if h.card_events else self.last_event or "")
-        d = self.dealer
-        if not d or self.all_decided() or not dealer_must_draw(d, self.rules):
-            return
-        open_bet = self.side_open_for_dealer() if self.side else None
-        undecided = (
-            "player hands were undecided"
-            if open_bet is None
-            else f"box {open_bet.box} spot {open_bet.spot}'s {open_bet.kind} side bet was open"
-        )
-        self.flag(
-            Breach(
-                Code.DEALER_STOOD_ON_DRAW,
-                f"the dealer stopped on {best_total(d)} ({','.join(d)}) while {undecided}; "
-                f"the profile says draw below {self.rules.dealer_stands_on}",
-                tuple(self.dealer_events[-1:]),
-                expected="draw",
-                actual=f"stand on {best_total(d)}",
-                rule="dealer_stands_on",
-            )
-        )
+        """``DEALER_STOOD_ON_DRAW`` if the dealer stopped too soon (see dealer_turn)."""
+        finish_dealer(self)
 
     # ================================================================== the end
 
@@ -1934,7 +1752,7 @@ class Round:
         if not self.boxes_made:
             self.make_boxes()
         if self.pending_dealer is not None:
-            self._resolve_pending(as_hole_card=False)
+            resolve_pending(self, as_hole_card=False)
         self.finish_dealer()
         self.judge()
         self.phase = Phase.CLOSED
