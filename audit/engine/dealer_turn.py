@@ -88,6 +88,7 @@ def dealer_card(rnd: Round, e: RoundEvent, index: int, pos: int, exempt: bool) -
 
 
 def dealer_step(rnd: Round, e: RoundEvent, pos: int, word: str | None, why: str | None) -> None:
+    """With ``trace`` on, the step a dealer card leaves: his hand and what his rule said."""
     if rnd.steps is None:
         return
     rule = f"; the rule said {word}" if word else ""

@@ -20,6 +20,7 @@ from audit.engine.bets import limit_breaches
 from audit.engine.deal import DEALER, deal_plan, deal_problems, expected_face, where
 from audit.engine.dealer import dealer_must_draw, dealer_natural
 from audit.engine.dealer_turn import dealer_card, finish_dealer, resolve_pending
+from audit.engine.decisions import action, split_ace_one_card, surrender_breach
 from audit.engine.event import RoundEvent, money
 from audit.engine.exposed import Exposed
 from audit.engine.hands import VALUE, best_total, is_soft
@@ -28,13 +29,9 @@ from audit.engine.peek import needless_peek, needless_rule, peek_due
 from audit.engine.phase import Phase
 from audit.engine.play import (
     HIT_RULE,
-    consent_violation,
-    double_violation,
     hand_is_over,
     hit_violation,
     mandatory_hit_breach,
-    split_violation,
-    surrender_violation,
 )
 from audit.engine.result import Step
 from audit.engine.sidebets import SideStake, needs_dealer
@@ -1011,10 +1008,10 @@ class Round:
                 if (
                     h.doubled
                     and h.cards_after_double == 0
-                    and not (self._split_ace_one_card(h) and not self.rules.double_on_split_aces)
+                    and not (split_ace_one_card(self, h) and not self.rules.double_on_split_aces)
                 ):
                     code = Code.PLAY_DOUBLE_CARDS
-                elif self._split_ace_one_card(h) and len(h.cards) < 2:
+                elif split_ace_one_card(self, h) and len(h.cards) < 2:
                     code = Code.PLAY_SPLIT_ACES_CARDS
             if code is not None:
                 self.flag(
@@ -1042,103 +1039,8 @@ class Round:
     # ================================================================== decisions
 
     def action(self, e: RoundEvent, index: int) -> None:
-        """A player decision: hit, stand, double, split, surrender (000, 001, 004)."""
-        assert e.box is not None and e.word is not None
-        self._cut_deal_short(e, index)
-        early = e.word == "surrender" and self._early()
-        if self.blackjack_found:
-            self._after_blackjack(e, f"box {e.box} hand {e.hand or 0}: {e.word}")
-        elif not early:
-            self._peek_made_late(e, f"box {e.box} hand {e.hand or 0}: {e.word}")
-        if self.reveal_watch is not None:
-            self._player_acts(e, f"box {e.box} hand {e.hand or 0}'s {e.word}")
-        if self.pending_dealer is not None:
-            resolve_pending(self, as_hole_card=True)
-        hand_no = e.hand or 0
-        h = self._hand_for(e, e.box, hand_no, e.word)
-        if h is None:
-            if self.steps is not None:
-                self.step(
-                    e,
-                    f"{e.word} for box {e.box} hand {hand_no}: no such hand",
-                    box=e.box,
-                    hand=hand_no,
-                    allowed=False,
-                    why_not="no such hand",
-                )
-            return
-        self.last_play = index
-        decided_before = (h.box, h.number) in self.acted
-        self.acted.add((h.box, h.number))
-        if not early:
-            # games.md §3: an early surrender is no player decision: any box may make one,
-            # in any order, before the peek; it neither opens play nor ends other turns
-            if self.phase in (Phase.DEAL, Phase.INSURANCE):
-                self.phase = Phase.PLAY
-            self.played = True
-            if self.first_decision is None:
-                self.first_decision = index
-            cur = self.current()
-            if not h.ended and h is not cur and self._is_later(h, cur) and cur is not None:
-                between = self.order[self.order.index(cur) : self.order.index(h)]
-                if all(not x.needs_card for x in between if not x.ended):
-                    self._pass_to(h, e.id)
-        allowed, why = True, None
-        action = e.word
-        if action == "stand":
-            if not h.ended:
-                self.stand(h, e.id)
-        elif action == "hit":
-            code = hit_violation(h, self.rules)
-            if code is not None:
-                allowed, why = False, code.value
-        elif action == "surrender":
-            wrong = surrender_violation(h, self.rules, self.upcard(), decided_before, early)
-            if wrong is not None and early and wrong[0] == "surrender_kind":
-                # early where only late is allowed, unless the peek comes late or never: then
-                # it was a late surrender in turn (games.md §3); decided as the window closes
-                wrong = None
-                k = len(self.steps) if self.steps is not None else -1
-                if self.early_pending is None:
-                    self.early_pending = []
-                self.early_pending.append((h, e, k))
-            if wrong is not None:
-                rule, why = wrong
-                allowed = False
-                self._surrender_breach(e, rule, why)
-            # judged as made (games.md §4): it stands or is forfeited as §3 says
-            h.surrendered = True
-            h.early_surrender = early
-            h.ended = True
-        elif action == "double":
-            allowed, why = self._double(e, h)
-        else:
-            allowed, why = self._split(e, h)
-        self.current()
-        if self.steps is not None:
-            self.step(
-                e,
-                f"box {e.box} hand {hand_no}: {action}"
-                + (f" ({','.join(h.cards)} = {h.total})" if h.cards else ""),
-                box=e.box,
-                hand=hand_no,
-                amount=money(e.amount),
-                allowed=allowed,
-                why_not=why,
-                **self._hand_kw(h),
-            )
-
-    def _surrender_breach(self, e: RoundEvent, rule: str, why: str) -> None:
-        self.flag(
-            Breach(
-                Code.PLAY_SURRENDER,
-                f"box {e.box} hand {e.hand or 0} surrendered; {why}",
-                (e.id,),
-                box=e.box,
-                hand=e.hand or 0,
-                rule=rule,
-            )
-        )
+        """A player decision: hit, stand, double, split, surrender (see decisions.py)."""
+        action(self, e, index)
 
     def _early_surrenders_decided(self, early: bool) -> None:
         """The surrenders made in the peek's window where only ``late`` is allowed, once it
@@ -1154,7 +1056,7 @@ class Round:
             if not early:
                 h.early_surrender = False
                 continue
-            self._surrender_breach(e, "surrender_kind", why)
+            surrender_breach(self, e, "surrender_kind", why)
             steps = self.steps
             if steps is not None and 0 <= k < len(steps):
                 from dataclasses import replace
@@ -1291,138 +1193,6 @@ class Round:
                 allowed=False,
                 why_not=f"a player hand was still to be played ({what} came after it)",
             )
-
-    def _decision_breach(
-        self,
-        e: RoundEvent,
-        violation: tuple[str, str] | None,
-        unconsented: tuple[str, str] | None,
-        evidence: list[str],
-        illegal: Code,
-    ) -> tuple[bool, str | None]:
-        """One finding per decision: the illegal one first, else the unconsented one."""
-        hand_no = e.hand or 0
-        if violation is not None:
-            rule, reason = violation
-            self.flag(
-                Breach(
-                    illegal,
-                    f"box {e.box} hand {hand_no}: {e.word} not allowed: {reason}",
-                    (e.id,),
-                    box=e.box,
-                    hand=hand_no,
-                    rule=rule,
-                )
-            )
-            return False, reason
-        if unconsented is not None:
-            rule, reason = unconsented
-            self.flag(
-                Breach(
-                    Code.PLAY_UNCONSENTED,
-                    f"box {e.box} hand {hand_no}: {e.word} went ahead though {reason}",
-                    (*(evidence if rule == "split_double_unanimity" else ()), e.id),
-                    box=e.box,
-                    hand=hand_no,
-                    rule=rule,
-                )
-            )
-            return False, reason
-        return True, None
-
-    def _spots(self, e: RoundEvent, h: Hand) -> list[int]:
-        return list(e.spots) if e.spots is not None else h.staked_spots()
-
-    def _split_ace_one_card(self, h: Hand) -> bool:
-        """A hand from split aces that gets one card (000: «una sola carta»)."""
-        return h.split_aces and self.rules.split_aces_one_card
-
-    def _double(self, e: RoundEvent, h: Hand) -> tuple[bool, str | None]:
-        """A double: one more card, the extra stake at most the stake (000); applied as made.
-
-        A double on a hand whose turn has passed is late: its card is out of turn.
-        """
-        assert e.box is not None
-        spots = self._spots(e, h)
-        extras = {
-            s: (e.amount if e.amount is not None else h.stakes[s]) for s in spots if s in h.stakes
-        }
-        objections = self.objections.pop((e.box, e.hand or 0, "double"), [])
-        result = self._decision_breach(
-            e,
-            double_violation(h, self.rules, extras),
-            consent_violation(self.rules, h, spots, objections),
-            objections,
-            Code.PLAY_ILLEGAL_DOUBLE,
-        )
-        # A split ace's turn ends with its one card: a double on it (PLAY_ILLEGAL_DOUBLE
-        # alone, rules.md v1.2) takes its card in that turn, not late or out of turn.
-        late = h.ended and not self._split_ace_one_card(h)
-        for s, extra in extras.items():
-            h.extra[s] = h.extra.get(s, 0) + extra
-        h.doubled = True
-        h.cards_after_double = 0
-        if late:
-            h.late = Late(e.id, "doubled", h.box, h.number, dict(extras))
-            self.late.append(h.late)
-        return result
-
-    def _split(self, e: RoundEvent, h: Hand) -> tuple[bool, str | None]:
-        """A split of two equal cards into two hands (000); applied as made.
-
-        event-log.md, "Hand": the first card stays in hand *h*, the second moves
-        to a new hand numbered by the count of hands the box had; every taking
-        part spot stakes its stake on *h* on the new hand. A split of a hand whose
-        turn has passed is late: its hands' cards are out of turn.
-        """
-        assert e.box is not None
-        b = self.boxes[e.box]
-        spots = self._spots(e, h)
-        objections = self.objections.pop((e.box, e.hand or 0, "split"), [])
-        result = self._decision_breach(
-            e,
-            split_violation(h, b, self.rules),
-            consent_violation(self.rules, h, spots, objections),
-            objections,
-            Code.PLAY_ILLEGAL_SPLIT,
-        )
-        cards = h.cards
-        aces = len(cards) >= 2 and is_ace(cards[0]) and is_ace(cards[1])
-        # a split ace's one card ends its hand; a second ace may still be split again
-        # (games.md §3, resplit_aces): that split is in turn, not late
-        resplit = h.split_aces and aces and len(cards) == 2 and not h.doubled
-        late = h.ended and not resplit
-        kept = [*cards[:1], *cards[2:]]
-        new = Hand(
-            box=b.number,
-            number=len(b.hands),
-            stakes={s: h.stakes[s] for s in spots if s in h.stakes},
-            from_split=True,
-            split_aces=aces,
-        )
-        new.set_cards(list(cards[1:2]))
-        h.set_cards(kept)
-        h.from_split, h.split_aces, h.natural = True, aces, False
-        b.hands.append(new)
-        if late:
-            h.late = new.late = Late(e.id, "split", h.box, h.number, dict(new.stakes), new)
-            self.late.append(h.late)
-            new.ended = True
-        else:
-            h.ended = False
-            # games.md §3: hands are played in layout order; a new hand lies right after
-            # the hand it came from (splitting 0, then 0 again: [0, 2, 1]). Where the
-            # profile allows no resplit, an illegal one keeps v1's order (after the box's
-            # last hand), so the Italian profiles judge their logs as before.
-            if h in self.order:
-                at = self.order.index(h)
-                if self.rules.max_hands_per_box <= 2:
-                    at = max(i for i, x in enumerate(self.order) if x.box == b.number)
-                self.order.insert(at + 1, new)
-                self.turn = min(self.turn, self.order.index(h))
-            # else: a box staked after betting closed has no turn (its stake is the
-            # past-posting finding); its split hand stays outside the turn order like it
-        return result
 
     def objection(self, e: RoundEvent, index: int) -> None:
         """A bettor refuses the next double or split of the hand (000)."""
