@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from audit.engine.bets import limit_breaches
+from audit.engine.betting import bet, close_betting
 from audit.engine.deal import DEALER, deal_plan, deal_problems, expected_face, where
 from audit.engine.dealer import dealer_must_draw, dealer_natural
 from audit.engine.dealer_turn import dealer_card, finish_dealer, resolve_pending
@@ -340,156 +340,8 @@ class Round:
             self.step(e, f"round {e.round} opens")
 
     def bet(self, e: RoundEvent, index: int) -> None:
-        """A stake placed, changed or withdrawn (``amount`` 0).
-
-        After betting closed it is past-posting, ``BET_AFTER_NO_MORE_BETS``
-        (004: «nessuna puntata può essere aggiunta, tolta o spostata»); the
-        stake still counts as placed (rules.md: settlements follow the stakes
-        as they were placed).
-        """
-        assert e.box is not None and e.spot is not None and e.amount is not None
-        late = self.phase > Phase.BETTING
-        if e.word is not None and e.word != "main":
-            self.side_bet(e, e.word, late)
-            return
-        if late:
-            self.flag(
-                Breach(
-                    Code.BET_AFTER_NO_MORE_BETS,
-                    f"box {e.box} spot {e.spot}: stake set to {money(e.amount)} after betting "
-                    "closed",
-                    tuple(x for x in (self.close_event, e.id) if x),
-                    box=e.box,
-                    spot=e.spot,
-                    actual=str(money(e.amount)),
-                    rule="bets_close_before_start_burn" if self.closed_by_burn else None,
-                )
-            )
-        key = (e.box, e.spot)
-        if late:
-            self.late_bets = True
-        self.bets[key] = e.amount
-        self.players[key] = e.player
-        self.bet_events.setdefault(e.box, []).append(e.id)
-        self.spot_events.setdefault(key, []).append(e.id)
-        if self.boxes_made:
-            self._late_stake(e.box, e.spot, e.amount, e.player)
-        if self.steps is not None:
-            who = f" ({e.player})" if e.player else ""
-            verb = "withdraws" if e.amount == 0 else "bets"
-            if self.steps is not None:
-                self.step(
-                    e,
-                    f"box {e.box} spot {e.spot}{who} {verb} {money(e.amount)}"
-                    + (" after no more bets" if late else ""),
-                    box=e.box,
-                    spot=e.spot,
-                    amount=money(e.amount),
-                    allowed=not late,
-                    why_not="betting was closed" if late else None,
-                )
-
-    def side_bet(self, e: RoundEvent, kind: str, late: bool) -> None:
-        """A side bet placed, changed or withdrawn (games.md §2, §3 "Side bets").
-
-        ``BET_SIDE_NOT_OFFERED`` where the profile does not offer ``kind`` (once per side
-        bet; its settlement then not judged); after betting closed, past-posting
-        (``BET_AFTER_NO_MORE_BETS``: a side bet is a stake). Its limits and its main stake
-        are checked when betting closes (:meth:`_side_limits`); it counts toward neither
-        the box's ``max_bet`` nor its spots.
-        """
-        assert e.box is not None and e.spot is not None and e.amount is not None
-        key = (e.box, e.spot, kind)
-        st = self.side.get(key)
-        if st is None:
-            table = self.side_tables.get(kind)
-            st = SideStake(e.box, e.spot, kind, e.amount, e.player, table)
-            self.side[key] = st
-            if table is None:
-                self.flag(
-                    Breach(
-                        Code.BET_SIDE_NOT_OFFERED,
-                        f"box {e.box} spot {e.spot}: a {kind} side bet of {money(e.amount)}; "
-                        f"the profile offers "
-                        + (", ".join(sorted(self.side_tables)) or "no side bet"),
-                        (e.id,),
-                        box=e.box,
-                        spot=e.spot,
-                        expected=", ".join(sorted(self.side_tables)) or "none",
-                        actual=kind,
-                        rule="side_bets",
-                    )
-                )
-            if self.boxes_made:
-                self._backfill_box_cards(e.box)
-        st.amount = e.amount
-        st.player = e.player
-        st.events.append(e.id)
-        if late and st.table is not None and not st.late:
-            st.late = True
-            self.flag(
-                Breach(
-                    Code.BET_AFTER_NO_MORE_BETS,
-                    f"box {e.box} spot {e.spot}: {kind} side bet set to {money(e.amount)} "
-                    "after betting closed",
-                    tuple(x for x in (self.close_event, e.id) if x),
-                    box=e.box,
-                    spot=e.spot,
-                    actual=str(money(e.amount)),
-                )
-            )
-        if self.steps is not None:
-            who = f" ({e.player})" if e.player else ""
-            verb = "withdraws" if e.amount == 0 else "bets"
-            offered = st.table is not None
-            self.step(
-                e,
-                f"box {e.box} spot {e.spot}{who} {verb} {money(e.amount)} on {kind}"
-                + (" after no more bets" if late else "")
-                + ("" if offered else " (not offered)"),
-                box=e.box,
-                spot=e.spot,
-                amount=money(e.amount),
-                allowed=offered and not late,
-                why_not=None if offered and not late else (
-                    "betting was closed" if offered else "the profile does not offer it"
-                ),
-            )  # fmt: skip
-
-    def _side_limits(self) -> None:
-        """Side bets as betting closes (games.md §3): within ``side_limits``, on a spot with
-        a main stake; ``BET_LIMIT`` otherwise, settled as placed (one per side bet)."""
-        limits = {kind: (lo, hi) for kind, lo, hi in self.limits.side}
-        for (box, spot, kind), st in sorted(self.side.items()):
-            if st.table is None or st.amount <= 0:
-                continue
-            lo, hi = limits.get(kind, (None, None))
-            why = expected = None
-            if self.bets.get((box, spot), 0) <= 0:
-                why, expected = "on a spot with no main stake", "a main stake on the spot"
-            elif lo is not None and st.amount < lo:
-                why, expected = f"under its minimum {money(lo)}", f">= {money(lo)}"
-            elif hi is not None and st.amount > hi:
-                why, expected = f"over its maximum {money(hi)}", f"<= {money(hi)}"
-            if why is not None:
-                self.flag(
-                    Breach(
-                        Code.BET_LIMIT,
-                        f"box {box} spot {spot}: {kind} side bet {money(st.amount)} {why}",
-                        tuple(st.events),
-                        box=box,
-                        spot=spot,
-                        expected=expected,
-                        actual=str(money(st.amount)),
-                    )
-                )
-
-    def _backfill_box_cards(self, box_no: int) -> None:
-        """A side bet placed once cards came: the box's first two cards, from its hand 0."""
-        b = self.boxes.get(box_no)
-        h = b.hand(0) if b is not None else None
-        if h is not None and not h.from_split and box_no not in self.box_first:
-            self.box_first[box_no] = list(zip(h.cards[:2], h.card_indexes[:2], strict=False))
+        """A stake placed, changed or withdrawn (``amount`` 0) (:mod:`~audit.engine.betting`)."""
+        bet(self, e, index)
 
     def box_cards(self, box_no: int) -> list[str]:
         """The box's first two cards as dealt (what ``pair``, ``three_card`` and ``twenty``
@@ -506,54 +358,9 @@ class Round:
                 return st
         return None
 
-    def _late_stake(self, box_no: int, spot: int, amount: int, player: str | None) -> None:
-        box = self.boxes.get(box_no)
-        if box is None or box.phantom:
-            cards = box.hands if box is not None else []
-            box = Box(number=box_no, late=True)
-            h0 = Hand(box=box_no, number=0)
-            for old in cards:
-                if old.number == 0:
-                    h0.cards, h0.hard, h0.aces = old.cards, old.hard, old.aces
-                    h0.natural = old.natural
-                    h0.card_events, h0.card_indexes = old.card_events, old.card_indexes
-            box.hands = [h0]
-            self.boxes[box_no] = box
-        box.spots[spot] = amount
-        box.players[spot] = player
-        h = box.hand(0)
-        if h is not None:
-            if amount > 0:
-                h.stakes[spot] = amount
-            else:
-                h.stakes.pop(spot, None)
-
     def close_betting(self, event_id: str, by_burn: bool = False) -> None:
-        """Betting closes (no more bets, the first card, or 001's start burn): the deal begins.
-
-        Checks the stakes as they stand (:func:`audit.engine.bets.limit_breaches`).
-        """
-        if self.phase > Phase.BETTING:
-            return
-        self.phase = Phase.DEAL
-        self.close_event = event_id
-        self.closed_by_burn = by_burn
-        boxes: dict[int, dict[int, int]] = {}
-        for (box, spot), amount in sorted(self.bets.items()):
-            if amount > 0:
-                boxes.setdefault(box, {})[spot] = amount
-        self.staked = boxes
-        for b in limit_breaches(
-            boxes,
-            self.limits.min_bet,
-            self.limits.max_bet,
-            self.rules,
-            self.bet_events,
-            self.spot_events,
-        ):
-            self.flag(b)
-        if self.side:
-            self._side_limits()
+        """Betting closes (no more bets, the first card, 001's start burn): see betting.py."""
+        close_betting(self, event_id, by_burn)
 
     def no_more_bets(self, e: RoundEvent, index: int) -> None:
         """«Rien ne va plus»: from here no stake may change."""
