@@ -13,6 +13,7 @@ from audit.engine.deal import DEALER
 from audit.engine.dealer import dealer_must_draw, dealer_rule_word
 from audit.engine.event import RoundEvent
 from audit.engine.hands import best_total, is_soft
+from audit.engine.peek_window import early_surrenders_decided
 from audit.engine.phase import Phase
 from audit.engine.sink import Breach
 from audit.engine.state import Skip
@@ -157,7 +158,7 @@ def finish_dealer(rnd: Round) -> None:
     if rnd.peek_window and rnd.last_event is not None:
         # nothing made it late, and it never came: play ended without it
         rnd.peek_window = False
-        rnd._early_surrenders_decided(False)
+        early_surrenders_decided(rnd, False)
         rnd.flag(
             Breach(
                 Code.DEAL_PEEK_MISSING,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from audit.engine.dealer_turn import resolve_pending
 from audit.engine.event import RoundEvent, money
+from audit.engine.peek_window import after_blackjack, peek_made_late, player_acts, surrender_breach
 from audit.engine.phase import Phase
 from audit.engine.play import (
     consent_violation,
@@ -35,11 +36,11 @@ def action(rnd: Round, e: RoundEvent, index: int) -> None:
     rnd._cut_deal_short(e, index)
     early = e.word == "surrender" and rnd._early()
     if rnd.blackjack_found:
-        rnd._after_blackjack(e, f"box {e.box} hand {e.hand or 0}: {e.word}")
+        after_blackjack(rnd, e, f"box {e.box} hand {e.hand or 0}: {e.word}")
     elif not early:
-        rnd._peek_made_late(e, f"box {e.box} hand {e.hand or 0}: {e.word}")
+        peek_made_late(rnd, e, f"box {e.box} hand {e.hand or 0}: {e.word}")
     if rnd.reveal_watch is not None:
-        rnd._player_acts(e, f"box {e.box} hand {e.hand or 0}'s {e.word}")
+        player_acts(rnd, e, f"box {e.box} hand {e.hand or 0}'s {e.word}")
     if rnd.pending_dealer is not None:
         resolve_pending(rnd, as_hole_card=True)
     hand_no = e.hand or 0
@@ -115,20 +116,6 @@ def action(rnd: Round, e: RoundEvent, index: int) -> None:
             why_not=why,
             **rnd._hand_kw(h),
         )
-
-
-def surrender_breach(rnd: Round, e: RoundEvent, rule: str, why: str) -> None:
-    """Flag a surrender the profile does not allow (``PLAY_SURRENDER``)."""
-    rnd.flag(
-        Breach(
-            Code.PLAY_SURRENDER,
-            f"box {e.box} hand {e.hand or 0} surrendered; {why}",
-            (e.id,),
-            box=e.box,
-            hand=e.hand or 0,
-            rule=rule,
-        )
-    )
 
 
 def decision_breach(

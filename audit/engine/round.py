@@ -20,13 +20,20 @@ from audit.engine.betting import bet, close_betting
 from audit.engine.deal import DEALER, deal_plan, deal_problems, expected_face, where
 from audit.engine.dealer import dealer_must_draw, dealer_natural
 from audit.engine.dealer_turn import dealer_card, finish_dealer, resolve_pending
-from audit.engine.decisions import action, split_ace_one_card, surrender_breach
+from audit.engine.decisions import action, split_ace_one_card
 from audit.engine.event import RoundEvent, money
 from audit.engine.exposed import Exposed
 from audit.engine.hands import VALUE, best_total, is_soft
 from audit.engine.insurance import even_money, insurance_bet
 from audit.engine.judge import judge_round, settle_words
-from audit.engine.peek import needless_peek, needless_rule, peek_due
+from audit.engine.peek import needless_rule, peek_due
+from audit.engine.peek_window import (
+    after_blackjack,
+    peek,
+    peek_made_late,
+    player_acts,
+    reveal,
+)
 from audit.engine.phase import Phase
 from audit.engine.play import (
     HIT_RULE,
@@ -146,13 +153,14 @@ class Round:
         """The index of the ``reveal`` that turned the hole card, if one did."""
         self.reveal_watch: RoundEvent | None = None
         """A ``reveal`` not yet known to be early: ``DEAL_HOLE_CARD_SHOWN`` once a player
-        hand acts after it (:meth:`_player_acts`)."""
+        hand acts after it (:func:`~audit.engine.peek_window.player_acts`)."""
         self.reveal_step = -1
         self.peek_window = False
         """A peek is due and has not come, and nothing has yet made it late."""
         self.early_pending: list[tuple[Hand, RoundEvent, int]] | None = None
         """Surrenders in the peek's window where only ``late`` is allowed: early if the peek
-        comes next, late if it comes late or never (:meth:`_early_surrenders_decided`)."""
+        comes next, late if it comes late or never
+        (:func:`~audit.engine.peek_window.early_surrenders_decided`)."""
         self.peek_rule: str | None = None
         """The field a due peek follows (``peek_on_ace`` or ``peek_on_ten``)."""
         self.peeks = 0
@@ -454,42 +462,6 @@ class Round:
             return self.dealer[0] if self.dealer else None
         return self.upcard()
 
-    def _peek_made_late(self, e: RoundEvent, what: str) -> None:
-        """A decision, a card from the shoe or a ``reveal`` before the due peek."""
-        if not self.peek_window:
-            return
-        self.peek_window = False
-        self._early_surrenders_decided(False)
-        self.flag(
-            Breach(
-                Code.DEAL_PEEK_MISSING,
-                f"the dealer did not peek under his {self.upcard()} before {what} {e.id!r}",
-                (e.id,),
-                expected="peek",
-                actual=what,
-                rule=self.peek_rule,
-            )
-        )
-
-    def _after_blackjack(self, e: RoundEvent, what: str) -> None:
-        """Play after a due peek (or the hole card in its place) found the dealer's blackjack."""
-        if not self.blackjack_found or self.after_blackjack:
-            return
-        self.flag(
-            Breach(
-                Code.PLAY_AFTER_DEALER_BLACKJACK,
-                f"{what} after the dealer's blackjack ({','.join(self.dealer[:2])}) was found: "
-                "play was over",
-                (e.id,),
-                box=e.box,
-                hand=e.hand if e.box is not None else None,
-                expected="play over",
-                actual=what,
-                rule=self.peek_rule,
-            )
-        )
-        self.after_blackjack = True
-
     def _cut_deal_short(self, e: RoundEvent, index: int) -> None:
         """A decision during the deal ends it: ``DEAL_ORDER`` if it was incomplete."""
         if self.phase != Phase.DEAL:
@@ -525,11 +497,11 @@ class Round:
         if seat != DEALER:
             self.last_play = index
             if self.reveal_watch is not None:
-                self._player_acts(e, f"a card ({e.card}) to box {e.box} hand {e.hand or 0}")
+                player_acts(self, e, f"a card ({e.card}) to box {e.box} hand {e.hand or 0}")
         if self.blackjack_found:
-            self._after_blackjack(e, f"a card ({e.card}) to {where(seat)}")
+            after_blackjack(self, e, f"a card ({e.card}) to {where(seat)}")
         else:
-            self._peek_made_late(e, f"a card ({e.card}) to {where(seat)}")
+            peek_made_late(self, e, f"a card ({e.card}) to {where(seat)}")
         if self.pending_dealer is not None:
             resolve_pending(self, as_hole_card=seat != DEALER)
         if seat == DEALER:
@@ -850,27 +822,6 @@ class Round:
         """A player decision: hit, stand, double, split, surrender (see decisions.py)."""
         action(self, e, index)
 
-    def _early_surrenders_decided(self, early: bool) -> None:
-        """The surrenders made in the peek's window where only ``late`` is allowed, once it
-        closes (games.md §3): the due peek (or a ``reveal`` in its place) came next, so they
-        were early (``PLAY_SURRENDER``, and they stand); or it came late or never, so they
-        were late surrenders in turn (the missing peek is the finding; forfeitable)."""
-        pending = self.early_pending
-        if not pending:
-            return
-        self.early_pending = None
-        why = "an early surrender (before the peek) where only late is allowed"
-        for h, e, k in pending:
-            if not early:
-                h.early_surrender = False
-                continue
-            surrender_breach(self, e, "surrender_kind", why)
-            steps = self.steps
-            if steps is not None and 0 <= k < len(steps):
-                from dataclasses import replace
-
-                steps[k] = replace(steps[k], allowed=False, why_not=why)
-
     def known_at(self) -> int | None:
         """Where the dealer's blackjack became known (games.md §3, "Known"); with a hole card
         never turned by a ``reveal`` nor a peek, the end of the players' play."""
@@ -893,114 +844,12 @@ class Round:
     # ================================================================== the peek
 
     def peek(self, e: RoundEvent, index: int) -> None:
-        """``peek`` (TEL/1 v1.2): the dealer checks his hole card (games.md §3, "The peek").
-
-        Due over a face-down hole card under an up card the profile peeks on, once,
-        after the insurance and even-money offers and before the first decision, card
-        or ``reveal``; later it is ``DEAL_PEEK_MISSING`` (raised when the window
-        closed); where none is due ``DEAL_PEEK_NEEDLESS``. The cards decide, whatever
-        ``blackjack`` says: a blackjack found ends play.
-        """
-        upcard = self.upcard()
-        hole_down = self.hole_index is not None and not self.hole_turned and self.deal_done
-        why = needless_peek(self.rules, upcard, hole_down, self.peeks)
-        due = why is None
-        late = due and not self.peek_window
-        self.peeks += 1
-        if not due:
-            self.flag(
-                Breach(
-                    Code.DEAL_PEEK_NEEDLESS,
-                    f"a peek where none is due: {why}",
-                    (e.id,),
-                    expected="no peek",
-                    actual="peek",
-                    rule=needless_rule(upcard),
-                )
-            )
-        else:
-            self.peek_window = False
-            self._early_surrenders_decided(True)
-            if self.known_index is None:
-                self.known_index = index
-            # a late peek was DEAL_PEEK_MISSING when the window closed; what it finds stands
-            if dealer_natural(self.dealer[:2]):
-                self.blackjack_found = True
-        if self.steps is not None:
-            finds = "a blackjack" if self.blackjack_found else "no blackjack"
-            said = "" if e.blackjack is None else f" (announced: {'yes' if e.blackjack else 'no'})"
-            self.step(
-                e,
-                f"the dealer peeks under {upcard or 'no up card'}: "
-                + (f"finds {finds}{said}" if due else f"needless{said}")
-                + ("; late" if late else ""),
-                allowed=due and not late,
-                why_not=why if not due else ("late" if late else None),
-            )
+        """``peek`` (TEL/1 v1.2): the dealer checks his hole card (see peek_window.py)."""
+        peek(self, e, index)
 
     def reveal(self, e: RoundEvent, index: int) -> None:
-        """``reveal`` (TEL/1 v1.2): the dealer turns his hole card (games.md §2, §3).
-
-        With no face-down card to turn it turns nothing and is no finding. In the
-        peek's window it takes the peek's place (its cards decide as a peek's). It is
-        ``DEAL_HOLE_CARD_SHOWN`` while a player hand is still to be played, but right
-        after a peek that found a blackjack; ``hit`` and ``stand`` being optional
-        (event-log.md), a hand is shown still to be played only by acting after the
-        reveal, a decision or a card (:meth:`_player_acts`): one with no further
-        action when the reveal comes had ended its turn.
-        """
-        if self.hole_index is None or self.hole_turned:
-            self.step(e, "the dealer turns his hole card: none face down (nothing to turn)")
-            return
-        self.hole_turned = True
-        self.reveal_index = index
-        if self.known_index is None:
-            self.known_index = index
-        in_window = self.peek_window
-        self.peek_window = False
-        if in_window:
-            self._early_surrenders_decided(True)  # the reveal took the peek's place
-            if dealer_natural(self.dealer[:2]):
-                self.blackjack_found = True
-        if not self.blackjack_found:
-            # play after a blackjack found is PLAY_AFTER_DEALER_BLACKJACK's (games.md §4)
-            self.reveal_watch = e
-        self.reveal_step = self.step(
-            e,
-            f"the dealer turns his hole card: {','.join(self.dealer)}",
-            cards=tuple(self.dealer),
-            total=best_total(self.dealer),
-            soft=is_soft(self.dealer),
-            allowed=True,
-        )
-
-    def _player_acts(self, e: RoundEvent, what: str) -> None:
-        """A player hand acts after the ``reveal``: the hole card was shown while it was
-        still to be played (``DEAL_HOLE_CARD_SHOWN``, games.md §4, once per round)."""
-        shown = self.reveal_watch
-        assert shown is not None
-        self.reveal_watch = None
-        hole = self.dealer[self.hole_index] if self.hole_index is not None else "?"
-        self.flag(
-            Breach(
-                Code.DEAL_HOLE_CARD_SHOWN,
-                f"the dealer turned his hole card {hole} while box {e.box} hand "
-                f"{e.hand or 0} was still to be played: {what} came after it",
-                (shown.id, e.id),
-                expected="hole card face down",
-                actual="turned",
-                rule="initial_deal",
-            )
-        )
-        steps = self.steps
-        if steps is not None and self.reveal_step >= 0:
-            from dataclasses import replace
-
-            steps[self.reveal_step] = replace(
-                steps[self.reveal_step],
-                allowed=False,
-                why_not=f"a player hand was still to be played ({what} came after it)",
-            )
+        """``reveal`` (TEL/1 v1.2): the dealer turns his hole card (see peek_window.py)."""
+        reveal(self, e, index)
 
     def objection(self, e: RoundEvent, index: int) -> None:
         """A bettor refuses the next double or split of the hand (000)."""
