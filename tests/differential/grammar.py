@@ -750,7 +750,9 @@ def _change(rnd: random.Random, e: Event, tags: set[str]) -> None:
         if f == "hand" and e[f] > 9:
             tags.add("bound value")
     elif f in ("pos", "position", "remaining", "decks", "count"):
-        e[f] = max(1, int(v) + rnd.choice([-2, -1, 1, 2, 100]))
+        # an invalid line's value ("ZZ", None, a list) is changed from 1
+        base = v if isinstance(v, int) and not isinstance(v, bool) else 1
+        e[f] = max(1, base + rnd.choice([-2, -1, 1, 2, 100]))
         if rnd.random() < 0.1 and f != "decks":  # a shoe of 2^53 decks is a test of memory
             e[f] = rnd.choice(BOUNDS)
             tags.add("bound value")
