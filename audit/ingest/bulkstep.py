@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -86,6 +86,38 @@ class FileResult:
     events' shoes are in ``events``)."""
     lines: LineDigest = field(default_factory=LineDigest)
     """The digest of the lines it added, as they were read (the ledger's)."""
+
+
+@dataclass(slots=True)
+class Prepared:
+    """A pass of blocks split into lines and through the bulk query, not yet stored."""
+
+    blocks: list[Block]
+    lines: Any
+    """Every numbered line (Arrow): ``file_id``, ``line_no``, ``skip``, ``rid`` (its id)."""
+    typed: Any
+    """The bulk query's row of each line not skipped (Arrow, the text in ``raw``)."""
+    too_long: list[tuple[int, Reject]]
+    """The lines over the limit, by file."""
+
+    def renumbered(self, file_ids: Mapping[int, int]) -> Prepared:
+        """The pass with each file's number replaced by ``file_ids[number]``: a pass read
+        ahead numbers its files before the database gives them their ids."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        table = pa.array([file_ids.get(i, -1) for i in range(max(file_ids, default=0) + 1)])
+
+        def mapped(t: Any) -> Any:
+            at = t.schema.get_field_index("file_id")
+            return t.set_column(at, "file_id", pc.take(table, t.column("file_id")))
+
+        return Prepared(
+            [(file_ids[f], first, block) for f, first, block in self.blocks],
+            mapped(self.lines),
+            mapped(self.typed),
+            [(file_ids[f], reject) for f, reject in self.too_long],
+        )
 
 
 def readable(raw: str) -> dict[str, Any]:
@@ -179,20 +211,17 @@ class Session:
             {"line_no": pa.array([], pa.int64()), "file_id": pa.array([], pa.int64()),
              "line": pa.array([], pa.string()),
              "skip": pa.array([], pa.string()), "ty": pa.array([], pa.string()),
-             "rid": pa.array([], pa.string()), "dup": pa.array([], pa.bool_())}
+             "rid": pa.array([], pa.string())}
         )  # fmt: skip
         self.out_cols = out_cols
+        self.columns = {c for c in bulk.OUTPUT_COLUMNS if c in _EVENT_SQL_TYPES or c in kept}
         self._views: set[str] = set()
         # The Arrow schema of the views' rows, in their column order.
         types = {"line_no": "BIGINT", "file_id": "BIGINT", "valid": "BOOLEAN", **_EVENT_SQL_TYPES}
         casts = ", ".join(f"NULL::{types[c]} AS {_q(c)}" for c in bulk.OUTPUT_COLUMNS if c in types)
         self.schema = con.sql(f"SELECT {casts}").to_arrow_table().schema
 
-    _VIEWS: ClassVar[dict[str, str]] = {
-        "_v_all": "skip IS NULL",
-        "_v_fresh": "skip IS NULL AND NOT dup",
-        "_v_dup": "skip IS NULL AND dup",
-    }
+    _VIEWS: ClassVar[dict[str, str]] = {"_v_all": "skip IS NULL"}
 
     def _view(self, name: str) -> str:
         """The bulk query over some of ``_all_lines`` as a temp view (made once, when needed).
@@ -259,10 +288,39 @@ class Session:
 
     def validate(self, blocks: list[Block]) -> list[tuple[int, Reject]]:
         """Every line of the blocks through the bulk query into ``rest``; the too-long ones."""
-        lines, rejects = self._split(blocks)
-        lines = lines.append_column("dup", self.pa.nulls(lines.num_rows, self.pa.bool_()))
-        self.rest = self.arrow(lines, "_all_lines", f"SELECT * FROM {self._view('_v_all')}")
-        return rejects
+        prepared = self.prepare(blocks)
+        self.rest = self._whole(prepared.typed)
+        return prepared.too_long
+
+    def _whole(self, rows: Any) -> Any:
+        """Rows of a prepared pass with every column of the bulk query (those the pass
+        left out are nulls), ``valid`` false where the query said NULL."""
+        pa, pc = self.pa, self.pc
+        return pa.table(
+            [
+                pc.fill_null(rows.column(f.name), False)
+                if f.name == "valid"
+                else rows.column(f.name)
+                if f.name in rows.column_names
+                else pa.nulls(rows.num_rows, f.type)
+                for f in self.schema
+            ],
+            schema=self.schema,
+        )
+
+    def prepare(self, blocks: list[Block]) -> Prepared:
+        """The blocks split into lines and through the bulk query: nothing stored, nothing
+        read from the database, so it can run ahead on a connection of its own while the
+        last pass is stored (:mod:`audit.ingest.ahead`)."""
+        lines, too_long = self._split(blocks)
+        # Only the columns the pass's types fill are computed and held (a pass waits
+        # while the last is stored); the text is in typed's raw now, and of the lines
+        # the store step needs little.
+        types = self.pc.unique(lines.column("ty")).to_pylist()
+        cols = ", ".join(_q(c) for c in bulk.columns_for(types) if c in self.columns)
+        typed = self.arrow(lines, "_all_lines", f"SELECT {cols} FROM {self._view('_v_all')}")
+        kept = lines.select(["file_id", "line_no", "skip", "rid"])
+        return Prepared(blocks, kept, typed, too_long)
 
     def store(self, blocks: list[Block]) -> list[tuple[int, Reject]]:
         """New events straight into ``events``; the other lines into ``rest``.
@@ -271,12 +329,16 @@ class Session:
         id). Returns the too-long lines, by file. Lines the bulk validator did
         not accept come back with ``valid`` false, for :meth:`recheck`.
         """
-        pa, pc = self.pa, self.pc
-        lines, rejects = self._split(blocks)
+        return self.store_prepared(self.prepare(blocks))
+
+    def store_prepared(self, prepared: Prepared) -> list[tuple[int, Reject]]:
+        """:meth:`store` of a pass already through :meth:`prepare` (on any connection)."""
+        pc = self.pc
+        lines, typed = prepared.lines, prepared.typed
         self.skipped = lines.filter(pc.is_valid(lines.column("skip"))).select(
             ["file_id", "line_no"]
         )
-        # Ids that need care: seen before, or more than once in this batch.
+        # Ids that need care: seen before, or more than once in this pass.
         dup_ids = self.arrow(
             lines,
             "_all_lines",
@@ -285,44 +347,21 @@ class Session:
                UNION
                SELECT e.id FROM events e SEMI JOIN _all_lines a ON a.rid = e.id""",
         ).column("rid")
-        dup = pc.fill_null(pc.is_in(lines.column("rid"), value_set=dup_ids.combine_chunks()), False)
-        lines = lines.append_column("dup", dup)
-        inserted = self.query(
-            lines,
-            "_all_lines",
-            f"INSERT INTO events BY NAME SELECT {EV_COLS}, file_id, line_no, file_id AS ingest_id "
-            f"FROM {self._view('_v_fresh')} WHERE valid",
-        )[0][0]
-        parts = []
-        if len(dup_ids):
-            parts.append(self.arrow(lines, "_all_lines", f"SELECT * FROM {self._view('_v_dup')}"))
-        # What the bulk query did not accept: its raw line, for parse_line (none
-        # when every fresh line went in, the usual case: no need to look).
-        fresh = pc.sum(pc.and_(pc.is_null(lines.column("skip")), pc.invert(dup))).as_py() or 0
-        unaccepted = (
-            []
-            if inserted == fresh
-            else self.query(
-                lines,
-                "_all_lines",
-                """SELECT a.line_no, a.file_id, a.line FROM _all_lines a
-               WHERE a.skip IS NULL AND NOT a.dup
-                 AND NOT EXISTS (SELECT 1 FROM events e
-                                 WHERE e.file_id = a.file_id AND e.line_no = a.line_no)""",
-            )
+        # A line the validator accepted has its id as the split read it (rid).
+        valid = pc.fill_null(typed.column("valid"), False)
+        dup = pc.fill_null(pc.is_in(typed.column("id"), value_set=dup_ids.combine_chunks()), False)
+        fresh = pc.and_(valid, pc.invert(dup))
+        cols = ", ".join(_q(c) for c in EVENT_COLUMNS if c in typed.column_names)
+        self.query(
+            typed.append_column("_fresh", fresh),
+            "_typed",
+            f"INSERT INTO events BY NAME SELECT {cols}, file_id, line_no, file_id AS ingest_id "
+            "FROM _typed WHERE _fresh",
         )
-        if unaccepted:
-            parts.append(
-                pa.Table.from_pylist(
-                    [
-                        {"line_no": n, "file_id": f, "valid": False, "raw": line}
-                        for n, f, line in unaccepted
-                    ],
-                    schema=self.schema,
-                )
-            )
-        self.rest = pa.concat_tables(parts) if parts else self.schema.empty_table()
-        return rejects
+        # The rest: the copies of ids that need care, and what the validator did not
+        # accept (for parse_line, which gives the reason or accepts them after all).
+        self.rest = self._whole(typed.filter(pc.invert(fresh)))
+        return prepared.too_long
 
     def recheck(self, results: dict[int, FileResult]) -> None:
         """Ask parse_line about every line of ``rest`` the bulk validator did not accept."""

@@ -1,7 +1,8 @@
 """Ingest and validate: the two entry points of :mod:`audit.ingest`.
 
 Per batch of lines (see :mod:`audit.ingest.reader`; the lines of small files
-are pooled into one batch, each keeping its file's id and line number):
+are pooled into one batch, each keeping its file's id and line number; reading
+and step 1 run a pass ahead in a thread, :mod:`audit.ingest.ahead`):
 
 1. DuckDB splits the blocks into numbered lines and runs the bulk validator
    (:mod:`audit.ingest.bulk`) over them;
@@ -30,12 +31,13 @@ from typing import TYPE_CHECKING, Any
 
 from audit.errors import NoLogsError
 from audit.ingest import reader as _reader
+from audit.ingest.ahead import Again, Item, Pass, Read, ReadAhead, _Pool
 from audit.ingest.bulkstep import (
     Block,
     FileResult,
+    Prepared,
     Quarantined,
     Session,
-    blocks_of,
     quarantine_rejects,
 )
 from audit.ingest.reader import (
@@ -55,7 +57,7 @@ from audit.ingest.storing import (
     merge,
     note_unread,
     refresh_derived,
-    stored_before,
+    stored_again,
     stored_rows,
 )
 from audit.ingest.summary import FileSummary, IngestSummary, ValidationReport
@@ -76,46 +78,14 @@ interrupt an ingest)."""
 
 @dataclass(slots=True)
 class _OpenFile:
-    """A file being ingested: its reader, its id, what became of its lines."""
+    """A file being ingested: its id, what became of its lines, then its reader."""
 
     path: Path
-    reader: LogReader
     file_id: int
     result: FileResult
     place: int
     """Its place among the group's paths (the ledger records them in that order)."""
-
-
-class _Pool:
-    """Blocks of lines from one or more files, handed on a batch's worth at a time.
-
-    The batches of small files are pooled (each line keeps its file's id), so
-    a file of a few thousand lines does not pay for a query plan of its own.
-    """
-
-    def __init__(self, flush: Callable[[list[Block]], None]) -> None:
-        self._flush = flush
-        self._blocks: list[Block] = []
-        self._bytes = 0
-        self._lines = 0
-
-    def add(self, batch: Batch, file_id: int) -> None:
-        size = sum(len(b) for b in batch.blocks)
-        # A reader's batch is just under the limits: hand over what the pool holds
-        # first, so that no pass holds more than one batch's worth.
-        if self._blocks and (
-            self._bytes + size > _reader.BATCH_BYTES
-            or self._lines + batch.kept > _reader.BATCH_LINES
-        ):
-            self.flush()
-        self._blocks += blocks_of(batch, file_id)
-        self._bytes += size
-        self._lines += batch.kept
-
-    def flush(self) -> None:
-        if self._blocks:
-            self._flush(self._blocks)
-        self._blocks, self._bytes, self._lines = [], 0, 0
+    reader: LogReader | None = None
 
 
 def _quarantine_long(long_lines: list[tuple[int, Reject]], results: dict[int, FileResult]) -> None:
@@ -124,61 +94,63 @@ def _quarantine_long(long_lines: list[tuple[int, Reject]], results: dict[int, Fi
         quarantine_rejects([reject], results[file_id])
 
 
-def _store_blocks(session: Session, blocks: list[Block], files: dict[int, _OpenFile]) -> None:
-    """One bulk pass over blocks of one or more files, then the merge of the rest."""
+def _store_pass(session: Session, prepared: Prepared, files: dict[int, _OpenFile]) -> None:
+    """One pass of blocks of one or more files into ``events``, then the merge of the rest."""
     results = {f: o.result for f, o in files.items()}
-    _quarantine_long(session.store(blocks), results)
+    _quarantine_long(session.store_prepared(prepared), results)
     session.recheck(results)
     merge(session, results, {f: str(o.path) for f, o in files.items()})
-    digest_added(session, blocks, results)
+    digest_added(session, prepared.blocks, results)
 
 
 def _ingest_group(
-    store: Store, session: Session, paths: list[Path], hook: BatchHook | None, now: dt.datetime
+    store: Store, session: Session, items: Iterable[Item], hook: BatchHook | None, now: dt.datetime
 ) -> list[FileSummary]:
-    """Files into ``events`` and ``input_files``, inside the caller's transaction.
+    """A group's files into ``events`` and ``input_files``, inside the caller's transaction.
 
-    Lines are handed to the bulk step a batch at a time (see :class:`_Pool`).
+    ``items`` are what :class:`ReadAhead` read and validated of them, in their order.
     """
     con = store.con
-    files: dict[int, _OpenFile] = {}
+    files: dict[int, _OpenFile] = {}  # by file_id
+    ids: dict[int, int] = {}  # the reading thread's number of a file -> its file_id
     summaries: list[FileSummary] = []
-    bodies: dict[int, dict[str, Any]] = {}  # ledger records, by the file's place in paths
-    pool = _Pool(lambda blocks: _store_blocks(session, blocks, files))
-    known = stored_rows(store, paths)
-    for place, path in enumerate(paths):
-        again = stored_before(store, path, now, known.get(str(path), []))
-        if again is not None:
+    bodies: dict[int, dict[str, Any]] = {}  # ledger records, by the file's place in the group
+
+    def opened(path: Path, number: int) -> _OpenFile:
+        if number not in ids:
+            file_id = ids[number] = con.execute("SELECT nextval('file_ids')").fetchall()[0][0]
+            result = FileResult(FileSummary(str(path)))
+            files[file_id] = _OpenFile(path, file_id, result, len(summaries))
+        return files[ids[number]]
+
+    for item in items:
+        if isinstance(item, Again):
+            again = stored_again(store, item.path, item.row, now)
+            bodies[len(summaries)] = again_body(store, again, item.path, now)
             summaries.append(again)
-            bodies[place] = again_body(store, again, path, now)
-            continue
-        file_id = con.execute("SELECT nextval('file_ids')").fetchall()[0][0]
-        f = files[file_id] = _OpenFile(
-            path, LogReader(path), file_id, FileResult(FileSummary(str(path))), place
-        )
-        try:
-            for batch in f.reader.batches():
-                if hook is not None:
-                    hook(path, batch)
-                quarantine_rejects(batch.rejects, f.result)
-                pool.add(batch, file_id)
-        except FileError as exc:
-            if not f.reader.opened:  # nothing of it was read
-                del files[file_id]
-                unread = FileSummary(str(path), error=str(exc))
-                summaries.append(unread)
-                bodies[place] = note_unread(store, [unread], now)[0]
-                continue
-            f.result.summary.error = str(exc)
-            f.result.quarantined.append(
-                Quarantined(f.reader.lines + 1, "LOG_MALFORMED", str(exc), "")
-            )
-        summaries.append(f.result.summary)
-    pool.flush()
-    opened = list(files.values())
-    if opened:
-        done = finish_files(store, [(f.path, f.reader, f.file_id, f.result) for f in opened], now)
-        bodies.update({f.place: body for f, body in zip(opened, done, strict=True)})
+        elif isinstance(item, Read):
+            if hook is not None:
+                hook(item.path, item.batch)
+            quarantine_rejects(item.batch.rejects, opened(item.path, item.number).result)
+        elif isinstance(item, Pass):
+            _store_pass(session, item.prepared.renumbered(ids), files)
+        elif item.error is not None and not item.reader.opened:  # nothing of it was read
+            unread = FileSummary(str(item.path), error=str(item.error))
+            bodies[len(summaries)] = note_unread(store, [unread], now)[0]
+            summaries.append(unread)
+        else:
+            f = opened(item.path, item.number)
+            f.reader = item.reader
+            if item.error is not None:
+                f.result.summary.error = str(item.error)
+                f.result.quarantined.append(
+                    Quarantined(item.reader.lines + 1, "LOG_MALFORMED", str(item.error), "")
+                )
+            summaries.append(f.result.summary)
+    read = [(f.path, f.reader, f.file_id, f.result) for f in files.values() if f.reader]
+    if read:
+        done = finish_files(store, read, now)
+        bodies.update({files[r[2]].place: body for r, body in zip(read, done, strict=True)})
     ledger.append(store, [bodies[p] for p in sorted(bodies)])
     return summaries
 
@@ -265,11 +237,16 @@ def _ingest_paths(
     summary.files += [FileSummary(str(d), error=why) for d, why in found.unlisted]
     days: set[dt.date] = set()
     now = dt.datetime.now(dt.UTC)
-    for group in _groups(files):
-        with store.transaction() as con:
-            con.execute(TOUCHED)
-            summary.files += _ingest_group(store, session, group, on_batch, now)
-            days.update(refresh_derived(store, complete))
+    groups = list(_groups(files))
+    ahead = ReadAhead(store.con, groups, stored_rows(store, files))
+    try:
+        for _ in groups:
+            with store.transaction() as con:
+                con.execute(TOUCHED)
+                summary.files += _ingest_group(store, session, ahead.group(), on_batch, now)
+                days.update(refresh_derived(store, complete))
+    finally:
+        ahead.close()
     if found.unlisted:
         with store.transaction():
             ledger.append(store, note_unread(store, summary.files[: len(found.unlisted)], now))

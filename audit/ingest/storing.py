@@ -547,7 +547,7 @@ def _seq_window(con: Any) -> tuple[int, int] | None:
 
 
 def stored_rows(store: Store, paths: Sequence[Path]) -> dict[str, list[tuple[Any, ...]]]:
-    """The ``input_files`` rows :func:`stored_before` compares each of ``paths`` with, in
+    """The ``input_files`` rows :func:`same_bytes` compares each of ``paths`` with, in
     one query for a transaction's files: those read to their end."""
     out: dict[str, list[tuple[Any, ...]]] = {}
     for path, *row in store.con.execute(
@@ -561,49 +561,41 @@ def stored_rows(store: Store, paths: Sequence[Path]) -> dict[str, list[tuple[Any
     return out
 
 
-def stored_before(
-    store: Store, path: Path, now: dt.datetime, rows: Sequence[tuple[Any, ...]] | None = None
-) -> FileSummary | None:
-    """The summary of a file whose very bytes were stored from this path before.
+def same_bytes(path: Path, rows: Sequence[tuple[Any, ...]]) -> tuple[Any, ...] | None:
+    """The row of :func:`stored_rows` whose file held the very bytes ``path`` holds now.
 
     Storing them again would add nothing (every event a duplicate, every
     rejected line already in quarantine), so the file is only hashed, not
     read into the database: a nightly re-run over the same folder is quick.
-    A file that could not be read to its end last time is read again.
-    ``rows`` are the path's :func:`stored_rows`, when the caller took them for
-    many paths at once.
+    A file that could not be read to its end last time is read again (it has
+    no row). Reads the file, not the database.
     """
-    con = store.con
-    if rows is None:
-        rows = stored_rows(store, [path]).get(str(path), [])
     if not rows:
         return None
     try:
         sha = file_sha256(path)
     except (OSError, FileError):
         return None  # the reader will say what is wrong
-    for file_id, stored_sha, lines, events, rejected in rows:
-        if stored_sha == sha:
-            con.execute(
-                """UPDATE input_files SET last_ingested_at = ?, new_events = 0, duplicates = ?
-                   WHERE file_id = ?""",
-                [now, events, file_id],
-            )
-            unknown = con.execute(
-                "SELECT count(*) FROM events WHERE file_id = ? AND NOT known_type", [file_id]
-            ).fetchall()[0][0]
-            con.execute("DELETE FROM unread_inputs WHERE path = ?", [str(path)])
-            return FileSummary(
-                str(path),
-                lines,
-                events,
-                0,
-                events,
-                rejected,
-                unknown_types=unknown,
-                file_id=file_id,
-            )
-    return None
+    return next((row for row in rows if row[1] == sha), None)
+
+
+def stored_again(store: Store, path: Path, row: tuple[Any, ...], now: dt.datetime) -> FileSummary:
+    """The summary of a file :func:`same_bytes` found stored before, its row brought up
+    to date (read now, nothing new)."""
+    con = store.con
+    file_id, _sha, lines, events, rejected = row
+    con.execute(
+        """UPDATE input_files SET last_ingested_at = ?, new_events = 0, duplicates = ?
+           WHERE file_id = ?""",
+        [now, events, file_id],
+    )
+    unknown = con.execute(
+        "SELECT count(*) FROM events WHERE file_id = ? AND NOT known_type", [file_id]
+    ).fetchall()[0][0]
+    con.execute("DELETE FROM unread_inputs WHERE path = ?", [str(path)])
+    return FileSummary(
+        str(path), lines, events, 0, events, rejected, unknown_types=unknown, file_id=file_id
+    )
 
 
 def again_body(store: Store, s: FileSummary, path: Path, now: dt.datetime) -> dict[str, Any]:

@@ -1,0 +1,194 @@
+"""Issue 33: ingest reads and validates the next files in a thread while it stores the last.
+
+What is stored must not depend on how far ahead the thread got: the same rows whatever
+the groups and passes, file ids in the files' order, and an ingest that ends early
+(an interruption, an error in the thread) leaves no thread behind and loses whole groups
+only.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from audit.ingest import ahead, bulkstep, ingest_paths, pipeline, reader
+from audit.ingest.reader import Batch
+from audit.store import Store, open_store
+from tests.ingest.helpers import dumps, ev, shoe_events, write_events, write_lines
+
+
+class Boom(Exception):
+    pass
+
+
+def _readers() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "shoe-audit-read-ahead"]
+
+
+def _shoe(day: int, t: int, rounds: int = 2) -> list[dict[str, Any]]:
+    return shoe_events(table=f"T{t:02d}", shoe=f"S{day}-{t}", first_seq=100 * day, rounds=rounds)
+
+
+def _month(logs: Path) -> list[Path]:
+    """Files of several tables and days, with what needs the merge and the quarantine:
+    a malformed line, a blank run, an id twice in a file, an id again in another file
+    with other content (a conflict) and with the same (a duplicate), an unknown type."""
+    paths = []
+    for day in (1, 2, 3):
+        for t in (1, 2, 3, 4):
+            paths.append(write_events(logs / f"2026-11-0{day}" / f"T{t:02d}.jsonl", _shoe(day, t)))
+    first = shoe_events(table="T09", shoe="S9", rounds=1)
+    lines = [dumps(e) for e in first]
+    lines[3:3] = ["{not json", "", "", lines[2]]  # malformed, blanks, the same id again
+    lines.append(dumps(ev(90, "dealer_mood", table="T09", shoe="S9", mood="sunny")))
+    paths.append(write_lines(logs / "2026-11-04" / "T09.jsonl", lines))
+    other = [dict(e) for e in first[:3]]
+    other[1]["seq"] = 999  # same id, other content: LOG_ID_CONFLICT
+    paths.append(write_events(logs / "2026-11-04" / "T09b.jsonl", other))
+    return paths
+
+
+def _stored(db: Path) -> dict[str, list[tuple[Any, ...]]]:
+    with open_store(db) as store:
+        con = store.con
+        return {
+            "events": con.execute(
+                "SELECT * EXCLUDE (ingest_id) FROM events ORDER BY file_id, line_no"
+            ).fetchall(),
+            "quarantine": con.execute(
+                "SELECT * EXCLUDE (ingest_id) FROM quarantine ORDER BY file_id, line_no, code"
+            ).fetchall(),
+            "files": con.execute(
+                """SELECT path, sha256, lines, events, new_events, duplicates, rejected
+                   FROM input_files ORDER BY file_id"""
+            ).fetchall(),
+            "findings": con.execute("SELECT * FROM log_findings ORDER BY ALL").fetchall(),
+        }
+
+
+def test_reading_ahead_stores_the_same_rows_whatever_the_groups_and_passes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One transaction and pass for all files, against a group and several passes a
+    file (the thread a pass ahead all the way): the same events, quarantine, files (in
+    the files' order) and findings."""
+    paths = _month(tmp_path / "logs")
+    with open_store(tmp_path / "one.duckdb") as store:
+        one = ingest_paths(store, [tmp_path / "logs"])
+    monkeypatch.setattr(pipeline, "GROUP_FILES", 1)
+    monkeypatch.setattr(reader, "BLOCK_BYTES", 500)
+    monkeypatch.setattr(reader, "BATCH_BYTES", 1_000)
+    with open_store(tmp_path / "many.duckdb") as store:
+        many = ingest_paths(store, [tmp_path / "logs"])
+    assert [f.path for f in many.files] == [str(p) for p in paths]
+    assert [(f.new, f.duplicates, f.rejected, f.unknown_types) for f in many.files] == [
+        (f.new, f.duplicates, f.rejected, f.unknown_types) for f in one.files
+    ]
+    assert many.files[-2].rejected == 1 and many.files[-1].rejected == 1  # the test sees both
+    assert many.files[-1].duplicates == 2 and many.files[-2].unknown_types == 1
+    one_rows, many_rows = _stored(tmp_path / "one.duckdb"), _stored(tmp_path / "many.duckdb")
+    assert many_rows == one_rows
+    assert [r[0] for r in many_rows["files"]] == [str(p) for p in paths]
+    assert not _readers()
+
+
+def test_a_rerun_with_one_file_changed_hashes_the_others_and_reads_that_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The thread hashes a file stored before from its path (nothing read into the
+    database) and reads a changed one, in one group: the changed file's new lines go in."""
+    paths = _month(tmp_path / "logs")
+    db = tmp_path / "a.duckdb"
+    with open_store(db) as store:
+        ingest_paths(store, [tmp_path / "logs"])
+    events = _shoe(2, 2, rounds=3)  # one more round
+    write_events(paths[5], events)
+    monkeypatch.setattr(pipeline, "GROUP_FILES", 4)
+    with open_store(db) as store:
+        again = ingest_paths(store, [tmp_path / "logs"])
+        assert [f.new for f in again.files] == [0] * 5 + [7] + [0] * 8
+        assert store.con.execute(
+            "SELECT count(*) FROM events WHERE table_id = 'T02' AND shoe = 'S2-2'"
+        ).fetchall() == [(len(events),)]
+
+
+def test_an_ingest_interrupted_stops_its_reading_thread(store: Store, tmp_path: Path) -> None:
+    """Interrupted from the batch hook (as Ctrl-C would be) while the thread reads on:
+    the thread is stopped and waited for, the groups before are committed, a re-run
+    completes the rest."""
+    paths = _month(tmp_path / "logs")
+    at = paths[6]
+
+    def hook(path: Path, batch: Batch) -> None:
+        if path == at:
+            raise Boom
+
+    pipeline_groups = pipeline.GROUP_FILES
+    try:
+        pipeline.GROUP_FILES = 3
+        with pytest.raises(Boom):
+            ingest_paths(store, [tmp_path / "logs"], on_batch=hook)
+    finally:
+        pipeline.GROUP_FILES = pipeline_groups
+    assert not _readers()
+    stored = store.con.execute("SELECT path FROM input_files ORDER BY file_id").fetchall()
+    assert stored == [(str(p),) for p in paths[:6]]  # two whole groups
+    summary = ingest_paths(store, [tmp_path / "logs"])
+    # the last file holds only copies of the one before (duplicates, a conflict)
+    assert [f.new > 0 for f in summary.files] == [False] * 6 + [True] * 7 + [False]
+
+
+def test_an_error_in_the_reading_thread_is_the_ingests_error(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What goes wrong in the thread (here its DuckDB query) is raised by ingest, in the
+    main thread, and nothing of that group is stored."""
+    _month(tmp_path / "logs")
+    calls = {"n": 0}
+    prepare = bulkstep.Session.prepare
+
+    def failing(self: bulkstep.Session, blocks: list[bulkstep.Block]) -> bulkstep.Prepared:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise RuntimeError("the validator's query failed")
+        return prepare(self, blocks)
+
+    monkeypatch.setattr(bulkstep.Session, "prepare", failing)
+    monkeypatch.setattr(pipeline, "GROUP_FILES", 5)
+    with pytest.raises(RuntimeError, match="the validator's query failed"):
+        ingest_paths(store, [tmp_path / "logs"])
+    assert not _readers()
+    assert store.con.execute("SELECT count(*) FROM input_files").fetchall() == [(5,)]
+
+
+def test_the_thread_holds_one_pass_ahead_at_most(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Passes made and not yet stored never exceed PASSES_OUT (the memory bound)."""
+    _month(tmp_path / "logs")
+    monkeypatch.setattr(pipeline, "GROUP_FILES", 2)
+    out = {"now": 0, "most": 0}
+    lock = threading.Lock()
+    prepare, store_prepared = bulkstep.Session.prepare, bulkstep.Session.store_prepared
+
+    def counted_prepare(self: bulkstep.Session, blocks: list[bulkstep.Block]) -> Any:
+        with lock:
+            out["now"] += 1
+            out["most"] = max(out["most"], out["now"])
+        return prepare(self, blocks)
+
+    def counted_store(self: bulkstep.Session, p: bulkstep.Prepared) -> Any:
+        try:
+            return store_prepared(self, p)
+        finally:
+            with lock:
+                out["now"] -= 1
+
+    monkeypatch.setattr(bulkstep.Session, "prepare", counted_prepare)
+    monkeypatch.setattr(bulkstep.Session, "store_prepared", counted_store)
+    summary = ingest_paths(store, [tmp_path / "logs"])
+    assert sum(f.new for f in summary.files) > 0
+    assert out == {"now": 0, "most": ahead.PASSES_OUT}
