@@ -122,6 +122,7 @@ class ReadAhead:
             yield item
             if isinstance(item, Pass):  # stored: the thread may make another
                 self._passes.release()
+            del item  # a stored pass is not held while the next one is made
 
     def close(self) -> None:
         """Stop the thread (at once when the ingest ended early) and wait for it."""

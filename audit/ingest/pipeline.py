@@ -134,6 +134,7 @@ def _ingest_group(
             quarantine_rejects(item.batch.rejects, opened(item.path, item.number).result)
         elif isinstance(item, Pass):
             _store_pass(session, item.prepared.renumbered(ids), files)
+            del item  # not held while the next pass is made
         elif item.error is not None and not item.reader.opened:  # nothing of it was read
             unread = FileSummary(str(item.path), error=str(item.error))
             bodies[len(summaries)] = note_unread(store, [unread], now)[0]
