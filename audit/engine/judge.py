@@ -202,7 +202,7 @@ def _decided_at(rnd: Round, evaluator: str, first: list[tuple[str, int]]) -> int
         return None
     at = first[1][1]
     if evaluator == "three_card":
-        i = rnd.rules.initial_deal.upcard_index
+        i = rnd.deal.upcard_index
         i = 0 if i is None or rnd.hole_index is None else i
         if len(rnd.dealer_indexes) <= i:
             return None
