@@ -31,8 +31,8 @@ class DealShape:
 
     The same answers as :class:`~audit.profiles.model.Deal`'s properties, read once a
     shoe: each of those is a Python call on a pydantic model, which the compiled engine
-    paid several times a round (``upcard_index`` alone some 4.6 times a round, 4% of the
-    replay of an Italian night, issue 32).
+    paid several times a round (``upcard_index`` alone some 4.6 times a round: about 3% of
+    the replay of an Italian night, issue 32).
     """
 
     __slots__ = ("dealer_cards", "hole_card_index", "upcard_index")
