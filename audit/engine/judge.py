@@ -14,7 +14,6 @@ round records.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -45,31 +44,61 @@ WagerKey = tuple[int, int, int, str]
 _NONE_REFUSED: frozenset[WagerKey] = frozenset()
 
 
-@dataclass(slots=True, eq=False)
 class Wager:
-    """A wager being judged: its stake, what it is due and why, and its settlements."""
+    """A wager being judged: its stake, what it is due and why, and its settlements.
 
-    box: int
-    hand: int
-    spot: int
-    kind: str
-    stake: int
-    base: int
-    player: str | None
-    due: Cents
-    outcome: str
-    rule: str
-    play_hand: Hand | None = None
-    settles: list[SettleRec] = field(default_factory=list)
-    at_once: bool = False
-    verdict: str = "ok"
-    line: str | None = None
-    """A side bet's paid line (games.md §1), None where none won (or not a side bet)."""
-    ratio: Fraction | None = None
-    """What that line pays to 1."""
-    decided: int | None = None
-    """A side bet: the index of the event that decided it (§1's "decided"), if it came."""
-    side: bool = False
+    A plain class with slots and its own ``__init__``, as :class:`~audit.engine.state.Hand`:
+    a round makes one per staked spot, and the ``__init__`` a dataclass writes is
+    Python the compiled engine cannot compile (it was 6% of an Italian night's replay,
+    and each field the side bets added cost more of it, issue 32).
+    """
+
+    __slots__ = (
+        "at_once", "base", "box", "decided", "due", "hand", "kind", "line", "outcome",
+        "play_hand", "player", "ratio", "rule", "settles", "side", "spot", "stake", "verdict",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        box: int,
+        hand: int,
+        spot: int,
+        kind: str,
+        stake: int,
+        base: int,
+        player: str | None,
+        due: Cents,
+        outcome: str,
+        rule: str,
+        play_hand: Hand | None = None,
+    ) -> None:
+        self.box = box
+        self.hand = hand
+        self.spot = spot
+        self.kind = kind
+        self.stake = stake
+        self.base = base
+        self.player = player
+        self.due = due
+        self.outcome = outcome
+        self.rule = rule
+        self.play_hand = play_hand
+        self.settles: list[SettleRec] = []
+        self.at_once = False
+        self.verdict = "ok"
+        self.line: str | None = None
+        """A side bet's paid line (games.md §1), None where none won (or not a side bet)."""
+        self.ratio: Fraction | None = None
+        """What that line pays to 1."""
+        self.decided: int | None = None
+        """A side bet: the index of the event that decided it (§1's "decided"), if it came."""
+        self.side = False
+
+    def __repr__(self) -> str:
+        return (
+            f"Wager({self.where()} {self.kind}: stake {self.stake}, due {self.due}, "
+            f"{self.outcome!r}, settled {[s.amount for s in self.settles]}, {self.verdict})"
+        )
 
     @property
     def key(self) -> WagerKey:
@@ -173,7 +202,7 @@ def _decided_at(rnd: Round, evaluator: str, first: list[tuple[str, int]]) -> int
         return None
     at = first[1][1]
     if evaluator == "three_card":
-        i = rnd.rules.initial_deal.upcard_index
+        i = rnd.deal.upcard_index
         i = 0 if i is None or rnd.hole_index is None else i
         if len(rnd.dealer_indexes) <= i:
             return None

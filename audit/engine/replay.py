@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
+from audit.engine.deal import DealShape
 from audit.engine.dealer import dealer_natural
 from audit.engine.event import ROUND_TYPES, RoundEvent, cents, round_event
 from audit.engine.hands import best_total, is_soft
@@ -34,7 +35,7 @@ from audit.engine.sink import Breach, FindingSink
 from audit.events import models as m
 from audit.events.models import AnyEvent, UnknownEvent
 from audit.findings import Code, Finding
-from audit.profiles.model import Profile, Rules
+from audit.profiles.model import Profile, Rules, SideBetTable
 
 ShoeEvent = RoundEvent | AnyEvent
 """What :func:`replay_shoe` takes: round events as :class:`RoundEvent` (or models), shoe
@@ -103,6 +104,9 @@ class _Shoe:
         self.streak = context.banker_rounds_before
         self.plans: dict[tuple[int, ...], tuple[Any, ...]] = {}
         """The deal's plan by staked boxes: the same boxes round after round, planned once."""
+        # read from the profile once a shoe, not once a round (pydantic reads, issue 32)
+        self.deal = DealShape(self.rules.initial_deal)
+        self.side_tables: dict[str, SideBetTable] = profile.side_bet_tables
 
     # ------------------------------------------------------------------ shoe events
 
@@ -139,6 +143,7 @@ class _Shoe:
             return
         self.opened = e
         self.tracker.decks = e.decks
+        side_limits = e.__dict__.get("side_limits")
         self.limits = Limits(
             min_bet=None if e.min_bet is None else cents(e.min_bet),
             max_bet=None if e.max_bet is None else cents(e.max_bet),
@@ -148,8 +153,10 @@ class _Shoe:
                     None if lim.min_bet is None else cents(lim.min_bet),
                     None if lim.max_bet is None else cents(lim.max_bet),
                 )
-                for kind, lim in (e.__dict__.get("side_limits") or {}).items()
-            ),
+                for kind, lim in side_limits.items()
+            )
+            if side_limits
+            else (),
         )
         ctx = self.context
         self.streak = ctx.banker_rounds_before if ctx.banker == e.dealer else 0
@@ -333,7 +340,7 @@ class _Shoe:
         rnd = Round(
             number, self.rules, self.sink, self.limits, self.banker,
             trace=self.trace and not skipped, plans=self.plans,
-            side_tables=self.profile.side_bet_tables,
+            side_tables=self.side_tables, deal=self.deal,
         )  # fmt: skip
         rnd.skipped = skipped
         rnd.first_seq = e.seq

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from audit.engine.betting import bet, close_betting
-from audit.engine.deal import DEALER, deal_plan, deal_problems, expected_face, where
+from audit.engine.deal import DEALER, DealShape, deal_plan, deal_problems, expected_face, where
 from audit.engine.dealer import dealer_must_draw, dealer_natural
 from audit.engine.dealer_turn import dealer_card, finish_dealer, resolve_pending
 from audit.engine.decisions import action, split_ace_one_card
@@ -46,7 +46,7 @@ from audit.engine.sidebets import SideStake, needs_dealer
 from audit.engine.sink import Breach, FindingSink
 from audit.engine.state import Box, Hand, Late, Skip
 from audit.events import models as m
-from audit.events.cards import is_ace, is_ten_value
+from audit.events.cards import TEN_VALUES
 from audit.findings import Code, Finding
 from audit.profiles.model import Rules, SideBetTable
 
@@ -55,8 +55,13 @@ if TYPE_CHECKING:
 
 
 def upcard_can_bj(card: str) -> bool:
-    """An up card under which the dealer may still hold a blackjack: an ace or a ten-value."""
-    return is_ace(card) or is_ten_value(card)
+    """An up card under which the dealer may still hold a blackjack: an ace or a ten-value.
+
+    :func:`~audit.events.cards.is_ace` and :func:`~audit.events.cards.is_ten_value` read in
+    place: they are not compiled, and a round asks this at least once (issue 32).
+    """
+    rank = card[0]
+    return rank == "A" or rank in TEN_VALUES
 
 
 class Limits(NamedTuple):
@@ -105,12 +110,15 @@ class Round:
         trace: bool = False,
         plans: dict[tuple[int, ...], tuple[Any, ...]] | None = None,
         side_tables: dict[str, SideBetTable] | None = None,
+        deal: DealShape | None = None,
     ) -> None:
         self.number = number
         self.rules = rules
         self.sink = sink
         self.limits = limits
         self.banker = banker
+        self.deal = deal if deal is not None else DealShape(rules.initial_deal)
+        """The profile's deal as plain values (read once a shoe and shared by its rounds)."""
         self.phase = Phase.BETTING
         self.status = "open"
         self.steps: list[Step] | None = [] if trace else None
@@ -126,7 +134,7 @@ class Round:
         self.close_event: str | None = None
         self.closed_by_burn = False
         # side bets (games.md §2-§4): by (box, spot, id), and the cards of each box they read
-        self.side_tables: dict[str, SideBetTable] = side_tables or {}
+        self.side_tables: dict[str, SideBetTable] = {} if side_tables is None else side_tables
         self.side: dict[tuple[int, int, str], SideStake] = {}
         self.box_first: dict[int, list[tuple[str, int]]] = {}
         """The box's first two cards as dealt, with their indexes (tracked once a side bet
@@ -417,7 +425,7 @@ class Round:
         if plan is None:
             plan = self.plans[seats] = deal_plan(self.rules.initial_deal, seats)
         self.plan = plan
-        self.deal_needed = 2 * len(self.order) + self.rules.initial_deal.dealer_cards
+        self.deal_needed = 2 * len(self.order) + self.deal.dealer_cards
 
     def _deal_complete(self) -> bool:
         """Every staked box has its two cards and the dealer his (the deal's plan is served)."""
@@ -433,7 +441,7 @@ class Round:
             # games.md §3 "Known": a 2-9 up card rules the blackjack out at once, with a
             # hole card or without one (his second card can no longer make it)
             self.known_index = self.dealer_indexes[
-                0 if self.hole_index is None else self.rules.initial_deal.upcard_index or 0
+                0 if self.hole_index is None else self.deal.upcard_index or 0
             ]
         if self.hole_index is None:
             return  # no hole card (or a missing one): judged as a game without (games.md §3)
@@ -447,7 +455,7 @@ class Round:
 
     def upcard(self) -> str | None:
         """The dealer's up card as the profile's deal places it (games.md §1), if dealt."""
-        i = self.rules.initial_deal.upcard_index
+        i = self.deal.upcard_index
         if i is None:
             return None
         if self.hole_index is None:
@@ -458,7 +466,7 @@ class Round:
         """The card insurance and even money are offered against: the dealer's up card
         (games.md §1: ``initial_deal``'s, with no hole card his first); where the deal gives
         him none face up (the home banker), his first card, as v1 read it."""
-        if self.rules.initial_deal.upcard_index is None:
+        if self.deal.upcard_index is None:
             return self.dealer[0] if self.dealer else None
         return self.upcard()
 
@@ -540,10 +548,10 @@ class Round:
         assert e.card is not None
         h: Hand | None = None
         if seat == DEALER:
-            deal = self.rules.initial_deal
+            deal = self.deal
             if len(self.dealer) < deal.dealer_cards:
                 self.deal_needed -= 1
-            if deal.has_hole_card and len(self.dealer) == deal.hole_card_index:
+            if deal.hole_card_index is not None and len(self.dealer) == deal.hole_card_index:
                 # judged as dealt: out of place or face up is DEAL_ORDER (above), still his
                 self.hole_index = len(self.dealer)
                 self.hole_turned = e.face_up
