@@ -149,7 +149,7 @@ class ReadAhead:
             session = Session(self._cursor)
             number = 0
             for group in self._groups:
-                pool = _Pool(lambda blocks: self._put(Pass(self._prepare(session, blocks))))
+                pool = LinePool(lambda blocks: self._put(Pass(self._prepare(session, blocks))))
                 for path in group:
                     row = same_bytes(path, self._known.get(str(path), []))
                     if row is not None:
@@ -171,7 +171,7 @@ class ReadAhead:
                 raise _Stopped
         return session.prepare(blocks)
 
-    def _read(self, path: Path, number: int, pool: _Pool) -> None:
+    def _read(self, path: Path, number: int, pool: LinePool) -> None:
         reader = LogReader(path)
         try:
             for batch in reader.batches():
@@ -196,7 +196,7 @@ _AHEAD_ITEMS = 4096
 reader) but for the passes, which :data:`PASSES_OUT` bounds."""
 
 
-class _Pool:
+class LinePool:
     """Blocks of lines from one or more files, handed on a batch's worth at a time.
 
     The batches of small files are pooled (each line keeps its file's number), so

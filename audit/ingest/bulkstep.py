@@ -177,10 +177,12 @@ which takes ~40% off its time."""
 class Session:
     """One DuckDB connection doing the per-batch work (the store's, or a scratch one).
 
-    :meth:`store` sends the lines whose id is new to the database and to the
-    batch straight from the bulk query into ``events``; only the others (an id
-    seen before, or a line the bulk validator did not accept) come back to
-    Python as the batch's ``rest``. :meth:`validate` stores nothing.
+    :meth:`prepare` splits a batch's blocks and runs the bulk query over them
+    (nothing read from the database: ingest runs it a pass ahead, on a cursor of
+    its own); :meth:`store_prepared` sends the lines whose id is new into
+    ``events``; only the others (an id seen before, or a line the bulk validator
+    did not accept) come back as the batch's ``rest``. :meth:`validate` stores
+    nothing.
 
     Per-batch data lives in Arrow tables that a query sees under a name
     (``relation.query(name, sql)``), never in temp tables or registered views:
@@ -322,17 +324,14 @@ class Session:
         kept = lines.select(["file_id", "line_no", "skip", "rid"])
         return Prepared(blocks, kept, typed, too_long)
 
-    def store(self, blocks: list[Block]) -> list[tuple[int, Reject]]:
-        """New events straight into ``events``; the other lines into ``rest``.
-
-        ``blocks`` may come from several files (each line keeps its file's
-        id). Returns the too-long lines, by file. Lines the bulk validator did
-        not accept come back with ``valid`` false, for :meth:`recheck`.
-        """
-        return self.store_prepared(self.prepare(blocks))
-
     def store_prepared(self, prepared: Prepared) -> list[tuple[int, Reject]]:
-        """:meth:`store` of a pass already through :meth:`prepare` (on any connection)."""
+        """New events of a pass through :meth:`prepare` (on any connection) straight into
+        ``events``; the other lines into ``rest``.
+
+        The pass may come from several files (each line keeps its file's id). Returns
+        the too-long lines, by file. Lines the bulk validator did not accept come back
+        with ``valid`` false, for :meth:`recheck`.
+        """
         pc = self.pc
         lines, typed = prepared.lines, prepared.typed
         self.skipped = lines.filter(pc.is_valid(lines.column("skip"))).select(

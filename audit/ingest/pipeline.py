@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from audit.errors import NoLogsError
 from audit.ingest import reader as _reader
-from audit.ingest.ahead import Again, Item, Pass, Read, ReadAhead, _Pool
+from audit.ingest.ahead import Again, Item, LinePool, Pass, Read, ReadAhead
 from audit.ingest.bulkstep import (
     Block,
     FileResult,
@@ -289,7 +289,7 @@ def _validate(found: Found, con: Any) -> ValidationReport:
         con.execute("SET TimeZone = 'UTC'")
         session = Session(con)
         results: dict[int, FileResult] = {}
-        pool = _Pool(lambda blocks: _validate_blocks(session, blocks, results))
+        pool = LinePool(lambda blocks: _validate_blocks(session, blocks, results))
         for index, path in enumerate(files):
             result = results[index] = FileResult(FileSummary(str(path)))
             reader = LogReader(path)
