@@ -93,20 +93,19 @@ def dealer_step(rnd: Round, e: RoundEvent, pos: int, word: str | None, why: str 
     if rnd.steps is None:
         return
     rule = f"; the rule said {word}" if word else ""
-    if rnd.steps is not None:
-        rnd.step(
-            e,
-            f"{e.card} to the dealer (pos {pos}){rule}",
-            pos=pos,
-            card=e.card,
-            target="dealer",
-            cards=tuple(rnd.dealer),
-            total=best_total(rnd.dealer),
-            soft=is_soft(rnd.dealer),
-            dealer_rule=word,
-            allowed=why is None,
-            why_not=why,
-        )
+    rnd.step(
+        e,
+        f"{e.card} to the dealer (pos {pos}){rule}",
+        pos=pos,
+        card=e.card,
+        target="dealer",
+        cards=tuple(rnd.dealer),
+        total=best_total(rnd.dealer),
+        soft=is_soft(rnd.dealer),
+        dealer_rule=word,
+        allowed=why is None,
+        why_not=why,
+    )
 
 
 def hole_card(rnd: Round, e: RoundEvent) -> None:

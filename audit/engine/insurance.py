@@ -39,16 +39,7 @@ def insurance_bet(rnd: Round, e: RoundEvent, index: int) -> None:
                 spot=e.spot,
             )
         )
-        if rnd.steps is not None:
-            rnd.step(
-                e,
-                f"box {e.box} spot {e.spot} insures {money(e.amount)}: no such box",
-                box=e.box,
-                spot=e.spot,
-                amount=money(e.amount),
-                allowed=False,
-                why_not="no such box",
-            )
+        _insurance_step(rnd, e, "no such box", ": no such box")
         return
     stake = b.hands[0].stakes.get(e.spot, 0) if b.hands else 0
     r = rnd.rules
@@ -86,16 +77,23 @@ def insurance_bet(rnd: Round, e: RoundEvent, index: int) -> None:
         )
     old, ids = rnd.insurance.get((e.box, e.spot), (0, []))
     rnd.insurance[(e.box, e.spot)] = (old + e.amount, [*ids, e.id])
-    if rnd.steps is not None:
-        rnd.step(
-            e,
-            f"box {e.box} spot {e.spot} insures {money(e.amount)}",
-            box=e.box,
-            spot=e.spot,
-            amount=money(e.amount),
-            allowed=not reasons,
-            why_not="; ".join(why for _, why in reasons) or None,
-        )
+    _insurance_step(rnd, e, "; ".join(why for _, why in reasons) or None)
+
+
+def _insurance_step(rnd: Round, e: RoundEvent, why_not: str | None, note: str = "") -> None:
+    """With ``trace`` on, the step an insurance bet leaves: allowed unless ``why_not``."""
+    if rnd.steps is None:
+        return
+    assert e.amount is not None
+    rnd.step(
+        e,
+        f"box {e.box} spot {e.spot} insures {money(e.amount)}{note}",
+        box=e.box,
+        spot=e.spot,
+        amount=money(e.amount),
+        allowed=why_not is None,
+        why_not=why_not,
+    )
 
 
 def even_money(rnd: Round, e: RoundEvent, index: int) -> None:
