@@ -39,6 +39,7 @@ from audit.ingest import reader as _reader
 from audit.ingest.bulkstep import Block, Prepared, Session, blocks_of
 from audit.ingest.reader import Batch, FileError, LogReader
 from audit.ingest.storing import same_bytes
+from audit.store.store import set_memory_limit
 
 
 @dataclass(slots=True)
@@ -98,9 +99,23 @@ class ReadAhead:
     ``known`` are the paths' :func:`~audit.ingest.storing.stored_rows`. ``con`` is the
     store's connection: the thread queries on a cursor of it (the same database, the
     same memory limit), in UTC as the store.
+
+    ``limits`` (:meth:`~audit.store.Store.memory_bounds`): DuckDB's limit is raised to the
+    first while a pass is split and validated, and lowered to the second before the main
+    thread stores one, which evicts the table blocks DuckDB has cached (the probe for
+    stored ids reads every one's ``id``), so the cache does not grow with the database.
+    The limit is global: it is lowered only while no pass is being made (the main thread
+    between statements, holding a pass), on a cursor of its own outside any transaction
+    (a limit DuckDB cannot evict down to fails there alone, and stays raised).
     """
 
-    def __init__(self, con: Any, groups: Sequence[Sequence[Path]], known: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        con: Any,
+        groups: Sequence[Sequence[Path]],
+        known: dict[str, Any],
+        limits: tuple[str, str] | None = None,
+    ) -> None:
         self._cursor = con.cursor()
         self._cursor.execute("SET TimeZone = 'UTC'")
         self._groups = groups
@@ -108,6 +123,12 @@ class ReadAhead:
         self._items: queue.Queue[Item | GroupEnd | _Failed] = queue.Queue(maxsize=_AHEAD_ITEMS)
         self._passes = threading.Semaphore(PASSES_OUT)
         self._stop = threading.Event()
+        self._limits = limits
+        self._limiter = con.cursor() if limits is not None else None
+        self._limit_lock = threading.Lock()
+        """Held while the limit is set, by either thread."""
+        self._making = False
+        """Whether the thread is making a pass (the limit raised)."""
         self._thread = threading.Thread(target=self._run, name="shoe-audit-read-ahead", daemon=True)
         self._thread.start()
 
@@ -119,10 +140,33 @@ class ReadAhead:
                 raise item.error
             if isinstance(item, GroupEnd):
                 return
+            if isinstance(item, Pass):
+                self._bound_cache()
             yield item
             if isinstance(item, Pass):  # stored: the thread may make another
                 self._passes.release()
             del item  # a stored pass is not held while the next one is made
+
+    def _bound_cache(self) -> None:
+        """The limit lowered before a pass is stored (see the class), unless a pass is being
+        made (with more than one pass out)."""
+        if self._limiter is None or self._limits is None:
+            return
+        with self._limit_lock:
+            if not self._making:
+                set_memory_limit(self._limiter, self._limits[1])
+
+    def evict_cache(self) -> None:
+        """Evict DuckDB's cached table blocks now (the main thread between statements: after
+        a group's derived tables are refreshed, which read many). While a pass is being
+        made the limit is raised again at once; a query of the thread's that needed more
+        meanwhile spills, as every query of ingest's does at the lower limit."""
+        if self._limiter is None or self._limits is None:
+            return
+        with self._limit_lock:
+            set_memory_limit(self._limiter, self._limits[1])
+            if self._making:
+                set_memory_limit(self._limiter, self._limits[0])
 
     def close(self) -> None:
         """Stop the thread (at once when the ingest ended early) and wait for it."""
@@ -134,6 +178,9 @@ class ReadAhead:
             with contextlib.suppress(queue.Empty):
                 self._items.get(timeout=0.05)
         self._cursor.close()
+        if self._limiter is not None and self._limits is not None:
+            set_memory_limit(self._limiter, self._limits[0])
+            self._limiter.close()
 
     def _put(self, item: Item | GroupEnd | _Failed) -> None:
         while not self._stop.is_set():
@@ -169,7 +216,15 @@ class ReadAhead:
         while not self._passes.acquire(timeout=0.05):
             if self._stop.is_set():
                 raise _Stopped
-        return session.prepare(blocks)
+        if self._limits is not None:
+            with self._limit_lock:
+                self._making = True
+                set_memory_limit(self._cursor, self._limits[0])  # raising cannot fail
+        try:
+            return session.prepare(blocks)
+        finally:
+            with self._limit_lock:
+                self._making = False
 
     def _read(self, path: Path, number: int, pool: LinePool) -> None:
         reader = LogReader(path)

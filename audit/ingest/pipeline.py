@@ -64,7 +64,7 @@ from audit.ingest.summary import FileSummary, IngestSummary, ValidationReport
 from audit.store import Store, ledger
 from audit.store.books import note_day_cuts
 from audit.store.failures import plain_failures
-from audit.store.store import INGEST_MEMORY_LIMIT, day_start_minutes
+from audit.store.store import INGEST_CACHE_LIMIT, INGEST_MEMORY_LIMIT, day_start_minutes
 
 if TYPE_CHECKING:
     from audit.books.house import House
@@ -206,8 +206,9 @@ def ingest_paths(
     all. A file that cannot be read (or a gzip damaged part-way) is reported
     in its :class:`FileSummary` ``error`` and the others are ingested.
 
-    DuckDB's memory is :data:`audit.store.store.INGEST_MEMORY_LIMIT` while it runs,
-    unless one was chosen (``SHOE_AUDIT_MEMORY``).
+    DuckDB's memory is :data:`audit.store.store.INGEST_MEMORY_LIMIT` while it runs, and
+    :data:`~audit.store.store.INGEST_CACHE_LIMIT` while a pass is stored (its cache
+    evicted), unless one was chosen (``SHOE_AUDIT_MEMORY``).
     """
     day_start_minutes(day_start)  # fail early on a bad value
     with store.held_to(INGEST_MEMORY_LIMIT):
@@ -239,13 +240,15 @@ def _ingest_paths(
     days: set[dt.date] = set()
     now = dt.datetime.now(dt.UTC)
     groups = list(_groups(files))
-    ahead = ReadAhead(store.con, groups, stored_rows(store, files))
+    limits = store.memory_bounds(INGEST_MEMORY_LIMIT, INGEST_CACHE_LIMIT)
+    ahead = ReadAhead(store.con, groups, stored_rows(store, files), limits)
     try:
         for _ in groups:
             with store.transaction() as con:
                 con.execute(TOUCHED)
                 summary.files += _ingest_group(store, session, ahead.group(), on_batch, now)
                 days.update(refresh_derived(store, complete))
+                ahead.evict_cache()
     finally:
         ahead.close()
     if found.unlisted:

@@ -167,6 +167,14 @@ class Store:
         finally:
             self.con.execute("SET memory_limit = ?", [self.memory])
 
+    def memory_bounds(self, work: str, cache: str) -> tuple[str, str] | None:
+        """(``work``, ``cache``): the limits a command raises to for its heavy queries and
+        lowers to between them, to keep DuckDB's cache small; None when the limit was
+        chosen (``SHOE_AUDIT_MEMORY``, which then holds throughout) or none is set."""
+        if self.memory_chosen or self.memory is None:
+            return None
+        return work, cache
+
     @contextmanager
     def held_to(self, limit: str) -> Iterator[None]:
         """:meth:`memory_limit`, and the block's writes checkpointed before it is lifted.
@@ -603,6 +611,37 @@ RSS with it (775 MiB at 100,000 rounds, 1,350 MiB at 1,000,000). Held to this, t
 stays the size of a batch's work whatever the database holds. (An earlier measure, 77
 against 63 s at 500MB, was not borne out: at 100,000 rounds, the same load, 54.4 CPU-s
 at 256MB against 52.7 at 1GB, 644 against 706 MiB.)"""
+
+INGEST_CACHE_LIMIT = "128MB"
+"""DuckDB's memory while ``ingest`` stores a pass, when none was chosen (issue 33, session 7).
+
+The probe for ids stored before reads the ``id`` of every stored event each pass, and the
+derived tables' refresh reads much of ``events`` each group; DuckDB keeps what it read
+cached up to its limit, so at :data:`INGEST_MEMORY_LIMIT` throughout the cache grew with
+the database (the 20-table night's peak 917-939 MiB at 100,000 rounds, 1,058 MiB and more
+at 1,000,000). Splitting and validating a pass needs ~200MB (at 160MB the month took
+28.3 s against 23.0), storing one does not: so the limit is raised for the first and
+lowered to this for the second, and dipped to it after each refresh, which evicts the
+cache (:meth:`Store.memory_bounds`, :mod:`audit.ingest.ahead`). Peaks now 854-867 MiB and
+995 MiB; the price, reading evicted blocks again, ~5% of ingest's time (22.9 -> 24.2 s,
+medians of three, the 100,000-round night)."""
+
+
+def set_memory_limit(con: Any, limit: str) -> bool:
+    """``SET memory_limit`` on ``con``; whether it took.
+
+    Lowering the limit evicts DuckDB's cached blocks down to it, and fails when more than
+    ``limit`` is pinned: ``con`` must then be a cursor of its own in no transaction (a
+    failed statement would abort a transaction), and the limit stays where it was.
+    """
+    import duckdb
+
+    try:
+        con.execute("SET memory_limit = ?", [limit])
+    except duckdb.Error:
+        return False
+    return True
+
 
 REPORT_MEMORY_LIMIT = "512MB"
 """DuckDB's memory during ``report`` when none was chosen (issue 33). The report reads every

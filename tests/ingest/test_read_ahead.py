@@ -192,3 +192,85 @@ def test_the_thread_holds_one_pass_ahead_at_most(
     summary = ingest_paths(store, [tmp_path / "logs"])
     assert sum(f.new for f in summary.files) > 0
     assert out == {"now": 0, "most": ahead.PASSES_OUT}
+
+
+def _limits_seen(monkeypatch: pytest.MonkeyPatch) -> dict[str, set[str]]:
+    """DuckDB's memory limit as each pass was made and as each was stored."""
+    seen: dict[str, set[str]] = {"made": set(), "stored": set()}
+    prepare, store_prepared = bulkstep.Session.prepare, bulkstep.Session.store_prepared
+
+    def limit(con: Any) -> str:
+        return str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
+
+    def seen_prepare(self: bulkstep.Session, blocks: list[bulkstep.Block]) -> Any:
+        seen["made"].add(limit(self.con))
+        return prepare(self, blocks)
+
+    def seen_store(self: bulkstep.Session, p: bulkstep.Prepared) -> Any:
+        seen["stored"].add(limit(self.con))
+        return store_prepared(self, p)
+
+    monkeypatch.setattr(bulkstep.Session, "prepare", seen_prepare)
+    monkeypatch.setattr(bulkstep.Session, "store_prepared", seen_store)
+    return seen
+
+
+def test_the_cache_is_evicted_while_a_pass_is_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33 (session 7): the probe for stored ids reads every stored id, and DuckDB kept
+    it cached up to ingest's limit, so the peak grew with the database (over 1 GiB at
+    1,000,000 rounds). A pass is made at INGEST_MEMORY_LIMIT and stored at
+    INGEST_CACHE_LIMIT, and the limit is back when ingest ends."""
+    _month(tmp_path / "logs")
+    monkeypatch.setattr(pipeline, "GROUP_FILES", 2)
+    monkeypatch.delenv("SHOE_AUDIT_MEMORY", raising=False)
+    seen = _limits_seen(monkeypatch)
+    with open_store(tmp_path / "a.duckdb") as store:
+        before = store.con.execute("SELECT current_setting('memory_limit')").fetchall()
+        summary = ingest_paths(store, [tmp_path / "logs"])
+        after = store.con.execute("SELECT current_setting('memory_limit')").fetchall()
+    assert sum(f.new for f in summary.files) > 0
+    assert seen == {"made": {"244.1 MiB"}, "stored": {"122.0 MiB"}}  # 256MB, 128MB
+    assert after == before
+
+
+def test_a_memory_limit_chosen_holds_throughout_ingest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SHOE_AUDIT_MEMORY is the user's: ingest neither raises nor lowers it."""
+    _month(tmp_path / "logs")
+    monkeypatch.setenv("SHOE_AUDIT_MEMORY", "300MB")
+    seen = _limits_seen(monkeypatch)
+    with open_store(tmp_path / "a.duckdb") as store:
+        ingest_paths(store, [tmp_path / "logs"])
+    assert seen == {"made": {"286.1 MiB"}, "stored": {"286.1 MiB"}}
+
+
+def test_a_limit_duckdb_cannot_evict_down_to_fails_alone(tmp_path: Path) -> None:
+    """Lowering the limit fails while more than it is pinned; on a cursor of its own the
+    failure leaves the limit as it was and another connection's transaction going (on
+    that connection it would abort the transaction, which is why ingest never lowers
+    there)."""
+    import duckdb
+
+    from audit.store.store import set_memory_limit
+
+    con = duckdb.connect(str(tmp_path / "x.duckdb"))
+    con.execute("SET memory_limit = '256MB'")
+    con.execute("CREATE TABLE t (i BIGINT)")
+    con.execute("BEGIN")
+    con.execute("INSERT INTO t SELECT range FROM range(1000)")
+    busy = con.cursor()
+    sorted_rows = busy.sql("SELECT * FROM range(5000000) r(x) ORDER BY x DESC").to_arrow_reader(
+        1000
+    )
+    sorted_rows.read_next_batch()  # the sort's memory is pinned while its rows are read
+    limiter = con.cursor()
+    assert set_memory_limit(limiter, "1kB") is False
+    assert limiter.execute("SELECT current_setting('memory_limit')").fetchall() == [("244.1 MiB",)]
+    con.execute("INSERT INTO t VALUES (-1)")
+    con.execute("COMMIT")
+    assert con.execute("SELECT count(*) FROM t").fetchall() == [(1001,)]
+    assert set_memory_limit(limiter, "128MB") is True
+    con.close()
