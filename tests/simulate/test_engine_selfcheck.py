@@ -8,6 +8,8 @@ on rich ones (``rich_share=1.0``: every optional field of TEL/1, void rounds,
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from audit.findings import Code
@@ -65,8 +67,28 @@ ROUNDS: dict[Code, int] = {
 """Rare opportunities need longer runs (three sevens: about 1.5 per 1000 rounds of 001)."""
 
 
-@pytest.mark.parametrize("profile", PROFILES + GAMES)
-@pytest.mark.parametrize(("seed", "rich_share"), [(11, 0.0), (12, 1.0)], ids=["plain", "rich"])
+def _each_profile_once_by_default(
+    variants: list[tuple[str, tuple[object, ...]]],
+) -> list[Any]:  # pytest.param's ParameterSet is not public
+    """Every (variant, profile) pair, ids as ``plain-PROFILE``; the default suite keeps each
+    profile once, plain and rich in turn (so both kinds of table, and every profile, are
+    in it), the other half is ``slow`` (issue 33: eight near-identical 300-round nights)."""
+    return [
+        pytest.param(
+            profile,
+            *values,
+            id=f"{name}-{profile}",
+            marks=[] if i % len(variants) == j else [pytest.mark.slow],
+        )
+        for j, (name, values) in enumerate(variants)
+        for i, profile in enumerate(PROFILES + GAMES)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("profile", "seed", "rich_share"),
+    _each_profile_once_by_default([("plain", (11, 0.0)), ("rich", (12, 1.0))]),
+)
 def test_clean_logs_raise_no_finding(profile: str, seed: int, rich_share: float) -> None:
     report, injected = audit_run(
         iter_shoes(
@@ -77,8 +99,9 @@ def test_clean_logs_raise_no_finding(profile: str, seed: int, rich_share: float)
     assert [(f.code, f.shoe, f.round, f.message) for f in report.unexpected] == []
 
 
-@pytest.mark.parametrize("profile", PROFILES + GAMES)
-@pytest.mark.parametrize("rich_share", [0.0, 1.0], ids=["plain", "rich"])
+@pytest.mark.parametrize(
+    ("profile", "rich_share"), _each_profile_once_by_default([("plain", (0.0,)), ("rich", (1.0,))])
+)
 def test_injected_errors_found_at_their_place_and_nothing_else(
     profile: str, rich_share: float
 ) -> None:
