@@ -50,9 +50,10 @@ _UPCARD = """CASE substr(r.dealer_upcard, 1, 1)
 # The rounds the dealer had to play out (audit.stats.dealing.dealer_rounds): closed, an
 # up card and the shoe's decks known, a main hand still open when he played
 # (WagerFacts.open_rounds), and the cards out when he drew: those before his second
-# card, else (he stood on his first) those before the round and the up card. In the
-# order of the up card: a batch then holds one or two, and polars plans the chances of
-# each up card in a batch once (a third of a second a plan).
+# card, else (he stood on his first) those before the round and the up card. One up card
+# a query: polars plans the chances of each up card in a batch once (a third of a second
+# a plan), and a query over every hand of a 1,000,000-round night ran out of the report's
+# 512MB once the statistics' frames were loaded (issue 33, session 7).
 _HANDS = f"""
 WITH open_ AS (
   SELECT DISTINCT w.table_id, w.shoe, w.round
@@ -82,12 +83,12 @@ SELECT table_id, dealer, gaming_day, profile_id, upcard, dealer_natural, dealer_
     )
 }
 FROM out_
-WHERE upcard IS NOT NULL AND {
+WHERE upcard = ? AND {
     " AND ".join(
         f"seen[{i + 1}] <= decks * {16 if r == 'T' else 4}" for i, r in enumerate(_RANK_NAMES)
     )
 }
-ORDER BY upcard, profile_id
+ORDER BY profile_id
 """
 
 
@@ -101,12 +102,13 @@ def dealer_hand_batches(
     ``rows`` 0: :data:`HAND_BATCH`."""
     import polars as pl
 
-    params = [first, last, first, last, list(profiles)]
-    reader = store.con.sql(_HANDS, params=params).to_arrow_reader(batch_size=rows or HAND_BATCH)
-    for batch in reader:
-        frame = pl.from_arrow(batch)
-        assert isinstance(frame, pl.DataFrame)
-        yield frame
+    for upcard in range(len(_RANK_NAMES)):  # in the order of the up card
+        params = [first, last, first, last, list(profiles), upcard]
+        sql = store.con.sql(_HANDS, params=params)
+        for batch in sql.to_arrow_reader(batch_size=rows or HAND_BATCH):
+            frame = pl.from_arrow(batch)
+            assert isinstance(frame, pl.DataFrame)
+            yield frame
 
 
 # count_betting (audit.stats.counting): each player's stake a round (WagerFacts.stakes)
