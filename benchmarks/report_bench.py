@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -89,7 +90,9 @@ def audited(rounds: int, tables: int, seed: int, error_rate: float) -> Path:
 
 
 def report(db: Path, out: Path, days: int = 0, hand_batch: int = 0) -> dict[str, float]:
-    """One report in a fresh process: its seconds, rounds, pages and both peaks."""
+    """One report in a fresh process: its seconds, CPU seconds (the report's process and
+    its page workers), rounds, pages and both peaks."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     child = subprocess.Popen(
         [sys.executable, "-c", _REPORT, str(out), str(db), str(days), str(hand_batch)],
         stdout=subprocess.PIPE,
@@ -111,6 +114,8 @@ def report(db: Path, out: Path, days: int = 0, hand_batch: int = 0) -> dict[str,
         sys.exit(f"report failed (exit {child.returncode}):\n{stderr[-4000:]}")
     res = dict(json.loads(stdout.strip().splitlines()[-1]))
     res["together"], res["largest"] = together, largest
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    res["cpu"] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return res
 
 
@@ -153,9 +158,11 @@ def main() -> None:
                 shutil.rmtree(args.out, ignore_errors=True)
                 shutil.copytree(out, args.out)
     secs = statistics.median(r["secs"] for r in runs)
+    cpu = statistics.median(r["cpu"] for r in runs)
     print(
         f"report of {int(runs[0]['rounds']):,} rounds ({args.tables} tables, errors at"
-        f" {args.error_rate:.0%} of rounds): {secs:.2f} s, {int(runs[0]['pages']):,} hand pages"
+        f" {args.error_rate:.0%} of rounds): {secs:.2f} s ({cpu:.1f} CPU-s, workers"
+        f" included), {int(runs[0]['pages']):,} hand pages"
     )
     print(
         f"peak RSS: largest process {_mib(max(r['largest'] for r in runs))},"

@@ -94,7 +94,7 @@ def write_report(
     """
     from audit.store.store import REPORT_MEMORY_LIMIT
 
-    with store.memory_limit(REPORT_MEMORY_LIMIT):
+    with store.memory_limit(REPORT_MEMORY_LIMIT), store.memory_given_back():
         return _write_report(
             store,
             days,
