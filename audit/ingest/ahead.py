@@ -124,7 +124,7 @@ class ReadAhead:
         self._passes = threading.Semaphore(PASSES_OUT)
         self._stop = threading.Event()
         self._limits = limits
-        self._limiter = con.cursor() if limits is not None else None
+        self._limiter = con.cursor()
         self._limit_lock = threading.Lock()
         """Held while the limit is set, by either thread."""
         self._making = False
@@ -141,27 +141,19 @@ class ReadAhead:
             if isinstance(item, GroupEnd):
                 return
             if isinstance(item, Pass):
-                self._bound_cache()
+                self.evict_cache()  # no pass is being made: it stays lowered while stored
             yield item
             if isinstance(item, Pass):  # stored: the thread may make another
                 self._passes.release()
             del item  # a stored pass is not held while the next one is made
 
-    def _bound_cache(self) -> None:
-        """The limit lowered before a pass is stored (see the class), unless a pass is being
-        made (with more than one pass out)."""
-        if self._limiter is None or self._limits is None:
-            return
-        with self._limit_lock:
-            if not self._making:
-                set_memory_limit(self._limiter, self._limits[1])
-
     def evict_cache(self) -> None:
-        """Evict DuckDB's cached table blocks now (the main thread between statements: after
-        a group's derived tables are refreshed, which read many). While a pass is being
-        made the limit is raised again at once; a query of the thread's that needed more
-        meanwhile spills, as every query of ingest's does at the lower limit."""
-        if self._limiter is None or self._limits is None:
+        """Evict DuckDB's cached table blocks now, the limit lowered (the main thread between
+        statements: before it stores a pass, and after a group's derived tables are
+        refreshed, which read many). While a pass is being made the limit is raised again
+        at once; a query of the thread's that needed more meanwhile spills, as every query
+        of ingest's does at the lower limit."""
+        if self._limits is None:
             return
         with self._limit_lock:
             set_memory_limit(self._limiter, self._limits[1])
@@ -178,9 +170,9 @@ class ReadAhead:
             with contextlib.suppress(queue.Empty):
                 self._items.get(timeout=0.05)
         self._cursor.close()
-        if self._limiter is not None and self._limits is not None:
+        if self._limits is not None:
             set_memory_limit(self._limiter, self._limits[0])
-            self._limiter.close()
+        self._limiter.close()
 
     def _put(self, item: Item | GroupEnd | _Failed) -> None:
         while not self._stop.is_set():
