@@ -6,7 +6,9 @@ it; these hold the shape that keeps it down."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -15,6 +17,8 @@ from audit.store import Store
 from tests.memory_limits import held_limit, shown
 from tests.reports.conftest import STAMP
 from tests.reports.nights import DAY
+
+T = TypeVar("T")
 
 
 def test_the_statistics_run_alone_before_the_pages_and_the_figures(
@@ -46,6 +50,23 @@ def test_the_report_reads_no_frame_of_every_wager(store: Store) -> None:
     assert data.facts.stakes.height > 0
 
 
+def _seen_by_the_statistics(
+    monkeypatch: pytest.MonkeyPatch, probe: Callable[[Store], T]
+) -> list[T]:
+    """``probe(store)`` each time the report's statistics start (the list fills as they do)."""
+    import audit.batch.statistics as statistics
+
+    during: list[T] = []
+    real = statistics.report_statistics
+
+    def seen(store: Store, *args: object, **kw: object) -> object:
+        during.append(probe(store))
+        return real(store, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(statistics, "report_statistics", seen)
+    return during
+
+
 @pytest.mark.parametrize("chosen", [None, "2GB"], ids=["default", "SHOE_AUDIT_MEMORY"])
 def test_the_report_holds_duckdb_to_its_own_limit_unless_one_was_chosen(
     night: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chosen: str | None
@@ -54,21 +75,13 @@ def test_the_report_holds_duckdb_to_its_own_limit_unless_one_was_chosen(
     default: most of a 1,000,000-round report's 1.5 GiB); the report holds it to
     REPORT_MEMORY_LIMIT (512MB) while it runs and gives the store's back after.
     SHOE_AUDIT_MEMORY still decides when set."""
-    import audit.batch.statistics as statistics
     from audit.store import open_store
 
     if chosen is None:
         monkeypatch.delenv("SHOE_AUDIT_MEMORY", raising=False)
     else:
         monkeypatch.setenv("SHOE_AUDIT_MEMORY", chosen)
-    during: list[str] = []
-    real = statistics.report_statistics
-
-    def seen(store: Store, *args: object, **kw: object) -> object:
-        during.append(held_limit(store))
-        return real(store, *args, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(statistics, "report_statistics", seen)
+    during = _seen_by_the_statistics(monkeypatch, held_limit)
     with open_store(night, read_only=True) as store:
         before = held_limit(store)
         write_report(store, [DAY], tmp_path / "report", "html", generated_at=STAMP, workers=1)
@@ -84,21 +97,13 @@ def test_the_report_has_duckdb_give_freed_memory_back_while_it_runs(
     freed stayed resident (~200 MiB of the 100,000-round night's report, growing with the
     rounds) under the evidence check and the hand pages' feed. The report turns them on
     while it runs, and leaves the setting as it found it."""
-    import audit.batch.statistics as statistics
     from audit.store import open_store
 
     def threads(store: Store) -> bool:
         query = "SELECT current_setting('allocator_background_threads')"
         return bool(store.con.execute(query).fetchall()[0][0])
 
-    during: list[bool] = []
-    real = statistics.report_statistics
-
-    def seen(store: Store, *args: object, **kw: object) -> object:
-        during.append(threads(store))
-        return real(store, *args, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(statistics, "report_statistics", seen)
+    during = _seen_by_the_statistics(monkeypatch, threads)
     with open_store(night, read_only=True) as store:
         assert not threads(store)
         write_report(store, [DAY], tmp_path / "report", "html", generated_at=STAMP, workers=1)
