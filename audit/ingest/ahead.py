@@ -205,15 +205,25 @@ class ReadAhead:
                 self._put(_Failed(exc))
 
     def _prepare(self, session: Session, blocks: list[Block]) -> Prepared:
+        """A pass split, then (once the last pass is stored) checked: the split overlaps
+        the insert of the last pass, on the core the insert leaves idle."""
+        with self._made():
+            split = session.split(blocks)
         while not self._passes.acquire(timeout=0.05):
             if self._stop.is_set():
                 raise _Stopped
+        with self._made():
+            return session.checked(split)
+
+    @contextlib.contextmanager
+    def _made(self) -> Iterator[None]:
+        """DuckDB's limit raised while a pass is made (see :meth:`evict_cache`)."""
         if self._limits is not None:
             with self._limit_lock:
                 self._making = True
                 set_memory_limit(self._cursor, self._limits[0])  # raising cannot fail
         try:
-            return session.prepare(blocks)
+            yield
         finally:
             with self._limit_lock:
                 self._making = False

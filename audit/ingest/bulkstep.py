@@ -120,6 +120,17 @@ class Prepared:
         )
 
 
+@dataclass(slots=True)
+class Split:
+    """A pass of blocks split into numbered lines (:meth:`Session.split`), not yet checked."""
+
+    blocks: list[Block]
+    lines: Any
+    """Every numbered line (Arrow): ``file_id``, ``line_no``, ``line``, ``skip``, ``ty``,
+    ``rid``, sorted by type."""
+    too_long: list[tuple[int, Reject]]
+
+
 def readable(raw: str) -> dict[str, Any]:
     """id/table/shoe/local time of a rejected line, where it has them.
 
@@ -314,7 +325,16 @@ class Session:
         """The blocks split into lines and through the bulk query: nothing stored, nothing
         read from the database, so it can run ahead on a connection of its own while the
         last pass is stored (:mod:`audit.ingest.ahead`)."""
+        return self.checked(self.split(blocks))
+
+    def split(self, blocks: list[Block]) -> Split:
+        """The first half of :meth:`prepare`: the blocks as numbered lines, sorted by type."""
         lines, too_long = self._split(blocks)
+        return Split(blocks, lines, too_long)
+
+    def checked(self, split: Split) -> Prepared:
+        """The second half of :meth:`prepare`: the split lines through the bulk query."""
+        blocks, lines, too_long = split.blocks, split.lines, split.too_long
         # Only the columns the pass's types fill are computed and held (a pass waits
         # while the last is stored); the text is in typed's raw now, and of the lines
         # the store step needs little.

@@ -455,6 +455,18 @@ def _refresh_seq_gaps(con: Any, band: tuple[int, int], complete_streams: Sequenc
              WHERE w.table_id = COALESCE(f.stream, f.table_id)
                AND f.ordinal >= w.lo AND f.ordinal < w.hi)"""
     )
+    # A window holding every seq from its lo to its hi has no gap: only the others are
+    # sorted for their gaps (a clean night has none; the sort was most of the refresh).
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE _seq_gappy AS
+           SELECT sw.table_id, sw.lo, sw.hi FROM _seq_window sw JOIN (
+             SELECT {STREAM_SQL} AS skey, seq FROM events
+             WHERE seq BETWEEN {band[0]} AND {band[1]}) e
+             ON sw.table_id = e.skey AND e.seq BETWEEN sw.lo AND sw.hi
+           GROUP BY ALL HAVING count(DISTINCT e.seq) < sw.hi - sw.lo + 1"""
+    )
+    if not con.execute("SELECT count(*) FROM _seq_gappy").fetchall()[0][0]:
+        return
     con.execute(
         f"""INSERT INTO log_findings BY NAME
            SELECT 'LOG_SEQ_GAP' AS code, 'major' AS severity,
@@ -479,7 +491,7 @@ def _refresh_seq_gaps(con: Any, band: tuple[int, int], complete_streams: Sequenc
                       lead(ts_local) OVER w AS next_local
                FROM (SELECT {STREAM_SQL} AS skey, table_id, shoe, round, id, seq, ts_local
                      FROM events WHERE seq BETWEEN {band[0]} AND {band[1]}) e
-               SEMI JOIN _seq_window sw
+               SEMI JOIN _seq_gappy sw
                  ON sw.table_id = e.skey AND e.seq BETWEEN sw.lo AND sw.hi
                WINDOW w AS (PARTITION BY skey ORDER BY seq, id)
              )

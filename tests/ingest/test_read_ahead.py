@@ -17,6 +17,7 @@ import pytest
 from audit.ingest import ahead, bulkstep, ingest_paths, pipeline, reader
 from audit.ingest.reader import Batch
 from audit.store import Store, open_store
+from audit.store.store import INGEST_CACHE_LIMIT
 from tests.ingest.helpers import dumps, ev, shoe_events, write_events, write_lines
 
 
@@ -148,15 +149,15 @@ def test_an_error_in_the_reading_thread_is_the_ingests_error(
     main thread, and nothing of that group is stored."""
     _month(tmp_path / "logs")
     calls = {"n": 0}
-    prepare = bulkstep.Session.prepare
+    checked = bulkstep.Session.checked
 
-    def failing(self: bulkstep.Session, blocks: list[bulkstep.Block]) -> bulkstep.Prepared:
+    def failing(self: bulkstep.Session, split: bulkstep.Split) -> bulkstep.Prepared:
         calls["n"] += 1
         if calls["n"] == 2:
             raise RuntimeError("the validator's query failed")
-        return prepare(self, blocks)
+        return checked(self, split)
 
-    monkeypatch.setattr(bulkstep.Session, "prepare", failing)
+    monkeypatch.setattr(bulkstep.Session, "checked", failing)
     monkeypatch.setattr(pipeline, "GROUP_FILES", 5)
     with pytest.raises(RuntimeError, match="the validator's query failed"):
         ingest_paths(store, [tmp_path / "logs"])
@@ -167,61 +168,87 @@ def test_an_error_in_the_reading_thread_is_the_ingests_error(
 def test_the_thread_holds_one_pass_ahead_at_most(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Passes made and not yet stored never exceed PASSES_OUT (the memory bound)."""
+    """Passes checked and not yet stored never exceed PASSES_OUT (the memory bound); one
+    more may be split meanwhile (the split overlaps the store), never two."""
     _month(tmp_path / "logs")
     monkeypatch.setattr(pipeline, "GROUP_FILES", 2)
-    out = {"now": 0, "most": 0}
+    out = {"split": 0, "checked": 0, "most_split": 0, "most_checked": 0}
     lock = threading.Lock()
-    prepare, store_prepared = bulkstep.Session.prepare, bulkstep.Session.store_prepared
+    split, checked = bulkstep.Session.split, bulkstep.Session.checked
+    store_prepared = bulkstep.Session.store_prepared
 
-    def counted_prepare(self: bulkstep.Session, blocks: list[bulkstep.Block]) -> Any:
-        with lock:
-            out["now"] += 1
-            out["most"] = max(out["most"], out["now"])
-        return prepare(self, blocks)
+    def counted(kind: str, make: Any) -> Any:
+        def counting(self: bulkstep.Session, arg: Any) -> Any:
+            made = make(self, arg)
+            with lock:
+                out[kind] += 1
+                out[f"most_{kind}"] = max(out[f"most_{kind}"], out[kind])
+            return made
+
+        return counting
 
     def counted_store(self: bulkstep.Session, p: bulkstep.Prepared) -> Any:
         try:
             return store_prepared(self, p)
         finally:
             with lock:
-                out["now"] -= 1
+                out["split"] -= 1
+                out["checked"] -= 1
 
-    monkeypatch.setattr(bulkstep.Session, "prepare", counted_prepare)
+    monkeypatch.setattr(bulkstep.Session, "split", counted("split", split))
+    monkeypatch.setattr(bulkstep.Session, "checked", counted("checked", checked))
     monkeypatch.setattr(bulkstep.Session, "store_prepared", counted_store)
     summary = ingest_paths(store, [tmp_path / "logs"])
     assert sum(f.new for f in summary.files) > 0
-    assert out == {"now": 0, "most": ahead.PASSES_OUT}
+    assert out["split"] == out["checked"] == 0
+    assert out["most_checked"] == ahead.PASSES_OUT
+    assert ahead.PASSES_OUT <= out["most_split"] <= ahead.PASSES_OUT + 1
 
 
-def _limits_seen(monkeypatch: pytest.MonkeyPatch) -> dict[str, set[str]]:
-    """DuckDB's memory limit as each pass was made and as each was stored."""
-    seen: dict[str, set[str]] = {"made": set(), "stored": set()}
-    prepare, store_prepared = bulkstep.Session.prepare, bulkstep.Session.store_prepared
+def _limits_seen(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """In order: DuckDB's memory limit as each pass was split and checked ("made"), as each
+    was stored ("stored"), and each time the read-ahead lowered it ("lowered")."""
+    seen: list[tuple[str, str]] = []
+    split, checked = bulkstep.Session.split, bulkstep.Session.checked
+    store_prepared = bulkstep.Session.store_prepared
+    set_memory_limit = ahead.set_memory_limit
 
     def limit(con: Any) -> str:
         return str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
 
-    def seen_prepare(self: bulkstep.Session, blocks: list[bulkstep.Block]) -> Any:
-        seen["made"].add(limit(self.con))
-        return prepare(self, blocks)
+    def seen_made(make: Any) -> Any:
+        def seeing(self: bulkstep.Session, arg: Any) -> Any:
+            seen.append(("made", limit(self.con)))
+            return make(self, arg)
+
+        return seeing
 
     def seen_store(self: bulkstep.Session, p: bulkstep.Prepared) -> Any:
-        seen["stored"].add(limit(self.con))
+        seen.append(("stored", limit(self.con)))
         return store_prepared(self, p)
 
-    monkeypatch.setattr(bulkstep.Session, "prepare", seen_prepare)
+    def seen_set(con: Any, value: str) -> bool:
+        done = set_memory_limit(con, value)
+        if value == INGEST_CACHE_LIMIT:
+            seen.append(("lowered", value))
+        return done
+
+    monkeypatch.setattr(bulkstep.Session, "split", seen_made(split))
+    monkeypatch.setattr(bulkstep.Session, "checked", seen_made(checked))
     monkeypatch.setattr(bulkstep.Session, "store_prepared", seen_store)
+    monkeypatch.setattr(ahead, "set_memory_limit", seen_set)
     return seen
 
 
-def test_the_cache_is_evicted_while_a_pass_is_stored(
+def test_the_cache_is_evicted_before_each_pass_is_stored(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 33 (session 7): the probe for stored ids reads every stored id, and DuckDB kept
     it cached up to ingest's limit, so the peak grew with the database (over 1 GiB at
-    1,000,000 rounds). A pass is made at INGEST_MEMORY_LIMIT and stored at
-    INGEST_CACHE_LIMIT, and the limit is back when ingest ends."""
+    1,000,000 rounds). A pass is made at INGEST_MEMORY_LIMIT; before each is stored the
+    limit is lowered to INGEST_CACHE_LIMIT, which evicts the cache (it is raised again
+    at once while the next pass is split beside the store, which then runs at it); the
+    limit is back when ingest ends."""
     _month(tmp_path / "logs")
     monkeypatch.setattr(pipeline, "GROUP_FILES", 2)
     monkeypatch.delenv("SHOE_AUDIT_MEMORY", raising=False)
@@ -231,7 +258,12 @@ def test_the_cache_is_evicted_while_a_pass_is_stored(
         summary = ingest_paths(store, [tmp_path / "logs"])
         after = store.con.execute("SELECT current_setting('memory_limit')").fetchall()
     assert sum(f.new for f in summary.files) > 0
-    assert seen == {"made": {"244.1 MiB"}, "stored": {"122.0 MiB"}}  # 256MB, 128MB
+    assert {v for k, v in seen if k == "made"} == {"244.1 MiB"}  # 256MB
+    assert {v for k, v in seen if k == "stored"} <= {"122.0 MiB", "244.1 MiB"}  # 128MB
+    stores = [i for i, (k, _) in enumerate(seen) if k == "stored"]
+    assert len(stores) > 2
+    for last, now in zip([-1, *stores], stores, strict=False):
+        assert ("lowered", INGEST_CACHE_LIMIT) in seen[last + 1 : now]
     assert after == before
 
 
@@ -244,7 +276,8 @@ def test_a_memory_limit_chosen_holds_throughout_ingest(
     seen = _limits_seen(monkeypatch)
     with open_store(tmp_path / "a.duckdb") as store:
         ingest_paths(store, [tmp_path / "logs"])
-    assert seen == {"made": {"286.1 MiB"}, "stored": {"286.1 MiB"}}
+    assert {v for _, v in seen} == {"286.1 MiB"}
+    assert {k for k, _ in seen} == {"made", "stored"}
 
 
 def test_a_limit_duckdb_cannot_evict_down_to_fails_alone(tmp_path: Path) -> None:
