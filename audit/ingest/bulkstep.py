@@ -99,6 +99,8 @@ class Prepared:
     """The bulk query's row of each line not skipped (Arrow, the text in ``raw``)."""
     too_long: list[tuple[int, Reject]]
     """The lines over the limit, by file."""
+    probe: StoredProbe | None = None
+    """What a probe of the stored events found of the pass's ids ahead of the store."""
 
     def renumbered(self, file_ids: Mapping[int, int]) -> Prepared:
         """The pass with each file's number replaced by ``file_ids[number]``: a pass read
@@ -117,6 +119,7 @@ class Prepared:
             mapped(self.lines),
             mapped(self.typed),
             [(file_ids[f], reject) for f, reject in self.too_long],
+            self.probe,
         )
 
 
@@ -129,6 +132,19 @@ class Split:
     """Every numbered line (Arrow): ``file_id``, ``line_no``, ``line``, ``skip``, ``ty``,
     ``rid``, sorted by type."""
     too_long: list[tuple[int, Reject]]
+    probe: StoredProbe | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredProbe:
+    """The ids of a pass found among the stored events, as one snapshot of the database
+    saw them (:meth:`Session.probe_stored`), and the largest ``file_id`` of an event it
+    saw. Ingest commits files in the order of their ids, so an event it did not see has
+    a larger ``file_id``: the store looks for the pass's ids among those alone."""
+
+    ids: Any
+    """Arrow strings."""
+    through_file_id: int
 
 
 def readable(raw: str) -> dict[str, Any]:
@@ -332,6 +348,23 @@ class Session:
         lines, too_long = self._split(blocks)
         return Split(blocks, lines, too_long)
 
+    def probe_stored(self, split: Split) -> Split:
+        """``split`` with :class:`StoredProbe` of its ids: the probe of every stored id, made
+        ahead on the reading thread's connection (it reads every stored id; the store then
+        reads only the events committed since, by their ``file_id``)."""
+        con = self.con
+        con.execute("BEGIN TRANSACTION")  # one snapshot for the ids and the bound
+        try:
+            (through,) = con.execute("SELECT COALESCE(max(file_id), 0) FROM events").fetchall()[0]
+            ids = self.arrow(
+                split.lines,
+                "_all_lines",
+                "SELECT e.id AS rid FROM events e SEMI JOIN _all_lines a ON a.rid = e.id",
+            ).column("rid")
+        finally:
+            con.execute("ROLLBACK")  # it wrote nothing (and an interrupted one is aborted)
+        return Split(split.blocks, split.lines, split.too_long, StoredProbe(ids, int(through)))
+
     def checked(self, split: Split) -> Prepared:
         """The second half of :meth:`prepare`: the split lines through the bulk query."""
         blocks, lines, too_long = split.blocks, split.lines, split.too_long
@@ -342,7 +375,7 @@ class Session:
         cols = ", ".join(_q(c) for c in bulk.columns_for(types) if c in self.columns)
         typed = self.arrow(lines, "_all_lines", f"SELECT {cols} FROM {self._view('_v_all')}")
         kept = lines.select(["file_id", "line_no", "skip", "rid"])
-        return Prepared(blocks, kept, typed, too_long)
+        return Prepared(blocks, kept, typed, too_long, split.probe)
 
     def store_prepared(self, prepared: Prepared) -> list[tuple[int, Reject]]:
         """New events of a pass through :meth:`prepare` (on any connection) straight into
@@ -357,15 +390,20 @@ class Session:
         self.skipped = lines.filter(pc.is_valid(lines.column("skip"))).select(
             ["file_id", "line_no"]
         )
-        # Ids that need care: seen before, or more than once in this pass.
+        # Ids that need care: seen before, or more than once in this pass. What a probe
+        # ahead saw stored is not looked for again (its events are read only past it).
+        probe = prepared.probe
+        since = "" if probe is None else f"WHERE e.file_id > {probe.through_file_id}"
         dup_ids = self.arrow(
             lines,
             "_all_lines",
-            """SELECT rid FROM _all_lines WHERE skip IS NULL AND rid IS NOT NULL
+            f"""SELECT rid FROM _all_lines WHERE skip IS NULL AND rid IS NOT NULL
                GROUP BY rid HAVING count(*) > 1
                UNION
-               SELECT e.id FROM events e SEMI JOIN _all_lines a ON a.rid = e.id""",
+               SELECT e.id FROM events e SEMI JOIN _all_lines a ON a.rid = e.id {since}""",
         ).column("rid")
+        if probe is not None and len(probe.ids):
+            dup_ids = self.pa.chunked_array([*dup_ids.chunks, probe.ids.cast(dup_ids.type)])
         # A line the validator accepted has its id as the split read it (rid).
         valid = pc.fill_null(typed.column("valid"), False)
         dup = pc.fill_null(pc.is_in(typed.column("id"), value_set=dup_ids.combine_chunks()), False)

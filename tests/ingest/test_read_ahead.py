@@ -307,3 +307,41 @@ def test_a_limit_duckdb_cannot_evict_down_to_fails_alone(tmp_path: Path) -> None
     assert con.execute("SELECT count(*) FROM t").fetchall() == [(1001,)]
     assert set_memory_limit(limiter, "128MB") is True
     con.close()
+
+
+@pytest.mark.parametrize("committed_before_the_probe", [False, True])
+def test_an_id_stored_by_the_group_before_is_found_whichever_side_of_the_probe(
+    store: Store, tmp_path: Path, committed_before_the_probe: bool
+) -> None:
+    """Issue 33 (session 8): the reading thread probes the stored ids of the next pass
+    ahead, on a snapshot that may not hold the group being stored; the store then looks
+    only at the events past that snapshot's largest file_id. An id of the group before
+    is a duplicate whether it was committed before the probe (the probe found it) or
+    after (the store finds it), and is stored once."""
+    first = shoe_events(table="T01", shoe="S1", rounds=1)
+    second = [first[2], *shoe_events(table="T01", shoe="S2", first_seq=50, rounds=1)]
+    a = write_events(tmp_path / "a.jsonl", first)
+    b = write_events(tmp_path / "b.jsonl", second)
+    con = store.con
+    main, ahead_ = bulkstep.Session(con), bulkstep.Session(con.cursor())
+
+    def blocks(path: Path, file_id: int) -> list[bulkstep.Block]:
+        return [blk for batch in reader.LogReader(path).batches() for blk in
+                bulkstep.blocks_of(batch, file_id)]  # fmt: skip
+
+    con.execute("BEGIN")
+    main.store_prepared(main.prepare(blocks(a, 1)))
+    if committed_before_the_probe:
+        con.execute("COMMIT")
+    split = ahead_.probe_stored(ahead_.split(blocks(b, 2)))
+    assert split.probe is not None
+    assert split.probe.ids.to_pylist() == ([first[2]["id"]] if committed_before_the_probe else [])
+    assert split.probe.through_file_id == (1 if committed_before_the_probe else 0)
+    if not committed_before_the_probe:
+        con.execute("COMMIT")
+    con.execute("BEGIN")
+    main.store_prepared(ahead_.checked(split))
+    con.execute("COMMIT")
+    assert main.rest.column("id").to_pylist() == [first[2]["id"]]  # left to the merge
+    ids = [r[0] for r in con.execute("SELECT id FROM events").fetchall()]
+    assert len(ids) == len(set(ids)) == len(first) + len(second) - 1
