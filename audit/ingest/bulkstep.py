@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from audit.errors import MalformedEventError
@@ -363,7 +363,7 @@ class Session:
             ).column("rid")
         finally:
             con.execute("ROLLBACK")  # it wrote nothing (and an interrupted one is aborted)
-        return Split(split.blocks, split.lines, split.too_long, StoredProbe(ids, int(through)))
+        return replace(split, probe=StoredProbe(ids, int(through)))
 
     def checked(self, split: Split) -> Prepared:
         """The second half of :meth:`prepare`: the split lines through the bulk query."""
