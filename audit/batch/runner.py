@@ -29,6 +29,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import gc
+import itertools
 import os
 import time
 from collections import deque
@@ -39,9 +40,10 @@ from contextlib import closing
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, NamedTuple, ParamSpec, Protocol, TypeVar
 
 from audit.batch.faults import hold_start, inject_fault, planned_faults
+from audit.batch.handoff import Handoff, SharedTable
 from audit.batch.interrupts import sigint_deferred, worker_leaves_sigint_to_parent
 from audit.batch.lifeline import stop_with_parent
 from audit.engine import (
@@ -68,7 +70,7 @@ from audit.store.batches import (
     stream_shoe_parts,
     write_results,
 )
-from audit.store.store import RUN_MEMORY_LIMIT
+from audit.store.store import RUN_CHECKPOINT_THRESHOLD, RUN_MEMORY_LIMIT
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -279,7 +281,24 @@ def _init_worker(registry: ProfileRegistry) -> None:
 
 def _worker_call(fn: Callable[[Any, ProfileRegistry], BatchResult], job: Any) -> BatchResult:
     assert _WORKER_REGISTRY is not None, "worker started without its registry"
+    if isinstance(job, _SharedJob):
+        job = BatchJob(job.events.read(), job.shoes)
     return fn(job, _WORKER_REGISTRY)
+
+
+class _SharedJob(NamedTuple):
+    """A :class:`BatchJob` on its way to a local worker, its events as a file
+    (:mod:`audit.batch.handoff`)."""
+
+    events: SharedTable
+    shoes: tuple[ShoeMeta, ...]
+
+
+def _sent(handoff: Handoff | None, job: Any) -> Any:
+    """What goes down the pipe for ``job``: a batch's events as a file, anything else as is."""
+    if handoff is None or not isinstance(job, BatchJob):
+        return job
+    return _SharedJob(handoff.send(job.events), job.shoes)
 
 
 J = TypeVar("J")
@@ -332,6 +351,25 @@ class LocalProcesses:
             return
         todo = iter(jobs)
         in_flight = 1 if self.one_at_a_time else 2 * self.workers + 1
+        handoff = None if self.one_at_a_time else Handoff()
+        try:
+            yield from self._map(fn, todo, registry, in_flight, handoff)
+        finally:
+            if handoff is not None:
+                handoff.close()
+
+    def _map(
+        self,
+        fn: BatchFn[J],
+        todo: Iterator[J],
+        registry: ProfileRegistry,
+        in_flight: int,
+        handoff: Handoff | None,
+    ) -> Generator[BatchResult | LostBatch, None, None]:
+        def done(sent: Any) -> None:
+            if isinstance(sent, _SharedJob) and handoff is not None:
+                handoff.discard(sent.events)  # a worker that read it removed it already
+
         while True:  # a new pool after one broke: the jobs left go on
             broke = False
             pool = ProcessPoolExecutor(
@@ -340,34 +378,49 @@ class LocalProcesses:
                 initializer=_init_worker,
                 initargs=(registry,),
             )
-            pending: deque[tuple[J, Future[BatchResult]]] = deque()
+            pending: deque[tuple[J, Any, Future[BatchResult]]] = deque()
             started = False
             try:
+                refused = False
                 while True:
                     while len(pending) < in_flight and (job := next(todo, _END)) is not _END:
-                        # A worker may be started here: Ctrl-C is held back, not dropped.
-                        with sigint_deferred():
-                            pending.append((job, pool.submit(_worker_call, fn, job)))
-                            if not started:
-                                started = True
-                                hold_start()  # SHOE_AUDIT_FAULT=hold-start:SECONDS (tests)
+                        sent = _sent(handoff, job)
+                        try:
+                            # A worker may be started here: Ctrl-C is held back, not dropped.
+                            with sigint_deferred():
+                                future = pool.submit(_worker_call, fn, sent)
+                                if not started:
+                                    started = True
+                                    hold_start()  # SHOE_AUDIT_FAULT=hold-start:SECONDS (tests)
+                        except BrokenProcessPool:
+                            # A worker died since the last job went: this one never started
+                            # and goes to the next pool; those in flight are lost below.
+                            done(sent)
+                            todo = itertools.chain([job], todo)
+                            refused = True
+                            break
+                        pending.append((job, sent, future))
                     if not pending:
+                        broke = refused
                         break
-                    job, future = pending.popleft()
+                    job, sent, future = pending.popleft()
                     try:
                         result = future.result()
                     except BrokenProcessPool as exc:
                         # A worker died: this job and every one still in flight are lost
                         # (those that finished first keep their results).
                         broke = True
+                        done(sent)
                         yield LostBatch(job, _one_line(exc))
-                        for job, future in pending:
+                        for job, sent, future in pending:
+                            done(sent)
                             if future.done() and future.exception() is None:
                                 yield future.result()
                             else:
                                 yield LostBatch(job, _one_line(exc))
                         pending.clear()
                         break
+                    done(sent)
                     yield result
             except (KeyboardInterrupt, GeneratorExit):
                 # Ctrl-C here, or in the caller while it writes a batch (which closes this
@@ -509,12 +562,13 @@ R = TypeVar("R")
 
 
 def _in_run_memory(fn: Callable[Concatenate[Store, P], R]) -> Callable[Concatenate[Store, P], R]:
-    """Hold DuckDB to :data:`audit.store.store.RUN_MEMORY_LIMIT` while ``fn`` runs, and
+    """Hold DuckDB to :data:`audit.store.store.RUN_MEMORY_LIMIT` while ``fn`` runs, with
+    fewer checkpoints (:data:`~audit.store.store.RUN_CHECKPOINT_THRESHOLD`), and
     checkpoint its writes before the limit is lifted."""
 
     def held(store: Store, /, *args: P.args, **kwargs: P.kwargs) -> R:
         # Every result is committed when fn returns; the checkpoint follows, inside the limit.
-        with store.held_to(RUN_MEMORY_LIMIT):
+        with store.checkpoints_past(RUN_CHECKPOINT_THRESHOLD), store.held_to(RUN_MEMORY_LIMIT):
             return fn(store, *args, **kwargs)
 
     functools.update_wrapper(held, fn)  # its name and docstring

@@ -805,10 +805,13 @@ def _record_failures(
     keys = [*audited, *(f.key for f in failed)]
     if not keys:
         return
-    con.execute(
-        "DELETE FROM shoe_failures WHERE (table_id, shoe) IN (SELECT unnest(?), unnest(?))",
-        [[k.table for k in keys], [k.shoe for k in keys]],
-    )
+    # Most runs fail no shoe: the keys as parameters (two lists of strings) cost more than
+    # the delete (9 ms a batch on the month, 16 ms at 1,000,000 rounds).
+    if con.execute("SELECT EXISTS (SELECT 1 FROM shoe_failures)").fetchall()[0][0]:
+        con.execute(
+            "DELETE FROM shoe_failures WHERE (table_id, shoe) IN (SELECT unnest(?), unnest(?))",
+            [[k.table for k in keys], [k.shoe for k in keys]],
+        )
     if failed:
         from audit.engine import ENGINE_VERSION
 

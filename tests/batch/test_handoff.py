@@ -1,0 +1,119 @@
+"""Issue 33: run hands each batch's events to a local worker as a file, not through its pipe.
+
+Pickled into the pipe, a batch of 100,000 events was copied twice in the parent, holding
+the GIL its scans and writes need (audit/batch/handoff.py). What must hold: the worker
+reads exactly the table that was sent (its schema's metadata too: the shoe events travel
+there), nothing is left behind however the run ends, and a killed run's folder is
+removed by the next one.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from audit.batch import handoff, run_audit
+from audit.batch.faults import FAULT_ENV
+from audit.batch.handoff import PREFIX, Handoff, SharedTable
+from audit.profiles import load_registry
+from audit.store import Store
+
+Ingested = Callable[[int], Store]
+
+
+def test_a_table_sent_is_read_back_whole_with_its_metadata_and_its_file_removed(
+    tmp_path: Path,
+) -> None:
+    table = pa.table(
+        {"id": ["e1", "e2", None], "amount": pa.array([150, None, -25], pa.int64())}
+    ).replace_schema_metadata({"shoe_events": b"\x00\xffbytes"})
+    box = Handoff(tmp_path)
+    shared = box.send(table)
+    assert Path(shared.path).parent == box.folder and Path(shared.path).exists()
+    got = SharedTable(shared.path).read()  # as a worker has it: the name only
+    assert got.equals(table) and got.schema.metadata == table.schema.metadata
+    assert not Path(shared.path).exists()
+    box.discard(shared)  # its reader removed it: nothing to do, no error
+    box.close()
+    assert not box.folder.exists()
+
+
+def _dead_pid() -> int:
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    return int(child.stdout)
+
+
+def test_a_folder_left_by_a_killed_run_is_removed_by_the_next_and_a_live_ones_kept(
+    tmp_path: Path,
+) -> None:
+    dead = tmp_path / f"{PREFIX}{_dead_pid()}-abc"
+    live = tmp_path / f"{PREFIX}{os.getpid()}-def"
+    other = tmp_path / "shoe-audit-runs-of-someone-else"
+    for folder in (dead, live, other):
+        folder.mkdir()
+        (folder / "1.arrow").write_bytes(b"x")
+    box = Handoff(tmp_path)
+    assert not dead.exists()
+    assert (live / "1.arrow").exists() and (other / "1.arrow").exists()
+    box.close()
+
+
+@pytest.fixture
+def base(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Where run's handoff folders go in this test, and the files sent through them."""
+    where = tmp_path / "handoff"
+    where.mkdir()
+    monkeypatch.setattr(handoff, "_base", lambda: where)
+    yield where
+
+
+def _outcomes(store: Store) -> list[list[tuple[object, ...]]]:
+    return [
+        store.con.execute(f"SELECT * EXCLUDE (audited_at) FROM {t} ORDER BY ALL").fetchall()
+        if t == "shoe_audits"
+        else store.con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall()
+        for t in ("findings", "rounds", "wagers", "shoe_audits")
+    ]
+
+
+def test_run_with_workers_sends_every_batch_as_a_file_and_stores_what_one_process_does(
+    ingested: Ingested, base: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent: list[str] = []
+    send = Handoff.send
+
+    def spy(self: Handoff, table: pa.Table) -> SharedTable:
+        shared = send(self, table)
+        sent.append(shared.path)
+        return shared
+
+    monkeypatch.setattr(Handoff, "send", spy)
+    registry = load_registry()
+    with ingested(1) as store:
+        run_audit(store, registry, workers=1)  # in this process: nothing sent
+        assert sent == []
+        alone = _outcomes(store)
+        summary = run_audit(store, registry, workers=2, all_shoes=True, batch_events=600)
+        assert len(sent) > 5 and not summary.failed
+        assert _outcomes(store) == alone
+    assert list(base.iterdir()) == []  # every file read and removed, the folder gone
+
+
+@pytest.mark.slow  # starts worker processes, twice after a kill
+def test_a_worker_killed_under_a_batch_leaves_no_file_behind(
+    ingested: Ingested, base: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry = load_registry()
+    with ingested(1) as store:
+        shoe = sorted(store.shoe_info())[3]
+        monkeypatch.setenv(FAULT_ENV, f"kill:{shoe.table}/{shoe.shoe}")
+        summary = run_audit(store, registry, workers=2, batch_events=600)
+        assert [f.key for f in summary.failed] == [shoe]
+    assert list(base.iterdir()) == []
