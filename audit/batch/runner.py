@@ -383,7 +383,11 @@ class LocalProcesses:
             try:
                 refused = False
                 while True:
-                    while len(pending) < in_flight and (job := next(todo, _END)) is not _END:
+                    while (
+                        not refused
+                        and len(pending) < in_flight
+                        and (job := next(todo, _END)) is not _END
+                    ):
                         sent = _sent(handoff, job)
                         try:
                             # A worker may be started here: Ctrl-C is held back, not dropped.

@@ -117,3 +117,35 @@ def test_a_worker_killed_under_a_batch_leaves_no_file_behind(
         summary = run_audit(store, registry, workers=2, batch_events=600)
         assert [f.key for f in summary.failed] == [shoe]
     assert list(base.iterdir()) == []
+
+
+def test_a_batch_refused_by_a_pool_that_broke_goes_to_the_next_pool(
+    ingested: Ingested, base: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker that dies between two submits breaks the pool before the next job is
+    submitted: that job never started, so it goes to a new pool, not lost (the handoff's
+    few ms between submits made this likely enough to fail the kill test)."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from audit.batch import runner
+
+    submits: list[int] = []
+
+    class Refusing(ProcessPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+            submits.append(len(submits))
+            if len(submits) == 3:  # the third job finds the pool broken
+                raise BrokenProcessPool("a child process terminated abruptly")
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "ProcessPoolExecutor", Refusing)
+    registry = load_registry()
+    with ingested(1) as store:
+        run_audit(store, registry, workers=1)
+        alone = _outcomes(store)
+        summary = run_audit(store, registry, workers=2, all_shoes=True, batch_events=600)
+        assert not summary.failed and summary.shoes == len(store.shoe_info())
+        assert _outcomes(store) == alone
+    assert len(submits) > 5
+    assert list(base.iterdir()) == []
