@@ -676,6 +676,12 @@ def _replay_and_write(
 ) -> None:
     """Replay ``keys`` in batches and write each batch as it comes (:func:`run_audit`)."""
     meta = RunMeta(store, keys)
+    if executor is None:
+        n_workers = workers or os.cpu_count() or 1
+        executor = LocalProcesses(max(1, min(n_workers, len(keys) // 4 or 1)))
+    # Local workers read a batch from a file (audit.batch.handoff), which holds a slice's
+    # rows only: the batch need not be copied into chunks of its own, as a pickle needs.
+    whole = not isinstance(executor, LocalProcesses)
     fn: BatchFn[Any] = audit_batch
     jobs: Iterable[Any]
     if source is not None:
@@ -689,7 +695,7 @@ def _replay_and_write(
     else:
 
         def batch_jobs() -> Iterator[BatchJob]:
-            for part, batches in stream_shoe_parts(store, keys, batch_events):
+            for part, batches in stream_shoe_parts(store, keys, batch_events, whole=whole):
                 metas = {m.key: m for m in meta.of_many(part.keys)}
                 for events in batches:
                     yield BatchJob(events, tuple(metas[k] for k in batch_keys(events)))
@@ -714,9 +720,6 @@ def _replay_and_write(
         if progress is not None:
             progress(len(keys) - len(pending), len(keys))
 
-    if executor is None:
-        n_workers = workers or os.cpu_count() or 1
-        executor = LocalProcesses(max(1, min(n_workers, len(keys) // 4 or 1)))
     with closing(replay_batches(executor, fn, jobs, registry)) as results:
         for result in results:
             record(result)

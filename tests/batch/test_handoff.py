@@ -44,6 +44,18 @@ def test_a_table_sent_is_read_back_whole_with_its_metadata_and_its_file_removed(
     assert not box.folder.exists()
 
 
+def test_a_slice_sent_is_written_with_its_own_rows_only(tmp_path: Path) -> None:
+    """run's batches are slices of a part's scan, in its chunks (no copy into chunks of
+    their own, as a pickle needs): the file holds the slice's rows, not the scan's."""
+    big = pa.table({"id": [f"event-{i:08d}" for i in range(200_000)], "n": range(200_000)})
+    two_chunks = pa.concat_tables([big.slice(10, 500), big.slice(150_000, 700)])
+    box = Handoff(tmp_path)
+    shared = box.send(two_chunks)
+    assert Path(shared.path).stat().st_size < 64 * 1024  # the scan's 200,000 rows: ~5 MB
+    assert SharedTable(shared.path).read().equals(two_chunks)
+    box.close()
+
+
 def _dead_pid() -> int:
     child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                            capture_output=True, text=True, check=True)  # fmt: skip
