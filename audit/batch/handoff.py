@@ -60,8 +60,12 @@ class Handoff:
 
         self._n += 1
         path = str(self.folder / f"{self._n}.arrow")
-        with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-            writer.write_table(table)
+        try:
+            with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+                writer.write_table(table)
+        except BaseException:  # a full folder, say: no half-written file stays
+            self.discard(SharedTable(path))
+            raise
         return SharedTable(path)
 
     def discard(self, shared: SharedTable) -> None:

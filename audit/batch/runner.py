@@ -298,7 +298,10 @@ def _sent(handoff: Handoff | None, job: Any) -> Any:
     """What goes down the pipe for ``job``: a batch's events as a file, anything else as is."""
     if handoff is None or not isinstance(job, BatchJob):
         return job
-    return _SharedJob(handoff.send(job.events), job.shoes)
+    try:
+        return _SharedJob(handoff.send(job.events), job.shoes)
+    except OSError:  # the folder is full (or gone): this batch goes down the pipe
+        return job
 
 
 J = TypeVar("J")

@@ -161,3 +161,30 @@ def test_a_batch_refused_by_a_pool_that_broke_goes_to_the_next_pool(
         assert _outcomes(store) == alone
     assert len(submits) > 5
     assert list(base.iterdir()) == []
+
+
+def test_a_batch_that_cannot_be_written_goes_down_the_pipe_and_leaves_no_file(
+    ingested: Ingested, base: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder that fills up during a run (/dev/shm is shared) costs speed, not the run."""
+    import pyarrow.ipc
+
+    new_file = pyarrow.ipc.new_file
+    calls: list[int] = []
+
+    def full_on_odd_calls(sink, schema):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) % 2:
+            sink.write(b"ARROW1 partial")  # a write that got this far before the disk filled
+            raise OSError(28, "No space left on device")
+        return new_file(sink, schema)
+
+    monkeypatch.setattr(pyarrow.ipc, "new_file", full_on_odd_calls)
+    registry = load_registry()
+    with ingested(1) as store:
+        run_audit(store, registry, workers=1)
+        alone = _outcomes(store)
+        summary = run_audit(store, registry, workers=2, all_shoes=True, batch_events=600)
+        assert not summary.failed and _outcomes(store) == alone
+    assert len(calls) > 5
+    assert list(base.iterdir()) == []
