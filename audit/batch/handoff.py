@@ -9,7 +9,9 @@ the GIL released) into a folder of its own, preferably under ``/dev/shm`` (memor
 sends its name; the worker maps the file (no copy) and removes it once read.
 
 The folder goes when the run's workers are done; a folder left by a run that was killed
-is removed by the next one (its name holds the process id that made it).
+is removed by a later one (its name holds the process id that made it; only once it has
+been left alone for :data:`STALE_AFTER`, since a process id means nothing to another
+container sharing the folder, and a live run writes to its folder every batch).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -28,6 +31,8 @@ PREFIX = "shoe-audit-run-"
 SHM = Path("/dev/shm")
 SHM_FREE = 1 << 30
 """The free room ``/dev/shm`` must have to be used (a container's is often 64 MB)."""
+STALE_AFTER = 3600.0
+"""Seconds a dead run's folder must have been left alone before another run removes it."""
 
 
 class SharedTable(NamedTuple):
@@ -49,8 +54,12 @@ class Handoff:
     """The folder one ``run`` hands its batches' tables through (see the module)."""
 
     def __init__(self, base: Path | None = None) -> None:
-        base = base if base is not None else _base()
-        remove_stale(base)
+        if base is None:
+            base = _base()
+            for where in {SHM, Path(tempfile.gettempdir())}:
+                remove_stale(where)
+        else:
+            remove_stale(base)
         self.folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=base))
         self._n = 0
 
@@ -87,12 +96,19 @@ def _base() -> Path:
     return Path(tempfile.gettempdir())
 
 
-def remove_stale(base: Path) -> None:
-    """Remove the folders under ``base`` that runs no longer alive left (killed ones)."""
-    for folder in base.glob(f"{PREFIX}*"):
-        pid = folder.name[len(PREFIX) :].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(folder, ignore_errors=True)
+def remove_stale(base: Path, now: float | None = None) -> None:
+    """Remove the folders under ``base`` that runs no longer alive left (killed ones), once
+    left alone for :data:`STALE_AFTER`; any other name is left as it is."""
+    now = time.time() if now is None else now
+    with contextlib.suppress(OSError):
+        for folder in base.glob(f"{PREFIX}*"):
+            pid = folder.name[len(PREFIX) :].split("-", 1)[0]
+            if not (pid.isascii() and pid.isdigit() and len(pid) <= 9):
+                continue
+            with contextlib.suppress(OSError):
+                idle = now - folder.stat().st_mtime
+                if idle >= STALE_AFTER and not _alive(int(pid)):
+                    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _alive(pid: int) -> bool:
@@ -100,6 +116,6 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:  # another user's process
+    except (PermissionError, OverflowError):  # another user's process; not a pid here
         return True
     return True

@@ -26,6 +26,7 @@ profile's digest and its events' digest: a re-run skips what is current.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import gc
@@ -354,7 +355,10 @@ class LocalProcesses:
             return
         todo = iter(jobs)
         in_flight = 1 if self.one_at_a_time else 2 * self.workers + 1
-        handoff = None if self.one_at_a_time else Handoff()
+        handoff = None
+        if not self.one_at_a_time:
+            with contextlib.suppress(OSError):  # no folder to be had: batches go by pipe
+                handoff = Handoff()
         try:
             yield from self._map(fn, todo, registry, in_flight, handoff)
         finally:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -65,15 +66,22 @@ def _dead_pid() -> int:
 def test_a_folder_left_by_a_killed_run_is_removed_by_the_next_and_a_live_ones_kept(
     tmp_path: Path,
 ) -> None:
-    dead = tmp_path / f"{PREFIX}{_dead_pid()}-abc"
+    pid = _dead_pid()
+    dead = tmp_path / f"{PREFIX}{pid}-abc"
+    fresh = tmp_path / f"{PREFIX}{pid}-fresh"  # maybe a live run of another container
     live = tmp_path / f"{PREFIX}{os.getpid()}-def"
+    odd = [tmp_path / f"{PREFIX}{n}-x" for n in ("99999999999999999999", "\u00b2", "")]
     other = tmp_path / "shoe-audit-runs-of-someone-else"
-    for folder in (dead, live, other):
+    for folder in (dead, fresh, live, other, *odd):
         folder.mkdir()
         (folder / "1.arrow").write_bytes(b"x")
+    an_hour_ago = time.time() - handoff.STALE_AFTER - 1
+    for folder in (dead, live, other, *odd):
+        os.utime(folder, (an_hour_ago, an_hour_ago))
     box = Handoff(tmp_path)
     assert not dead.exists()
-    assert (live / "1.arrow").exists() and (other / "1.arrow").exists()
+    for kept in (fresh, live, other, *odd):
+        assert (kept / "1.arrow").exists(), kept
     box.close()
 
 
