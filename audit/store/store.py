@@ -184,14 +184,8 @@ class Store:
         allocation happens to purge it: after the report's statistics some 200 MiB of
         the 100,000-round night stayed so, on top of which the evidence check and the
         hand pages' feed read (issue 33, :data:`REPORT_MEMORY_LIMIT`)."""
-        (was,) = self.con.execute(
-            "SELECT current_setting('allocator_background_threads')"
-        ).fetchall()[0]
-        self.con.execute("SET allocator_background_threads = true")
-        try:
+        with self._setting("allocator_background_threads", True):
             yield
-        finally:
-            self.con.execute("SET allocator_background_threads = ?", [bool(was)])
 
     @contextmanager
     def checkpoints_past(self, threshold: str) -> Iterator[None]:
@@ -201,12 +195,18 @@ class Store:
         Every commit is durable either way (the log is synced at each one); a higher
         threshold only folds the log into the database file less often. An interrupted
         block leaves its committed writes in the log, which DuckDB replays on open."""
-        (was,) = self.con.execute("SELECT current_setting('checkpoint_threshold')").fetchall()[0]
-        self.con.execute("SET checkpoint_threshold = ?", [threshold])
+        with self._setting("checkpoint_threshold", threshold):
+            yield
+
+    @contextmanager
+    def _setting(self, name: str, value: Any) -> Iterator[None]:
+        """DuckDB's setting ``name`` is ``value`` inside the block, then as it was."""
+        (was,) = self.con.execute(f"SELECT current_setting('{name}')").fetchall()[0]
+        self.con.execute(f"SET {name} = ?", [value])
         try:
             yield
         finally:
-            self.con.execute("SET checkpoint_threshold = ?", [str(was)])
+            self.con.execute(f"SET {name} = ?", [was])
 
     @contextmanager
     def held_to(self, limit: str) -> Iterator[None]:
