@@ -15,7 +15,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,15 +32,48 @@ REPO = Path(__file__).resolve().parents[2]
 HOLD_S = 6.0
 
 
-def test_a_ctrl_c_inside_the_window_is_raised_when_it_closes() -> None:
+def _window_closed_by_ctrl_c(deliver: Callable[[], None]) -> None:
+    """A Ctrl-C delivered by ``deliver`` inside the window does not interrupt it, and is
+    raised as the window closes; the handler and the mask are then as they were."""
+    # Not left blocked or ignored by a test before (the window would then rightly keep it).
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     reached_the_end = False
     with pytest.raises(KeyboardInterrupt), sigint_deferred():
-        os.kill(os.getpid(), signal.SIGINT)
-        time.sleep(0.05)  # a handler that raised would have raised by now
+        deliver()
         reached_the_end = True
     assert reached_the_end
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())
+
+
+def test_a_ctrl_c_inside_the_window_is_raised_when_it_closes() -> None:
+    # Sent to the main thread, which blocks it: pending until the window closes. (A
+    # signal sent to the process may be handed to any thread that does not block it;
+    # that case is the next test's, made certain.)
+    def to_the_main_thread() -> None:
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+        time.sleep(0.05)  # a handler that raised would have raised by now
+
+    _window_closed_by_ctrl_c(to_the_main_thread)
+
+
+def test_a_ctrl_c_the_kernel_hands_to_another_thread_is_raised_when_it_closes() -> None:
+    # A Ctrl-C goes to any thread that does not block SIGINT (DuckDB's): its handler only
+    # records it, and the window raises it as it closes.
+    def to_another_thread() -> None:
+        other = threading.Thread(
+            target=lambda: signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+        )
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # the thread inherits it
+        try:
+            other.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        other.join()  # its C handler has run: Python's runs in this thread at the next check
+        time.sleep(0.05)
+
+    _window_closed_by_ctrl_c(to_another_thread)
 
 
 def test_without_a_ctrl_c_the_window_changes_nothing() -> None:
