@@ -68,6 +68,7 @@ from audit.store.batches import (
     batch_keys,
     decode_batch,
     outcome_tables,
+    own_buffers,
     stream_shoe_parts,
     write_results,
 )
@@ -302,7 +303,14 @@ def _sent(handoff: Handoff | None, job: Any) -> Any:
     try:
         return _SharedJob(handoff.send(job.events), job.shoes)
     except OSError:  # the folder is full (or gone): this batch goes down the pipe
-        return job
+        return _pickled_whole(job)
+
+
+def _pickled_whole(job: BatchJob) -> BatchJob:
+    """``job`` as a pickle should carry it: a local worker's batch may be a slice of its
+    part's scan (:func:`audit.store.batches.stream_shoe_parts`, ``whole=False``), whose
+    pickle would hold the whole scan."""
+    return BatchJob(own_buffers(job.events), job.shoes)
 
 
 J = TypeVar("J")
@@ -475,7 +483,9 @@ def _replay_lost(
     """A lost batch's shoes one at a time: the one whose worker dies again is the culprit."""
     shoes = [m.key for m in lost.job.shoes]
     one: BatchFn[Any] = functools.partial(audit_one_shoe, fn)
-    singles = [(lost.job, i) for i in range(len(shoes))]
+    # each shoe's job is pickled with the whole batch: once in buffers of its own
+    job = _pickled_whole(lost.job) if isinstance(lost.job, BatchJob) else lost.job
+    singles = [(job, i) for i in range(len(shoes))]
     with closing(executor.isolating().map(one, singles, registry)) as results:
         for single in results:
             if isinstance(single, LostBatch):

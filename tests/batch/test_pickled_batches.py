@@ -1,0 +1,75 @@
+"""Issue 33 (session 9's review): a batch that is a slice of its part's scan keeps the scan's
+buffers, and pickling sends them whole. Local workers read their batches from files, which
+hold a slice's rows only; the two rare paths that still pickle a batch (a file that cannot
+be written, a lost batch replayed shoe by shoe) first give it buffers of its own."""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
+
+import pyarrow as pa
+
+from audit.batch import runner
+from audit.batch.runner import BatchJob, LostBatch
+
+
+def _slice_of_a_scan() -> pa.Table:
+    n = 200_000
+    scan = pa.table(
+        {"seq": pa.array(range(n)), "raw": pa.array([f"event {i:08d}" for i in range(n)])}
+    )
+    scan = scan.replace_schema_metadata({b"shoe_events": b"kept"})
+    return scan.slice(1_000, 100)
+
+
+def _pickled(obj: Any) -> int:
+    return len(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def test_a_batch_that_cannot_be_written_is_pickled_with_its_own_rows_only() -> None:
+    class Full:
+        def send(self, table: pa.Table) -> Any:
+            raise OSError(28, "No space left on device")
+
+    events = _slice_of_a_scan()
+    job = BatchJob(events, ())
+    assert _pickled(job) > 1_000_000  # what went down the pipe before: the whole scan
+    sent = runner._sent(Full(), job)  # type: ignore[arg-type]
+    assert isinstance(sent, BatchJob)
+    assert sent.events.equals(events) and sent.events.schema.metadata == events.schema.metadata
+    assert _pickled(sent) < 20_000
+
+
+def test_a_lost_batch_is_replayed_shoe_by_shoe_with_its_own_rows_only() -> None:
+    seen: list[Any] = []
+
+    class Capturing:
+        def isolating(self) -> Capturing:
+            return self
+
+        def map(self, fn: Any, jobs: Any, registry: Any) -> Iterator[Any]:
+            seen.extend(jobs)
+            yield from ()
+
+    events = _slice_of_a_scan()
+    shoes = tuple(SimpleNamespace(key=k) for k in "abc")
+    lost = LostBatch(BatchJob(events, shoes), "a child process terminated abruptly")  # type: ignore[arg-type]
+    list(runner._replay_lost(Capturing(), runner.audit_batch, lost, None))  # type: ignore[arg-type]
+    assert [i for _, i in seen] == [0, 1, 2]
+    for job, _ in seen:
+        assert job.events.equals(events) and job.shoes == shoes
+        assert _pickled(job.events) < 20_000
+
+
+def test_own_buffers_keeps_the_rows_the_schema_and_an_empty_column() -> None:
+    from audit.store.batches import own_buffers
+
+    events = _slice_of_a_scan()
+    assert own_buffers(events).equals(events)
+    assert own_buffers(events).schema.metadata == events.schema.metadata
+    assert _pickled(own_buffers(events)) < 20_000
+    empty = pa.table({"seq": pa.chunked_array([], pa.int64())})  # no chunk at all
+    assert own_buffers(empty).num_rows == 0 and own_buffers(empty).schema == empty.schema
