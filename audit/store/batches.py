@@ -15,6 +15,7 @@ DuckDB); :func:`write_results` the writer's, one transaction per batch.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -487,6 +488,29 @@ def own_buffers(table: pa.Table) -> pa.Table:
         pa.concat_arrays(c.chunks) if c.num_chunks else pa.array([], c.type) for c in table.columns
     ]
     return pa.table(columns, schema=table.schema)
+
+
+def one_batch_per_shoe(table: pa.Table) -> list[pa.Table]:
+    """``run``'s batch cut into a batch for each of its shoes, each in buffers of its own
+    with its own shoe events (their rows counted from its start): a lost batch's shoes,
+    replayed one at a time, each decode and carry only themselves."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = shoe_events_apart(table)
+    meta = table.schema.metadata or {}
+    if PAGE_FACTS.encode() in meta:
+        raise ValueError("a page batch is not cut by shoe")
+    apart = pa.ipc.open_stream(meta[SHOE_EVENTS.encode()]).read_all()
+    rows = apart["row"]
+    lean = table.replace_schema_metadata(None)
+    starts = shoe_starts(table)
+    out = []
+    for a, b in itertools.pairwise(starts):
+        mine = apart.filter(pc.and_(pc.greater_equal(rows, a), pc.less(rows, b)))
+        shifted = pc.subtract(mine["row"], pa.scalar(a, rows.type))
+        out.append(_with_shoe_events(own_buffers(lean.slice(a, b - a)), shifted, mine["event"]))
+    return out
 
 
 SHOE_EVENTS = "shoe_events"
