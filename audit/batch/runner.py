@@ -499,8 +499,9 @@ def _replay_lost(
         keys = [m.key for m in lost.job.shoes]
         singles = [(lost.job, i) for i in range(len(keys))]
         one = functools.partial(audit_one_shoe, fn)
-    # The shoes' results are written together, as the batch's would have been: a write (a
-    # transaction, its ledger record) for each shoe was most of the replay's time.
+    # The shoes' results are written a few hundred at a time: a write (a transaction, its
+    # ledger record) for each shoe was most of the replay's time. A Ctrl-C meanwhile loses
+    # only the shoes replayed since the last write (named as not re-audited, as any).
     replayed: list[BatchResult] = []
     with closing(executor.isolating().map(one, singles, registry)) as results:
         for single in results:
@@ -511,18 +512,32 @@ def _replay_lost(
                 replayed.append(BatchResult([], *outcome_tables([], []), [ShoeFailure(key, died)]))
             else:
                 replayed.append(single)
-    yield _merged(replayed)
+            if len(replayed) == _REPLAYED_PER_WRITE:
+                yield _merged(replayed)
+                replayed = []
+    if replayed:
+        yield _merged(replayed)
+
+
+_REPLAYED_PER_WRITE = 256
+"""A lost batch's shoes replayed one at a time are written this many at a time."""
 
 
 def _merged(results: list[BatchResult]) -> BatchResult:
-    """One result holding every shoe of ``results``, in their order."""
+    """One result holding every shoe of ``results``, in their order. A shoe's money column
+    may be decimal where the others' are integers (:func:`audit.store.batches.money_array`):
+    the merged column is then decimal."""
     import pyarrow as pa
 
     empty_rounds, empty_wagers = outcome_tables([], [])
     return BatchResult(
         [a for r in results for a in r.audits],
-        pa.concat_tables([empty_rounds, *(r.rounds for r in results)]),
-        pa.concat_tables([empty_wagers, *(r.wagers for r in results)]),
+        pa.concat_tables(
+            [empty_rounds, *(r.rounds for r in results)], promote_options="permissive"
+        ),
+        pa.concat_tables(
+            [empty_wagers, *(r.wagers for r in results)], promote_options="permissive"
+        ),
         [f for r in results for f in r.failed],
     )
 

@@ -5,17 +5,19 @@ be written, a lost batch replayed shoe by shoe) first give it buffers of its own
 
 from __future__ import annotations
 
+import decimal
 import pickle
 from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
 
 import pyarrow as pa
+import pytest
 
 from audit.batch import runner
-from audit.batch.runner import BatchJob, LostBatch
+from audit.batch.runner import BatchJob, BatchResult, LostBatch
 from audit.store import Store
-from audit.store.batches import batch_keys, decode_batch, stream_shoe_parts
+from audit.store.batches import batch_keys, decode_batch, outcome_tables, stream_shoe_parts
 
 
 def _slice_of_a_scan() -> pa.Table:
@@ -84,3 +86,46 @@ def test_own_buffers_keeps_the_rows_the_schema_and_an_empty_column() -> None:
     assert _pickled(own_buffers(events)) < 20_000
     empty = pa.table({"seq": pa.chunked_array([], pa.int64())})  # no chunk at all
     assert own_buffers(empty).num_rows == 0 and own_buffers(empty).schema == empty.schema
+
+
+def _one_round(handle: pa.Array) -> pa.Table:
+    """A round's outcome row (nulls but for its key and ``handle``)."""
+    schema = outcome_tables([], [])[0].schema
+    columns = {f.name: pa.nulls(1, f.type) for f in schema}
+    columns.update(table_id=pa.array(["T1"]), shoe=pa.array(["S1"]), handle=handle)
+    return pa.table(columns)
+
+
+def test_a_lost_batchs_shoes_are_written_together_when_one_shoes_money_is_decimal() -> None:
+    """A shoe whose sums pass int64 has decimal money columns (issue 14): merged with the
+    others' integer ones, the column is decimal and every amount kept."""
+    empty_wagers = outcome_tables([], [])[1]
+    small = BatchResult([], _one_round(pa.array([250], pa.int64())), empty_wagers, [])
+    big = pa.array([decimal.Decimal(10**20)], pa.decimal128(38, 0))
+    large = BatchResult([], _one_round(big), empty_wagers, [])
+    for parts in ([small, large], [large], [large, large], [small]):
+        merged = runner._merged(parts)
+        assert merged.rounds.num_rows == len(parts)
+        assert [int(v) for v in merged.rounds["handle"].to_pylist()] == [
+            int(v) for r in parts for v in r.rounds["handle"].to_pylist()
+        ]
+
+
+def test_a_lost_batchs_shoes_are_written_a_few_hundred_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Progress shows, and a Ctrl-C loses only the shoes since the last write."""
+
+    class Replaying:
+        def isolating(self) -> Replaying:
+            return self
+
+        def map(self, fn: Any, jobs: Any, registry: Any) -> Iterator[Any]:
+            for _ in jobs:
+                yield BatchResult([], *outcome_tables([], []), [])
+
+    monkeypatch.setattr(runner, "_REPLAYED_PER_WRITE", 2)
+    shoes = tuple(SimpleNamespace(key=k) for k in "abcde")
+    lost = LostBatch(SimpleNamespace(shoes=shoes), "gone")  # a source's job: by shoe number
+    writes = list(runner._replay_lost(Replaying(), runner.audit_batch, lost, None))  # type: ignore[arg-type]
+    assert len(writes) == 3  # 2, 2 and the last 1
