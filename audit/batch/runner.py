@@ -490,13 +490,12 @@ def _replay_lost(
     """
     one: BatchFn[Any]
     singles: list[Any]
+    keys = [m.key for m in lost.job.shoes]
     if isinstance(lost.job, BatchJob):
         pieces = one_batch_per_shoe(lost.job.events)
         singles = [BatchJob(t, (m,)) for t, m in zip(pieces, lost.job.shoes, strict=True)]
         one = fn
-        keys = [m.key for m in lost.job.shoes]
     else:
-        keys = [m.key for m in lost.job.shoes]
         singles = [(lost.job, i) for i in range(len(keys))]
         one = functools.partial(audit_one_shoe, fn)
     # The shoes' results are written a few hundred at a time: a write (a transaction, its
