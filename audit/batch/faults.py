@@ -10,8 +10,12 @@ list of ``ACTION:TABLE/SHOE``:
   would. In the ``run`` process itself (``workers=1``) it raises instead: killing
   the command would test nothing.
 
-and one that is no shoe's:
+and two that are no shoe's:
 
+* ``die-at-start``: every worker process kills itself (``SIGKILL``) as it starts, as one
+  that cannot run at all would (a broken install, a script without the
+  ``if __name__ == "__main__"`` guard that spawned processes need): ``run`` must stop
+  with one line, not replay every shoe alone in a worker that dies each time;
 * ``hold-start:SECONDS``: ``run`` sleeps that long inside the window in which it starts
   its worker processes (local processes, or a ``local:N`` Dask cluster), with Ctrl-C
   held back (:mod:`audit.batch.interrupts`): a test's Ctrl-C lands in the window, and
@@ -54,6 +58,12 @@ def inject_fault(faults: dict[str, str], key: ShoeKey) -> None:
     if action == "kill" and multiprocessing.parent_process() is not None:
         os.kill(os.getpid(), signal.SIGKILL)
     raise RuntimeError(f"a fault injected by {FAULT_ENV} ({action})")
+
+
+def die_at_start() -> None:
+    """Kill this worker process as it starts when :data:`FAULT_ENV` holds ``die-at-start``."""
+    if "die-at-start" in (a.strip() for a in os.environ.get(FAULT_ENV, "").split(",")):
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def hold_start() -> None:

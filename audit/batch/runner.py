@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any, Concatenate, NamedTuple, ParamSpec, Protocol, TypeVar
 
-from audit.batch.faults import hold_start, inject_fault, planned_faults
+from audit.batch.faults import die_at_start, hold_start, inject_fault, planned_faults
 from audit.batch.handoff import Handoff, SharedTable
 from audit.batch.interrupts import sigint_deferred, worker_leaves_sigint_to_parent
 from audit.batch.lifeline import stop_with_parent
@@ -56,6 +56,7 @@ from audit.engine import (
     audit_shoe,
     replay_shoe,
 )
+from audit.errors import AuditError
 from audit.events.models import AnyEvent
 from audit.findings import Code, assign_ids
 from audit.integrity import Integrity, check_before
@@ -274,6 +275,7 @@ _WORKER_REGISTRY: ProfileRegistry | None = None
 
 def _init_worker(registry: ProfileRegistry) -> None:
     global _WORKER_REGISTRY
+    die_at_start()  # SHOE_AUDIT_FAULT=die-at-start (tests)
     _WORKER_REGISTRY = registry
     stop_with_parent()  # after kill -9 of run, its workers stop too (audit.batch.lifeline)
     # Ctrl-C reaches the whole process group: only the parent handles it (one
@@ -488,6 +490,7 @@ def _replay_lost(
     shoes decoded the whole batch again (and pickled it), minutes for one lost batch. A
     Parquet source's job is replayed with the shoe's number (:func:`audit_one_shoe`).
     """
+    workers_can_run(executor, registry, lost)
     one: BatchFn[Any]
     singles: list[Any]
     keys = [m.key for m in lost.job.shoes]
@@ -516,6 +519,31 @@ def _replay_lost(
                 replayed = []
     if replayed:
         yield _merged(replayed)
+
+
+def _replays_nothing(job: object, registry: ProfileRegistry) -> BatchResult:
+    """The job of :func:`workers_can_run`: a worker that runs it can run jobs."""
+    return BatchResult([], *outcome_tables([], []), [])
+
+
+def workers_can_run(executor: BatchExecutor, registry: ProfileRegistry, lost: LostBatch) -> None:
+    """Raise :class:`AuditError` when a worker dies even under a job that replays nothing.
+
+    A batch is lost when its worker dies; its shoes are then replayed one at a time to
+    name the one that kills it. A worker that cannot run at all (a broken install, a
+    script that spawns workers without the ``if __name__ == "__main__"`` guard) dies
+    under every one of them: each shoe of the night would cost a process started in
+    vain and be recorded as failed. One job that replays nothing, in a worker of its
+    own, tells the two apart: the run stops in one line instead (cli.md: exit 1).
+    """
+    with closing(executor.isolating().map(_replays_nothing, [0], registry)) as results:
+        for out in results:
+            if isinstance(out, LostBatch):
+                raise AuditError(
+                    "the worker processes cannot run: a batch's worker died "
+                    f"({lost.error}), and so did one started to run a job that replays "
+                    "nothing (a worker's own error, if it printed one, is above)"
+                )
 
 
 _REPLAYED_PER_WRITE = 256

@@ -10,9 +10,13 @@ a hook in the batch runner, outside the engine.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -21,9 +25,10 @@ from audit.batch import run_audit
 from audit.batch.faults import FAULT_ENV
 from audit.cli import app
 from audit.profiles import load_registry
-from audit.store import ShoeKey, Store
+from audit.store import ShoeKey, Store, open_store
 
 Ingested = Callable[[int], Store]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def findings_by_shoe(store: Store) -> Counter[ShoeKey]:
@@ -266,3 +271,63 @@ def test_a_plain_run_notices_an_event_updated_since_its_audit(ingested: Ingested
         assert summary.shoes == 1 and summary.by_code.get("LOG_TAMPERED") == 1
         tampered = [f for f in store.all_findings() if str(f.code) == "LOG_TAMPERED"]
         assert [(f.table, f.shoe) for f in tampered] == [(table, shoe)]
+
+
+@pytest.mark.slow  # starts worker processes that die, then a run that audits the night
+def test_workers_that_cannot_run_stop_the_run_in_one_line_and_fail_no_shoe(
+    ingested: Ingested, tmp_path: Path
+) -> None:
+    """A worker that dies as it starts (a broken install, a script without the main guard)
+    dies under every shoe: replaying each alone cost a process started in vain a shoe and
+    marked the whole night as failed. The run stops at once instead (cli.md: exit 1)."""
+    ingested(1).close()
+    db = str(tmp_path / "audit.duckdb")
+    env = {**os.environ, FAULT_ENV: "die-at-start"}
+    run = [sys.executable, "-m", "audit", "run", "--db", db, "--workers", "2"]
+    got = subprocess.run(run, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert got.returncode == 1, got.stderr
+    assert got.stderr.startswith(
+        "Error: the worker processes cannot run: a batch's worker died ("
+    ), got.stderr
+    assert "and so did one started to run a job that replays nothing" in got.stderr
+    assert "Traceback" not in got.stderr, got.stderr
+    assert "shoes were not re-audited" in got.stderr  # each named as any stopped run's
+    with open_store(Path(db)) as store:
+        total = len(store.shoe_info())
+        assert store.con.execute("SELECT count(*) FROM shoe_failures").fetchall() == [(0,)]
+        assert store.con.execute("SELECT count(*) FROM shoe_audits").fetchall() == [(0,)]
+    again = subprocess.run(run, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    with open_store(Path(db)) as store:
+        assert store.con.execute("SELECT count(*) FROM shoe_audits").fetchall() == [(total,)]
+
+
+def test_a_lost_batch_is_replayed_shoe_by_shoe_only_when_a_worker_can_run() -> None:
+    """The check a lost batch's replay begins with: a job that replays nothing, alone."""
+    from types import SimpleNamespace
+
+    from audit.batch.runner import BatchResult, LostBatch, workers_can_run
+    from audit.errors import AuditError
+    from audit.store.batches import outcome_tables
+
+    class Cluster:
+        def __init__(self, dies: bool) -> None:
+            self.dies = dies
+            self.ran: list[Any] = []
+
+        def isolating(self) -> Cluster:
+            return self
+
+        def map(self, fn: Any, jobs: Any, registry: Any) -> Any:
+            for job in jobs:
+                self.ran.append(fn)
+                yield LostBatch(job, "gone") if self.dies else fn(job, registry)
+
+    lost = LostBatch(SimpleNamespace(shoes=()), "BrokenProcessPool: terminated abruptly")
+    alive = Cluster(dies=False)
+    workers_can_run(alive, load_registry(), lost)
+    assert len(alive.ran) == 1  # one job, in a worker of its own
+    empty = BatchResult([], *outcome_tables([], []), [])
+    assert alive.ran[0](0, None).audits == empty.audits
+    with pytest.raises(AuditError, match=r"worker died \(BrokenProcessPool: terminated abruptly\)"):
+        workers_can_run(Cluster(dies=True), load_registry(), lost)

@@ -61,7 +61,8 @@ def test_a_lost_batch_is_replayed_as_a_batch_for_each_shoe_with_its_own_events(
             return self
 
         def map(self, fn: Any, jobs: Any, registry: Any) -> Iterator[Any]:
-            seen.extend(jobs)
+            if fn is not runner._replays_nothing:  # not the check that workers can run
+                seen.extend(jobs)
             yield from ()
 
     with ingested(1) as store:
