@@ -287,8 +287,17 @@ def _init_worker(registry: ProfileRegistry) -> None:
 def _worker_call(fn: Callable[[Any, ProfileRegistry], BatchResult], job: Any) -> BatchResult:
     assert _WORKER_REGISTRY is not None, "worker started without its registry"
     if isinstance(job, _SharedJob):
-        job = BatchJob(job.events.read(), job.shoes)
+        try:
+            events = job.events.read()
+        except OSError as exc:
+            raise HandoffLost(str(exc)) from None
+        job = BatchJob(events, job.shoes)
     return fn(job, _WORKER_REGISTRY)
+
+
+class HandoffLost(Exception):
+    """A batch's file could not be read by its worker (another process removed it, say a
+    cleaner of ``/dev/shm``): the batch is sent again, down the pipe."""
 
 
 class _SharedJob(NamedTuple):
@@ -299,8 +308,11 @@ class _SharedJob(NamedTuple):
     shoes: tuple[ShoeMeta, ...]
 
 
-def _sent(handoff: Handoff | None, job: Any) -> Any:
-    """What goes down the pipe for ``job``: a batch's events as a file, anything else as is."""
+def _sent(handoff: Handoff | None, job: Any, by_pipe: bool = False) -> Any:
+    """What goes down the pipe for ``job``: a batch's events as a file (unless ``by_pipe``:
+    its file was lost once), anything else as is."""
+    if by_pipe and isinstance(job, BatchJob):
+        return _pickled_whole(job)
     if handoff is None or not isinstance(job, BatchJob):
         return job
     try:
@@ -388,6 +400,7 @@ class LocalProcesses:
             if isinstance(sent, _SharedJob) and handoff is not None:
                 handoff.discard(sent.events)  # a worker that read it removed it already
 
+        by_pipe: set[int] = set()  # the jobs whose file a worker could not read (by id)
         while True:  # a new pool after one broke: the jobs left go on
             broke = False
             pool = ProcessPoolExecutor(
@@ -406,7 +419,8 @@ class LocalProcesses:
                         and len(pending) < in_flight
                         and (job := next(todo, _END)) is not _END
                     ):
-                        sent = _sent(handoff, job)
+                        sent = _sent(handoff, job, by_pipe=id(job) in by_pipe)
+                        by_pipe.discard(id(job))
                         try:
                             # A worker may be started here: Ctrl-C is held back, not dropped.
                             with sigint_deferred():
@@ -442,6 +456,13 @@ class LocalProcesses:
                                 yield LostBatch(job, _one_line(exc))
                         pending.clear()
                         break
+                    except HandoffLost:
+                        # Its file was gone when the worker came to read it: the same batch
+                        # again, next, down the pipe (no result is lost or doubled).
+                        done(sent)
+                        by_pipe.add(id(job))
+                        todo = itertools.chain([job], todo)
+                        continue
                     done(sent)
                     yield result
             except (KeyboardInterrupt, GeneratorExit):

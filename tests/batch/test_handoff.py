@@ -196,3 +196,42 @@ def test_a_batch_that_cannot_be_written_goes_down_the_pipe_and_leaves_no_file(
         assert not summary.failed and _outcomes(store) == alone
     assert len(calls) > 5
     assert list(base.iterdir()) == []
+
+
+@pytest.mark.slow  # starts worker processes
+def test_a_batch_whose_file_another_process_removed_is_sent_again_down_the_pipe(
+    ingested: Ingested, base: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cleaner of ``/dev/shm`` (or of the temporary folder) may remove a batch's file
+    before its worker reads it: the batch is sent again, by pipe, not lost or doubled."""
+    removed: list[str] = []
+    send = Handoff.send
+
+    def swept(self: Handoff, table: pa.Table) -> SharedTable:
+        shared = send(self, table)
+        if len(removed) < 3:  # the first three batches' files vanish at once
+            os.unlink(shared.path)
+            removed.append(shared.path)
+        return shared
+
+    registry = load_registry()
+    with ingested(1) as store:
+        run_audit(store, registry, workers=1)
+        alone = _outcomes(store)
+        monkeypatch.setattr(Handoff, "send", swept)
+        summary = run_audit(store, registry, workers=2, all_shoes=True, batch_events=600)
+        assert len(removed) == 3 and not summary.failed
+        assert summary.shoes == len(store.shoe_info())
+        assert _outcomes(store) == alone
+    assert list(base.iterdir()) == []
+
+
+def test_a_worker_that_cannot_read_its_batchs_file_says_so_for_the_parent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from audit.batch import runner
+
+    monkeypatch.setattr(runner, "_WORKER_REGISTRY", load_registry())
+    job = runner._SharedJob(SharedTable(str(tmp_path / "gone.arrow")), ())
+    with pytest.raises(runner.HandoffLost, match=r"gone\.arrow.*No such file or directory"):
+        runner._worker_call(runner.audit_batch, job)
