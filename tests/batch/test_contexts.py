@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
-from audit.batch.contexts import OutlineRow, group_outline, table_contexts
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from audit.batch.contexts import (
+    RUN_CONTEXTS,
+    OutlineRow,
+    group_outline,
+    outline_rows,
+    store_run_contexts,
+    table_contexts,
+)
 from audit.engine import ShoeContext
-from audit.store import ShoeKey
+from audit.store import ShoeKey, open_store
 
 D1 = dt.date(2026, 11, 28)
 D2 = dt.date(2026, 11, 29)
@@ -64,6 +76,84 @@ def test_bank_passing_resets_the_stint_002() -> None:
 
 def test_group_outline_orders_by_seq_per_table() -> None:
     grouped = group_outline(
-        [("T2", "A", 3, "round_open", None, D1), ("T2", "A", 1, "shoe_open", "D", D1)]
+        [("T2", "A", 3, "dealer_change", "E", D1, 1), ("T2", "A", 1, "shoe_open", "D", D1, 0)]
     )
-    assert [r.seq for r in grouped["T2"]] == [1, 3]
+    assert [(r.seq, r.rounds_before) for r in grouped["T2"]] == [(1, 0), (3, 1)]
+
+
+def test_round_opens_counted_before_a_row_give_what_they_give_as_rows_002() -> None:
+    listed = ventuno([("S1", "B1", []), ("S2", "B1", ["B2"]), ("S3", "B2", []), ("S4", "B3", [])])
+    counted, n = [], 0
+    for row in listed:
+        if row.type == "round_open":
+            n += 1
+        else:
+            counted.append(OutlineRow(row.shoe, row.seq, row.type, row.dealer, row.gaming_day, n))
+            n = 0
+    assert table_contexts("T1", counted) == table_contexts("T1", listed)
+
+
+_ROW = st.tuples(
+    st.sampled_from(["shoe_open", "dealer_change", "round_open", "round_open"]),
+    st.sampled_from(["B1", "B2", None]),
+    st.sampled_from([D1, D2]),
+    st.integers(0, 2),  # how far seq moves on: 0 is a log that repeats a seq
+)
+
+
+@pytest.fixture(scope="module")
+def outline_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("outline") / "audit.duckdb"
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(tables=st.lists(st.lists(_ROW, max_size=30), min_size=1, max_size=3))
+def test_run_reads_each_shoes_context_as_the_rules_work_it_out_from_every_event_001_002(
+    outline_db: Path, tables: list[list[tuple[str, str | None, dt.date, int]]]
+) -> None:
+    """What ``run`` stores for each shoe (round opens counted in SQL, a database's own
+    order on a repeated ``seq``) is :func:`table_contexts` of the table's every event, in
+    the order it was logged."""
+    with open_store(outline_db) as store:
+        con = store.con
+        con.execute("DELETE FROM events")
+        con.execute("DELETE FROM shoes")
+        expected: dict[ShoeKey, ShoeContext] = {}
+        line = 0
+        for t, rows in enumerate(tables):
+            table, shoe, seq, listed, days = f"T{t}", "S0", 0, [], {}
+            for etype, dealer, day, step in rows:
+                line += 1
+                seq += step if listed else 1
+                if etype == "shoe_open":
+                    shoe = f"S{line}"
+                    days[shoe] = day
+                listed.append(OutlineRow(shoe, seq, etype, dealer, None))
+                con.execute(
+                    """INSERT INTO events (id, table_id, shoe, seq, ts, ts_local, utc_offset_min,
+                         type, known_type, dealer, has_extra, raw, file_id, line_no)
+                       VALUES (?, ?, ?, ?, now(), now()::TIMESTAMP, 0, ?, true, ?, false, '{}',
+                               1, ?)""",
+                    [f"e{line}", table, shoe, seq, etype, dealer, line],
+                )
+            for s, day in days.items():
+                con.execute(
+                    """INSERT INTO shoes (table_id, shoe, gaming_day, first_seq, last_seq,
+                         events, events_digest) VALUES (?, ?, ?, 0, 0, 0, '')""",
+                    [table, s, day],
+                )
+            listed = [OutlineRow(r.shoe, r.seq, r.type, r.dealer, days.get(r.shoe)) for r in listed]
+            expected.update(table_contexts(table, listed))
+        names = [f"T{t}" for t in range(len(tables))]
+        store_run_contexts(store, names)
+        got = {
+            ShoeKey(t, s): ShoeContext(f, b, n)
+            for t, s, f, b, n in con.execute(f"SELECT * FROM {RUN_CONTEXTS}").fetchall()
+        }
+        assert got == expected
+        worked_out: dict[ShoeKey, ShoeContext] = {}
+        for table, outline in group_outline(outline_rows(store, names)).items():
+            worked_out.update(table_contexts(table, outline))
+        assert worked_out == expected
