@@ -12,7 +12,8 @@ list of ``ACTION:TABLE/SHOE``:
 
 and two that are no shoe's:
 
-* ``die-at-start``: every worker process kills itself (``SIGKILL``) as it starts, as one
+* ``die-at-start``: every local worker process (not a Dask cluster's) kills itself
+  (``SIGKILL``) as it starts, as one
   that cannot run at all would (a broken install, a script without the
   ``if __name__ == "__main__"`` guard that spawned processes need): ``run`` must stop
   with one line, not replay every shoe alone in a worker that dies each time;

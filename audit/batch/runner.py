@@ -420,7 +420,6 @@ class LocalProcesses:
                         and (job := next(todo, _END)) is not _END
                     ):
                         sent = _sent(handoff, job, by_pipe=id(job) in by_pipe)
-                        by_pipe.discard(id(job))
                         try:
                             # A worker may be started here: Ctrl-C is held back, not dropped.
                             with sigint_deferred():
@@ -436,6 +435,7 @@ class LocalProcesses:
                             refused = True
                             break
                         pending.append((job, sent, future))
+                        by_pipe.discard(id(job))  # sent: a later job may take its id
                     if not pending:
                         broke = refused
                         break
@@ -448,12 +448,17 @@ class LocalProcesses:
                         broke = True
                         done(sent)
                         yield LostBatch(job, _one_line(exc))
+                        again = []
                         for job, sent, future in pending:
                             done(sent)
                             if future.done() and future.exception() is None:
                                 yield future.result()
+                            elif future.done() and isinstance(future.exception(), HandoffLost):
+                                by_pipe.add(id(job))  # its file was lost, not its worker
+                                again.append(job)
                             else:
                                 yield LostBatch(job, _one_line(exc))
+                        todo = itertools.chain(again, todo)
                         pending.clear()
                         break
                     except HandoffLost:
@@ -492,10 +497,16 @@ def replay_batches(
     """Every job's result from ``executor``; a lost batch replayed again shoe by shoe, one at
     a time, so that only the shoe whose replay kills its worker is lost (named as failed).
 
-    A worker that dies costs its batch only until then (cli.md ``run``, issue 28)."""
+    A worker that dies costs its batch only until then (cli.md ``run``, issue 28). Before
+    the first lost batch is replayed, :func:`workers_can_run` makes sure a worker can run
+    at all (once a run: one worker's death loses every batch then in flight)."""
+    can_run = False
     with closing(executor.map(fn, jobs, registry)) as results:
         for out in results:
             if isinstance(out, LostBatch):
+                if not can_run:
+                    workers_can_run(executor, registry, out)
+                    can_run = True
                 yield from _replay_lost(executor, fn, out, registry)
             else:
                 yield out
@@ -511,7 +522,6 @@ def _replay_lost(
     shoes decoded the whole batch again (and pickled it), minutes for one lost batch. A
     Parquet source's job is replayed with the shoe's number (:func:`audit_one_shoe`).
     """
-    workers_can_run(executor, registry, lost)
     one: BatchFn[Any]
     singles: list[Any]
     keys = [m.key for m in lost.job.shoes]
@@ -562,8 +572,10 @@ def workers_can_run(executor: BatchExecutor, registry: ProfileRegistry, lost: Lo
             if isinstance(out, LostBatch):
                 raise AuditError(
                     "the worker processes cannot run: a batch's worker died "
-                    f"({lost.error}), and so did one started to run a job that replays "
-                    "nothing (a worker's own error, if it printed one, is above)"
+                    f"({lost.error}), and so did a fresh one given no shoe to replay; check "
+                    "the install (`shoe-audit --version` in the same environment) or, from "
+                    'a script, its `if __name__ == "__main__":` guard; `--workers 1` '
+                    "replays in this process"
                 )
 
 

@@ -289,7 +289,7 @@ def test_workers_that_cannot_run_stop_the_run_in_one_line_and_fail_no_shoe(
     assert got.stderr.startswith(
         "Error: the worker processes cannot run: a batch's worker died ("
     ), got.stderr
-    assert "and so did one started to run a job that replays nothing" in got.stderr
+    assert "and so did a fresh one given no shoe to replay; check the install" in got.stderr
     assert "Traceback" not in got.stderr, got.stderr
     assert "shoes were not re-audited" in got.stderr  # each named as any stopped run's
     with open_store(Path(db)) as store:
@@ -303,31 +303,45 @@ def test_workers_that_cannot_run_stop_the_run_in_one_line_and_fail_no_shoe(
 
 
 def test_a_lost_batch_is_replayed_shoe_by_shoe_only_when_a_worker_can_run() -> None:
-    """The check a lost batch's replay begins with: a job that replays nothing, alone."""
+    """Before the first lost batch is replayed, one job that replays nothing runs alone: if
+    its worker dies too, the run stops there; if not, the shoes are replayed, and the
+    check is not made again for the other batches lost with it."""
     from types import SimpleNamespace
 
-    from audit.batch.runner import BatchResult, LostBatch, workers_can_run
+    from audit.batch import runner
+    from audit.batch.runner import BatchResult, LostBatch, replay_batches
     from audit.errors import AuditError
     from audit.store.batches import outcome_tables
 
-    class Cluster:
-        def __init__(self, dies: bool) -> None:
-            self.dies = dies
-            self.ran: list[Any] = []
+    class Pool:
+        """Every batch lost; the isolating executor's check dies or lives."""
 
-        def isolating(self) -> Cluster:
+        def __init__(self, check_dies: bool) -> None:
+            self.check_dies = check_dies
+            self.checks = 0
+            self.singles: list[Any] = []
+
+        def isolating(self) -> Pool:
             return self
 
         def map(self, fn: Any, jobs: Any, registry: Any) -> Any:
             for job in jobs:
-                self.ran.append(fn)
-                yield LostBatch(job, "gone") if self.dies else fn(job, registry)
+                if fn is runner._replays_nothing:
+                    self.checks += 1
+                    yield LostBatch(job, "died") if self.check_dies else fn(job, registry)
+                elif fn is runner.audit_batch and isinstance(job, SimpleNamespace):
+                    yield LostBatch(job, "BrokenProcessPool: terminated abruptly")
+                else:
+                    self.singles.append(job)
+                    yield BatchResult([], *outcome_tables([], []), [])
 
-    lost = LostBatch(SimpleNamespace(shoes=()), "BrokenProcessPool: terminated abruptly")
-    alive = Cluster(dies=False)
-    workers_can_run(alive, load_registry(), lost)
-    assert len(alive.ran) == 1  # one job, in a worker of its own
-    empty = BatchResult([], *outcome_tables([], []), [])
-    assert alive.ran[0](0, None).audits == empty.audits
-    with pytest.raises(AuditError, match=r"worker died \(BrokenProcessPool: terminated abruptly\)"):
-        workers_can_run(Cluster(dies=True), load_registry(), lost)
+    shoes = (SimpleNamespace(key="a"), SimpleNamespace(key="b"))
+    batches = [SimpleNamespace(shoes=shoes), SimpleNamespace(shoes=shoes)]
+    broken = Pool(check_dies=True)
+    with pytest.raises(AuditError, match=r"worker died \(BrokenProcessPool: terminated abr"):
+        list(replay_batches(broken, runner.audit_batch, batches, load_registry()))
+    assert broken.checks == 1 and broken.singles == []  # no shoe replayed, none failed
+    sound = Pool(check_dies=False)
+    out = list(replay_batches(sound, runner.audit_batch, batches, load_registry()))
+    assert sound.checks == 1  # once a run, not once a lost batch
+    assert len(sound.singles) == 4 and len(out) == 2  # each lost batch's two shoes
