@@ -13,10 +13,10 @@ list of ``ACTION:TABLE/SHOE``:
 and two that are no shoe's:
 
 * ``die-at-start``: every local worker process (not a Dask cluster's) kills itself
-  (``SIGKILL``) as it starts, as one
-  that cannot run at all would (a broken install, a script without the
-  ``if __name__ == "__main__"`` guard that spawned processes need): ``run`` must stop
-  with one line, not replay every shoe alone in a worker that dies each time;
+  (``SIGKILL``) as it starts, as one that cannot run at all would (a broken install, a
+  script without the ``if __name__ == "__main__"`` guard that spawned processes need):
+  ``run`` must stop with one line, not replay every shoe alone in a worker that dies
+  each time;
 * ``hold-start:SECONDS``: ``run`` sleeps that long inside the window in which it starts
   its worker processes (local processes, or a ``local:N`` Dask cluster), with Ctrl-C
   held back (:mod:`audit.batch.interrupts`): a test's Ctrl-C lands in the window, and
