@@ -33,6 +33,7 @@ import multiprocessing
 import os
 import signal
 import time
+from collections.abc import Iterator
 from contextlib import suppress
 
 from audit.store.types import ShoeKey
@@ -40,15 +41,16 @@ from audit.store.types import ShoeKey
 FAULT_ENV = "SHOE_AUDIT_FAULT"
 
 
+def _items() -> Iterator[tuple[str, str]]:
+    """Each ``ACTION:ARGUMENT`` of :data:`FAULT_ENV` (the argument empty when none)."""
+    for item in os.environ.get(FAULT_ENV, "").split(","):
+        action, _, argument = item.strip().partition(":")
+        yield action, argument
+
+
 def planned_faults() -> dict[str, str]:
     """``TABLE/SHOE`` -> action, from :data:`FAULT_ENV` (empty when unset)."""
-    text = os.environ.get(FAULT_ENV, "")
-    out = {}
-    for item in text.split(","):
-        action, _, where = item.strip().partition(":")
-        if action in ("raise", "kill") and where:
-            out[where] = action
-    return out
+    return {where: action for action, where in _items() if action in ("raise", "kill") and where}
 
 
 def inject_fault(faults: dict[str, str], key: ShoeKey) -> None:
@@ -63,14 +65,13 @@ def inject_fault(faults: dict[str, str], key: ShoeKey) -> None:
 
 def die_at_start() -> None:
     """Kill this worker process as it starts when :data:`FAULT_ENV` holds ``die-at-start``."""
-    if "die-at-start" in (a.strip() for a in os.environ.get(FAULT_ENV, "").split(",")):
+    if any(action == "die-at-start" for action, _ in _items()):
         os.kill(os.getpid(), signal.SIGKILL)
 
 
 def hold_start() -> None:
     """Sleep as ``hold-start:SECONDS`` in :data:`FAULT_ENV` asks (at once when it does not)."""
-    for item in os.environ.get(FAULT_ENV, "").split(","):
-        action, _, seconds = item.strip().partition(":")
+    for action, seconds in _items():
         if action == "hold-start":
             with suppress(ValueError):
                 time.sleep(max(0.0, float(seconds)))

@@ -542,7 +542,7 @@ def _replay_lost(
                 job = single.job
                 key = job.shoes[0].key if isinstance(job, BatchJob) else keys[job[1]]
                 died = f"its worker process died while replaying it ({single.error})"
-                replayed.append(BatchResult([], *outcome_tables([], []), [ShoeFailure(key, died)]))
+                replayed.append(_no_audit([ShoeFailure(key, died)]))
             else:
                 replayed.append(single)
             if len(replayed) == _REPLAYED_PER_WRITE:
@@ -552,9 +552,14 @@ def _replay_lost(
         yield _merged(replayed)
 
 
+def _no_audit(failed: list[ShoeFailure]) -> BatchResult:
+    """A result that audits no shoe: only ``failed`` ones, or none."""
+    return BatchResult([], *outcome_tables([], []), failed)
+
+
 def _replays_nothing(job: object, registry: ProfileRegistry) -> BatchResult:
     """The job of :func:`workers_can_run`: a worker that runs it can run jobs."""
-    return BatchResult([], *outcome_tables([], []), [])
+    return _no_audit([])
 
 
 def workers_can_run(executor: BatchExecutor, registry: ProfileRegistry, lost: LostBatch) -> None:
@@ -589,14 +594,14 @@ def _merged(results: list[BatchResult]) -> BatchResult:
     the merged column is then decimal."""
     import pyarrow as pa
 
-    empty_rounds, empty_wagers = outcome_tables([], [])
+    empty = _no_audit([])
     return BatchResult(
         [a for r in results for a in r.audits],
         pa.concat_tables(
-            [empty_rounds, *(r.rounds for r in results)], promote_options="permissive"
+            [empty.rounds, *(r.rounds for r in results)], promote_options="permissive"
         ),
         pa.concat_tables(
-            [empty_wagers, *(r.wagers for r in results)], promote_options="permissive"
+            [empty.wagers, *(r.wagers for r in results)], promote_options="permissive"
         ),
         [f for r in results for f in r.failed],
     )
